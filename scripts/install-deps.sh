@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs, with apt, everything the build, the tests and the benchmarks need.
+# Idempotent: packages already present are skipped, and apt is asked only when one is missing.
+set -euo pipefail
+
+packages=(
+  g++ cmake make pkg-config
+  libeigen3-dev libxsimd-dev libtbb-dev libsimdjson-dev libfmt-dev
+  catch2 libbenchmark-dev
+  python3-numpy
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,83 @@
+// Internal error types of ai00 (docs/ARCHITECTURE.md section 5, docs/STYLE.md habit 15).
+//
+// Three kinds of failure, none of which aborts or prints:
+//  * parse paths (KBNF, chat-format parsers, JSON) return ai00::Result<T> (result.h);
+//  * load and IO failures throw a subclass of ai00::Error, caught only in bindings/c and tools;
+//  * broken invariants use AI00_CHECK, which is always on and throws InternalError with file:line.
+// Every message says what and where: file and byte offset, tensor name and shape, grammar
+// line:column, JSON pointer.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace ai00 {
+
+// Stable categories; bindings/c maps each one to an ai00_status value.
+enum class ErrorKind {
+  invalid_argument,  // a caller passed a bad value (null, out of range, wrong size)
+  io,                // the operating system refused (open, read, mmap)
+  model_file,        // a weight, state or vocabulary file is malformed or unsupported
+  format,            // a conversation, tool list or chat-format input is malformed
+  grammar,           // a KBNF grammar or JSON Schema is malformed or unsupported
+  mismatch,          // e.g. a serialized State that belongs to another model
+  unsupported,       // valid input the library does not handle (an image part, a Q6_K tensor, ...)
+  cancelled,         // a generation was cancelled
+  internal,          // a broken invariant: a bug in ai00
+};
+
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  ErrorKind kind() const noexcept { return kind_; }
+
+ private:
+  ErrorKind kind_;
+};
+
+struct IoError : Error {
+  explicit IoError(const std::string& m) : Error(ErrorKind::io, m) {}
+};
+struct ModelFileError : Error {
+  explicit ModelFileError(const std::string& m) : Error(ErrorKind::model_file, m) {}
+};
+struct FormatError : Error {
+  explicit FormatError(const std::string& m) : Error(ErrorKind::format, m) {}
+};
+struct GrammarError : Error {
+  explicit GrammarError(const std::string& m) : Error(ErrorKind::grammar, m) {}
+};
+struct InvalidArgument : Error {
+  explicit InvalidArgument(const std::string& m) : Error(ErrorKind::invalid_argument, m) {}
+};
+struct MismatchError : Error {
+  explicit MismatchError(const std::string& m) : Error(ErrorKind::mismatch, m) {}
+};
+struct UnsupportedError : Error {
+  explicit UnsupportedError(const std::string& m) : Error(ErrorKind::unsupported, m) {}
+};
+struct InternalError : Error {
+  explicit InternalError(const std::string& m) : Error(ErrorKind::internal, m) {}
+};
+
+namespace detail {
+[[noreturn]] void throw_check_failed(const char* file, int line, const char* cond,
+                                     const std::string& message);
+}  // namespace detail
+
+}  // namespace ai00
+
+// Always-on invariant check: throws ai00::InternalError("file:line: check `cond` failed: msg").
+#define AI00_CHECK(cond, msg)                                                  \
+  do {                                                                         \
+    if (!(cond)) ::ai00::detail::throw_check_failed(__FILE__, __LINE__, #cond, (msg)); \
+  } while (0)
+
+// Debug-only invariant check for hot paths.
+#ifndef NDEBUG
+#define AI00_DCHECK(cond, msg) AI00_CHECK(cond, msg)
+#else
+#define AI00_DCHECK(cond, msg) \
+  do {                         \
+  } while (0)
+#endif

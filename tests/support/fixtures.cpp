@@ -1,0 +1,67 @@
+#include "fixtures.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <stdexcept>
+#include <sys/stat.h>
+
+namespace ai00::test {
+
+std::string shared_dir() {
+  if (const char* env = std::getenv("AI00_SHARED_DIR"); env && *env) return env;
+  return AI00_DEFAULT_SHARED_DIR;
+}
+
+std::string shared_path(const std::string& relative) { return shared_dir() + "/" + relative; }
+
+std::vector<uint8_t> read_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot open fixture " + path);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+std::string read_text(const std::string& path) {
+  auto b = read_bytes(path);
+  return std::string(b.begin(), b.end());
+}
+
+std::vector<float> read_f32(const std::string& path) {
+  auto b = read_bytes(path);
+  if (b.size() % 4 != 0) throw std::runtime_error(path + ": size is not a multiple of 4");
+  std::vector<float> out(b.size() / 4);
+  std::memcpy(out.data(), b.data(), b.size());
+  return out;
+}
+
+std::string temp_dir() {
+  static std::atomic<int> counter{0};
+  const char* base = std::getenv("TMPDIR");
+  std::string dir = std::string(base && *base ? base : "/tmp") + "/ai00-test-" +
+                    std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  ::mkdir(dir.c_str(), 0700);
+  return dir;
+}
+
+void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) throw std::runtime_error("cannot write " + path);
+  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+double max_abs_diff(const float* a, const float* b, size_t n) {
+  double m = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double d = std::fabs(static_cast<double>(a[i]) - static_cast<double>(b[i]));
+    if (!(d <= m)) m = d;  // NaN propagates as the max
+  }
+  return m;
+}
+
+}  // namespace ai00::test
