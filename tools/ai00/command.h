@@ -44,7 +44,7 @@ class Args {
 using CommandFn = int (*)(const std::vector<std::string>& args);
 
 struct Command {
-  const char* name;   // e.g. "info", or "grammar" (which dispatches its own sub-verbs)
+  const char* name;   // one word ("info") or two ("grammar check")
   const char* usage;  // one or more lines, printed by `ai00 help` and on a usage error
   CommandFn run;      // args excludes the program and command names
 };

@@ -138,18 +138,25 @@ int main(int argc, char** argv) {
     print_help();
     return argc < 2 ? kExitError : kExitOk;
   }
-  auto it = commands().find(argv[1]);
+  // A command is one word ("info") or two ("grammar check"); the longer match wins.
+  std::string name = argv[1];
+  int first_arg = 2;
+  if (argc >= 3 && commands().count(name + " " + argv[2])) {
+    name += std::string(" ") + argv[2];
+    first_arg = 3;
+  }
+  auto it = commands().find(name);
   if (it == commands().end()) {
-    std::fprintf(stderr, "ai00: unknown command '%s' (try `ai00 help`)\n", argv[1]);
+    std::fprintf(stderr, "ai00: unknown command '%s' (try `ai00 help`)\n", name.c_str());
     return kExitError;
   }
-  std::vector<std::string> args(argv + 2, argv + argc);
+  std::vector<std::string> args(argv + first_arg, argv + argc);
   try {
     return it->second.run(args);
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "ai00 %s: %s\nusage:\n%s\n", argv[1], e.what(), it->second.usage);
+    std::fprintf(stderr, "ai00 %s: %s\nusage:\n%s\n", name.c_str(), e.what(), it->second.usage);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "ai00 %s: %s\n", argv[1], e.what());
+    std::fprintf(stderr, "ai00 %s: %s\n", name.c_str(), e.what());
   }
   return kExitError;
 }
