@@ -1,0 +1,39 @@
+// Kernel table for AVX2 + FMA + F16C (Haswell, Zen and later); built with -mavx2 -mfma -mf16c.
+// The -inl.h kernels are instantiated here inside namespace ai00::cpu::avx2 { namespace { } } so
+// none of their symbols can merge with another ISA's copy (docs/STYLE.md habits 3 and 5).
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+#include <xsimd/xsimd.hpp>
+
+#include "cpu_kernels/isa_tables.h"
+#include "cpu_kernels/quant_layout.h"
+
+namespace ai00::cpu::avx2 {
+namespace {
+
+using Arch = xsimd::fma3<xsimd::avx2>;
+
+// Order matters (each file uses the ones before it), so clang-format must not sort these.
+// clang-format off
+#include "cpu_kernels/simd_load-inl.h"
+#include "cpu_kernels/matmul_q-inl.h"
+#include "cpu_kernels/matmul-inl.h"
+#include "cpu_kernels/elementwise-inl.h"
+#include "cpu_kernels/norm-inl.h"
+#include "cpu_kernels/wkv7-inl.h"
+#include "cpu_kernels/table-inl.h"
+// clang-format on
+
+constexpr KernelTable kTable = make_table<Arch>("avx2");
+
+}  // namespace
+
+const KernelTable& kernel_table() { return kTable; }
+
+}  // namespace ai00::cpu::avx2

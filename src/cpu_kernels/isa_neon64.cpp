@@ -1,0 +1,40 @@
+// Kernel table for NEON on aarch64 (baseline there: no flags). Built only when
+// CMAKE_SYSTEM_PROCESSOR is aarch64.
+// The -inl.h kernels are instantiated here inside namespace ai00::cpu::neon64 { namespace { } } so
+// none of their symbols can merge with another ISA's copy (docs/STYLE.md habits 3 and 5).
+#include <arm_neon.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+#include <xsimd/xsimd.hpp>
+
+#include "cpu_kernels/isa_tables.h"
+#include "cpu_kernels/quant_layout.h"
+
+namespace ai00::cpu::neon64 {
+namespace {
+
+using Arch = xsimd::neon64;
+
+// Order matters (each file uses the ones before it), so clang-format must not sort these.
+// clang-format off
+#include "cpu_kernels/simd_load-inl.h"
+#include "cpu_kernels/matmul_q-inl.h"
+#include "cpu_kernels/matmul-inl.h"
+#include "cpu_kernels/elementwise-inl.h"
+#include "cpu_kernels/norm-inl.h"
+#include "cpu_kernels/wkv7-inl.h"
+#include "cpu_kernels/table-inl.h"
+// clang-format on
+
+constexpr KernelTable kTable = make_table<Arch>("neon64");
+
+}  // namespace
+
+const KernelTable& kernel_table() { return kTable; }
+
+}  // namespace ai00::cpu::neon64

@@ -1,0 +1,250 @@
+// Matmul Y[t][r] = sum_c W[r][c] * X[t][c] for every weight type (kernels.h MatmulArgs).
+// Never compiled alone; included after simd_load-inl.h and matmul_q-inl.h in a per-ISA namespace.
+//
+// Structure: a tile of RT weight rows x NT activation rows. Each weight sub-batch is decoded
+// once per tile and reused for the NT activation rows; activations are re-read per weight row
+// from L1 (prefill's column chunks keep them there). Every (row, token) pair owns one accumulator,
+// fed the sub-batches in column order, reduced by one hadd and then the scalar tail, so its result
+// is the same whatever tile it ran in: splitting rows across calls or threads, or changing T, never
+// changes a bit of the output (the per-ISA tests check this). The RT * NT independent chains
+// (decode 4 or 8, prefill 12 or 16) hide the FMA latency.
+//
+// Prefill (T > 1) adds cache blocking over rows and columns (mm_panel); decode (T = 1) streams
+// each row once (mm_rows_decode).
+
+// Float weight types: a "block" is one sub-batch; a row may end in < L columns (tail).
+template <class A>
+struct DecF32 {
+  static constexpr int kBlock = static_cast<int>(FB<A>::size);
+  static constexpr size_t kBytes = 4 * kBlock;
+  static constexpr bool kFloatTail = true;
+  struct Head {};
+  static Head head(const uint8_t*) { return {}; }
+  static FB<A> decode(const Head&, const uint8_t* b, int s) {
+    // Intrinsic unaligned loads accept any address (rwkv.cpp files have no padding).
+    return FB<A>::load_unaligned(reinterpret_cast<const float*>(b + 4 * s * FB<A>::size));
+  }
+  static float scalar(const uint8_t* row, int64_t i) {
+    float v;
+    std::memcpy(&v, row + 4 * i, 4);
+    return v;
+  }
+};
+
+template <class A, bool kBrain>
+struct DecHalf {  // F16 (kBrain = false) and BF16 (kBrain = true)
+  static constexpr int kBlock = static_cast<int>(FB<A>::size);
+  static constexpr size_t kBytes = 2 * kBlock;
+  static constexpr bool kFloatTail = true;
+  struct Head {};
+  static Head head(const uint8_t*) { return {}; }
+  static FB<A> decode(const Head&, const uint8_t* b, int s) {
+    const uint8_t* p = b + 2 * s * FB<A>::size;
+    return kBrain ? load_bf16(p, A{}) : load_f16(p, A{});
+  }
+  static float scalar(const uint8_t* row, int64_t i) {
+    const uint16_t h = read_u16(row + 2 * i);
+    return kBrain ? bf16_to_float(h) : half_to_float(h);
+  }
+};
+
+// Quantized decoders have no tail (cols is a whole number of blocks).
+template <class D, class = void>
+struct HasFloatTail : std::false_type {};
+template <class D>
+struct HasFloatTail<D, std::void_t<decltype(D::kFloatTail)>> : std::true_type {};
+
+// f(std::integral_constant<int, 0>{}), ..., f(std::integral_constant<int, N - 1>{}): the
+// sub-batch index becomes a constant, so a decoder's offsets, nibble choice and (Q6_K) scale
+// index fold away.
+template <class F, int... S>
+void unroll_seq(F&& f, std::integer_sequence<int, S...>) {
+  (f(std::integral_constant<int, S>{}), ...);
+}
+template <int N, class F>
+void unroll(F&& f) {
+  unroll_seq(f, std::make_integer_sequence<int, N>{});
+}
+
+// One accumulator per (row, token) pair of a tile.
+template <class A, int RT, int NT>
+struct TileAcc {
+  FB<A> v[RT][NT];
+  void zero() {
+    for (int r = 0; r < RT; ++r) {
+      for (int t = 0; t < NT; ++t) v[r][t] = FB<A>(0.0f);
+    }
+  }
+};
+
+// Adds blocks [b0, b1) of rows r0.. and tokens t0.. to `out`: each decoded weight sub-batch
+// feeds NT FMAs, into RT * NT independent chains. With kPrefetch (decode), each block also
+// prefetches the same block of the row RT rows further down, i.e. of the next tile: rows of
+// quantized weights are short (2.3 KB at 4096 Q4_0 columns) and RT of them interleaved defeat
+// the hardware stream prefetchers (Q4_0 decode went from 3.5 to 12.8 GB/s on Zen 5; F16 gains
+// too). A prefetch past the matrix end never faults.
+template <class A, class D, int RT, int NT, bool kPrefetch = false>
+void mm_blocks(const MatmulArgs& p, int64_t r0, int64_t t0, int64_t b0, int64_t b1,
+               TileAcc<A, RT, NT>& out) {
+  using B = FB<A>;
+  constexpr int L = static_cast<int>(B::size);
+  constexpr int kSub = D::kBlock / L;
+  TileAcc<A, RT, NT> acc = out;  // a local copy the compiler keeps in registers
+  const uint8_t* w[RT];
+  const float* x[NT];
+  for (int r = 0; r < RT; ++r) w[r] = p.w + static_cast<size_t>(r0 + r) * p.w_row_bytes;
+  for (int t = 0; t < NT; ++t) x[t] = p.x + (t0 + t) * p.x_stride;
+  // Row by row inside a block: only one row's block scales are live at a time (with all RT
+  // rows' scales hoisted, 16-register ISAs spill). Activation loads repeat per row from L1.
+  for (int64_t b = b0; b < b1; ++b) {
+    const int64_t c0 = b * D::kBlock;
+    for (int r = 0; r < RT; ++r) {
+      const uint8_t* blk = w[r] + b * D::kBytes;
+      if constexpr (kPrefetch) {  // integer arithmetic: the address may lie past the matrix
+        __builtin_prefetch(
+            reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(blk) + RT * p.w_row_bytes));
+      }
+      const typename D::Head h = D::head(blk);
+      unroll<kSub>([&](auto sub) {
+        constexpr int s = decltype(sub)::value;
+        const B wv = D::decode(h, blk, s);
+        for (int t = 0; t < NT; ++t) {
+          acc.v[r][t] = xsimd::fma(wv, B::load_unaligned(x[t] + c0 + s * L), acc.v[r][t]);
+        }
+      });
+    }
+  }
+  out = acc;
+}
+
+// The reduction of each pair's accumulator, the float types' last < L columns, and the store.
+template <class A, class D, int RT, int NT>
+void mm_finish(const MatmulArgs& p, int64_t r0, int64_t t0, const TileAcc<A, RT, NT>& acc) {
+  const int64_t c = p.cols / D::kBlock * D::kBlock;
+  for (int r = 0; r < RT; ++r) {
+    const uint8_t* w = p.w + static_cast<size_t>(r0 + r) * p.w_row_bytes;
+    for (int t = 0; t < NT; ++t) {
+      const float* x = p.x + (t0 + t) * p.x_stride;
+      float sum = xsimd::hadd(acc.v[r][t]);
+      if constexpr (HasFloatTail<D>::value) {
+        for (int64_t i = c; i < p.cols; ++i) sum += D::scalar(w, i) * x[i];
+      }
+      p.y[(t0 + t) * p.y_stride + r0 + r] = sum;
+    }
+  }
+}
+
+// Decode (T = 1): each tile of RT rows runs over the whole row.
+template <class A, class D, int RT>
+void mm_rows_decode(const MatmulArgs& p, int64_t rb, int64_t re) {
+  const int64_t nblk = p.cols / D::kBlock;
+  int64_t r = rb;
+  for (; r + RT <= re; r += RT) {
+    TileAcc<A, RT, 1> acc;
+    acc.zero();
+    mm_blocks<A, D, RT, 1, true>(p, r, 0, 0, nblk, acc);
+    mm_finish<A, D, RT, 1>(p, r, 0, acc);
+  }
+  for (; r < re; ++r) {
+    TileAcc<A, 1, 1> acc;
+    acc.zero();
+    mm_blocks<A, D, 1, 1>(p, r, 0, 0, nblk, acc);
+    mm_finish<A, D, 1, 1>(p, r, 0, acc);
+  }
+}
+
+// Prefill geometry: a panel of kPanelRows weight rows is swept by tiles of NT tokens, one
+// column chunk at a time, so the NT x kChunkCols activation slice stays in L1 while every row
+// tile of the panel reuses it, and the panel's weights stay in L2. The accumulators of the whole
+// panel live on the stack between chunks; the FMA order of each (row, token) pair is unchanged.
+constexpr int64_t kPanelRows = 16;
+constexpr int64_t kChunkCols = 1024;
+
+// Tokens [t0, t0 + NT) for the rows [pr, pe) of one panel (pe - pr <= kPanelRows).
+template <class A, class D, int RT, int NT>
+void mm_panel(const MatmulArgs& p, int64_t pr, int64_t pe, int64_t t0) {
+  constexpr int64_t kTiles = kPanelRows / RT;
+  TileAcc<A, RT, NT> acc[kTiles];
+  TileAcc<A, 1, NT> rest[RT];  // rows past the last whole tile
+  const int64_t ntile = (pe - pr) / RT, nrest = (pe - pr) - ntile * RT;
+  for (int64_t i = 0; i < ntile; ++i) acc[i].zero();
+  for (int64_t i = 0; i < nrest; ++i) rest[i].zero();
+  const int64_t nblk = p.cols / D::kBlock;
+  const int64_t chunk = std::max<int64_t>(1, kChunkCols / D::kBlock);
+  for (int64_t b0 = 0; b0 < nblk; b0 += chunk) {
+    const int64_t b1 = std::min(nblk, b0 + chunk);
+    for (int64_t i = 0; i < ntile; ++i) mm_blocks<A, D, RT, NT>(p, pr + i * RT, t0, b0, b1, acc[i]);
+    for (int64_t i = 0; i < nrest; ++i) {
+      mm_blocks<A, D, 1, NT>(p, pr + ntile * RT + i, t0, b0, b1, rest[i]);
+    }
+  }
+  for (int64_t i = 0; i < ntile; ++i) mm_finish<A, D, RT, NT>(p, pr + i * RT, t0, acc[i]);
+  for (int64_t i = 0; i < nrest; ++i) mm_finish<A, D, 1, NT>(p, pr + ntile * RT + i, t0, rest[i]);
+}
+
+template <class A, class D>
+void matmul_typed(const MatmulArgs& p) {
+  if (p.T == 1) {
+    // 8 rows (8 FMA chains) where 32 registers hold their accumulators and block scales;
+    // with 16 registers, 4 rows: more would spill the per-row scales every block.
+    mm_rows_decode<A, D, (FB<A>::size >= 16 ? 8 : 4)>(p, p.row_begin, p.row_end);
+    return;
+  }
+  // 4 rows x 4 tokens (16 accumulators) where there are 32 registers, else 3 x 4 (2 x 4 made
+  // GCC spill an accumulator on AVX2).
+  constexpr int RT = FB<A>::size >= 16 ? 4 : 3;
+  constexpr int NT = 4;
+  constexpr int64_t kPanel = RT * (kPanelRows / RT);  // whole tiles only
+  for (int64_t pr = p.row_begin; pr < p.row_end; pr += kPanel) {
+    const int64_t pe = std::min(pr + kPanel, p.row_end);
+    int64_t t = 0;
+    for (; t + NT <= p.T; t += NT) mm_panel<A, D, RT, NT>(p, pr, pe, t);
+    switch (p.T - t) {
+      case 3:
+        mm_panel<A, D, RT, 3>(p, pr, pe, t);
+        break;
+      case 2:
+        mm_panel<A, D, RT, 2>(p, pr, pe, t);
+        break;
+      case 1:
+        mm_panel<A, D, RT, 1>(p, pr, pe, t);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+template <class A>
+void matmul(const MatmulArgs& p) {
+  if (p.T <= 0 || p.row_end <= p.row_begin) return;
+  switch (p.wtype) {
+    case WType::F32:
+      matmul_typed<A, DecF32<A>>(p);
+      break;
+    case WType::F16:
+      matmul_typed<A, DecHalf<A, false>>(p);
+      break;
+    case WType::BF16:
+      matmul_typed<A, DecHalf<A, true>>(p);
+      break;
+    case WType::Q4_0:
+      matmul_typed<A, DecQ4<A, false>>(p);
+      break;
+    case WType::Q4_1:
+      matmul_typed<A, DecQ4<A, true>>(p);
+      break;
+    case WType::Q5_0:
+      matmul_typed<A, DecQ5<A, false>>(p);
+      break;
+    case WType::Q5_1:
+      matmul_typed<A, DecQ5<A, true>>(p);
+      break;
+    case WType::Q8_0:
+      matmul_typed<A, DecQ8_0<A>>(p);
+      break;
+    case WType::Q6_K:
+      matmul_typed<A, DecQ6_K<A>>(p);
+      break;
+  }
+}

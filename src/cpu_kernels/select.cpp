@@ -1,0 +1,147 @@
+// Chooses the kernel table once, at model load (docs/STYLE.md habit 4). Detection uses
+// __builtin_cpu_supports on x86, which also checks that the OS saves the wider registers
+// (never xsimd's detector, STYLE section 2); NEON is baseline on aarch64.
+#include <cstdlib>
+#include <cstring>
+
+#include "cpu_kernels/isa_tables.h"
+#include "cpu_kernels/quant_layout.h"
+
+namespace ai00::cpu {
+namespace {
+
+// Best first; only the ISAs compiled into this binary (CMake defines AI00_KERNELS_HAVE_<ISA>).
+const KernelTable* const* tables(size_t* count) {
+  static const KernelTable* const list[] = {
+#if defined(AI00_KERNELS_HAVE_AVX512)
+    &avx512::kernel_table(),
+#endif
+#if defined(AI00_KERNELS_HAVE_AVX2)
+    &avx2::kernel_table(),
+#endif
+#if defined(AI00_KERNELS_HAVE_SSE2)
+    &sse2::kernel_table(),
+#endif
+#if defined(AI00_KERNELS_HAVE_NEON64)
+    &neon64::kernel_table(),
+#endif
+    &scalar::kernel_table(),
+  };
+  *count = sizeof(list) / sizeof(list[0]);
+  return list;
+}
+
+const KernelTable* find_table(const std::string& name) {
+  size_t n = 0;
+  const KernelTable* const* list = tables(&n);
+  for (size_t i = 0; i < n; ++i) {
+    if (name == list[i]->name) return list[i];
+  }
+  return nullptr;
+}
+
+// Whether the CPU and OS can run code built for `name` (independent of what was compiled).
+bool cpu_runs(const std::string& name) {
+  if (name == "scalar") return true;
+#if defined(__x86_64__) || defined(_M_X64)
+  if (name == "sse2") return true;  // the x86-64 baseline
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                    __builtin_cpu_supports("f16c");
+  if (name == "avx2") return avx2;
+  // The avx512 objects are built with -mavx512f/cd/dq/bw -mf16c -mfma.
+  if (name == "avx512") {
+    return avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
+  }
+#elif defined(__aarch64__)
+  if (name == "neon64") return true;  // baseline on aarch64
+#endif
+  return false;
+}
+
+std::string known_names() {
+  size_t n = 0;
+  const KernelTable* const* list = tables(&n);
+  std::string out;
+  for (size_t i = 0; i < n; ++i) {
+    if (!out.empty()) out += ", ";
+    out += list[i]->name;
+  }
+  return out;
+}
+
+}  // namespace
+
+const KernelTable* const* all_kernel_tables(size_t* count) { return tables(count); }
+
+bool isa_supported(const std::string& name) {
+  return find_table(name) != nullptr && cpu_runs(name);
+}
+
+const KernelTable* select_kernels(const std::string& forced, std::string* error) {
+  std::string name = forced;
+  std::string source = "forced ISA";
+  if (name.empty()) {
+    // The environment is read here too, so every caller honours it.
+    const char* env = std::getenv("AI00_FORCE_ISA");
+    if (env != nullptr && env[0] != '\0') {
+      name = env;
+      source = "AI00_FORCE_ISA";
+    }
+  }
+  if (!name.empty()) {
+    const KernelTable* t = find_table(name);
+    if (t == nullptr) {
+      if (error != nullptr) {
+        *error = source + " '" + name +
+                 "' is not a kernel ISA of this build (known: " + known_names() + ")";
+      }
+      return nullptr;
+    }
+    if (!cpu_runs(name)) {
+      if (error != nullptr) {
+        *error = source + " '" + name + "' is not supported by this CPU or OS";
+      }
+      return nullptr;
+    }
+    return t;
+  }
+  size_t n = 0;
+  const KernelTable* const* list = tables(&n);
+  for (size_t i = 0; i < n; ++i) {
+    if (cpu_runs(list[i]->name)) return list[i];
+  }
+  return &scalar::kernel_table();  // unreachable: scalar always runs
+}
+
+size_t wtype_row_bytes(WType t, int64_t cols) {
+  using namespace quant;
+  if (cols < 0) return 0;
+  const size_t c = static_cast<size_t>(cols);
+  auto blocks = [c](int block, size_t bytes) -> size_t {
+    return c % static_cast<size_t>(block) == 0 ? c / static_cast<size_t>(block) * bytes : 0;
+  };
+  switch (t) {
+    case WType::F32:
+      return 4 * c;
+    case WType::F16:
+      return 2 * c;
+    case WType::BF16:
+      return 2 * c;
+    case WType::Q4_0:
+      return blocks(kQBlock, kQ4_0Bytes);
+    case WType::Q4_1:
+      return blocks(kQBlock, kQ4_1Bytes);
+    case WType::Q5_0:
+      return blocks(kQBlock, kQ5_0Bytes);
+    case WType::Q5_1:
+      return blocks(kQBlock, kQ5_1Bytes);
+    case WType::Q8_0:
+      return blocks(kQBlock, kQ8_0Bytes);
+    case WType::Q6_K:
+      return blocks(kKBlock, kQ6_KBytes);
+  }
+  return 0;
+}
+
+}  // namespace ai00::cpu
