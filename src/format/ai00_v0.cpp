@@ -1,0 +1,176 @@
+// ai00 v0 (seed 000 migration table): renderer and incremental output parser (see ai00_v0.h).
+#include "format/ai00_v0.h"
+
+#include "format/render_util.h"
+#include "format/stream.h"
+
+namespace ai00::format {
+
+namespace {
+
+constexpr std::string_view kFormat = "ai00 v0";
+constexpr std::string_view kCallOpen = "<tool_call>";
+constexpr std::string_view kCallClose = "</tool_call>";
+const std::vector<std::string_view> kMarkers = {kCallOpen, kCallClose};
+
+class Ai00V0 final : public ChatFormat {
+ public:
+  explicit Ai00V0(const Ai00V0Options& o) : o_(o) {}
+  std::string_view name() const override { return "ai00-v0"; }
+  Result<RenderResult> render(const std::vector<Message>& conv,
+                              const RenderOptions& opts) const override;
+  std::unique_ptr<OutputParser> make_parser(const ParseOptions& options) const override;
+
+ private:
+  Result<std::string> label(Role role, const std::optional<std::string>& name,
+                            const std::string& ptr) const {
+    if (name) {
+      if (name->empty() || name->find_first_of(":\n\r") != std::string::npos)
+        return make_error(ErrorKind::format, ptr + ": speaker name \"" + *name +
+                                                 "\" cannot be written in ai00 v0 (no ':' or "
+                                                 "newline)");
+      return *name;
+    }
+    switch (role) {
+      case Role::system:
+        return o_.system;
+      case Role::user:
+        return o_.user;
+      case Role::assistant:
+        return o_.assistant;
+      case Role::tool:
+        return o_.tool;
+    }
+    return o_.user;
+  }
+  Result<std::string> record(const Message& m, const std::string& ptr) const;
+
+  Ai00V0Options o_;
+};
+
+Result<std::string> Ai00V0::record(const Message& m, const std::string& ptr) const {
+  if (m.reasoning)
+    return unsupported(json::pointer_append(ptr, "reasoning"),
+                       "ai00 v0 has no thinking syntax; use ai00-v1");
+  if (auto e = check_message_markers(m, ptr, kMarkers, kFormat)) return *e;
+  auto text = flatten_contents(m, ptr, kFormat);
+  if (!text) return text.error();
+  auto who = label(m.role, m.name, json::pointer_append(ptr, "name"));
+  if (!who) return who.error();
+  std::string body = collapse_blank_lines(text.value());
+  for (size_t k = 0; k < m.tool_calls.size(); ++k) {
+    const ToolCall& c = m.tool_calls[k];
+    json::Value call(json::Object{});
+    call.set("name", c.name);
+    call.set("arguments", c.arguments);
+    const std::string json_text = json::write(call);
+    if (auto e = find_forbidden_marker(
+            json_text, kMarkers, json::pointer_append(json::pointer_append(ptr, "tool_calls"), k),
+            kFormat))
+      return *e;
+    body +=
+        (body.empty() ? "" : "\n") + std::string(kCallOpen) + json_text + std::string(kCallClose);
+  }
+  return who.value() + ":" + (body.empty() ? "" : " " + body);
+}
+
+Result<RenderResult> Ai00V0::render(const std::vector<Message>& conv,
+                                    const RenderOptions& opts) const {
+  if (!opts.tools.empty())
+    return unsupported("tools", "ai00 v0 has no syntax for tool definitions; use ai00-v1");
+  if (opts.thinking != Thinking::off)
+    return unsupported("thinking", "ai00 v0 has no thinking syntax; use ai00-v1");
+  RenderResult r;
+  for (size_t i = 0; i < conv.size(); ++i) {
+    auto rec = record(conv[i], message_pointer(i));
+    if (!rec) return rec.error();
+    r.prompt += (i ? "\n\n" : "") + rec.value();
+  }
+  if (opts.add_generation_prompt) {
+    auto who = label(Role::assistant, opts.assistant_name, "/assistant_name");
+    if (!who) return who.error();
+    r.prompt += (r.prompt.empty() ? "" : "\n\n") + who.value() + ":";
+  }
+  r.stop_sequences = {"\n\n"};
+  r.constraints.tool_trigger = std::string(kCallOpen);
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output parser
+
+class Ai00V0Parser final : public ParserBase {
+ public:
+  explicit Ai00V0Parser(const ParseOptions& o) : ParserBase(o, {"\n\n"}) {
+    skip_text(Skip::one_space);  // the prefix "Assistant:" leaves the space to the model
+  }
+
+ protected:
+  void consume(std::string_view text) override {
+    buf_.append(text);
+    while (!buf_.empty()) {
+      if (in_call_) {
+        const size_t end = buf_.find(kCallClose);
+        if (end == std::string::npos) return;  // wait for the close tag
+        close_call(buf_.substr(0, end));
+        buf_.erase(0, end + kCallClose.size());
+        continue;
+      }
+      const std::vector<std::string_view> ms = {kCallOpen};
+      auto hit = find_marker(buf_, ms);
+      const size_t upto = hit ? hit->pos : buf_.size() - partial_marker_suffix(buf_, ms);
+      emit_text(buf_.substr(0, upto));
+      if (!hit) {
+        buf_.erase(0, upto);
+        return;
+      }
+      buf_.erase(0, upto + kCallOpen.size());
+      end_text(1);  // the newline the renderer writes before each call
+      in_call_ = true;
+    }
+  }
+
+  void end_input() override {
+    if (in_call_) {
+      warn("ai00 v0: <tool_call> is not closed; kept as text");
+      emit_text(std::string(kCallOpen) + buf_);
+    } else {
+      emit_text(buf_);
+    }
+    buf_.clear();
+    end_text(SIZE_MAX);  // content is trimmed when rendered
+  }
+
+ private:
+  void close_call(const std::string& body) {
+    in_call_ = false;
+    auto v = json::parse(body);
+    const json::Value* name = v ? v.value().find("name") : nullptr;
+    if (name && name->is_string() && !name->as_string().empty()) {
+      const json::Value* args = v.value().find("arguments");
+      json::Value a = args ? *args : json::Value(json::Object{});
+      if (a.is_string())  // OpenAI style: arguments as JSON text
+        if (auto parsed = json::parse(a.as_string())) a = std::move(parsed).value();
+      emit_call(name->as_string(), a);
+      skip_text(Skip::whitespace);
+      return;
+    }
+    warn("ai00 v0: a <tool_call> is not {\"name\": …, \"arguments\": …} JSON; kept as text");
+    emit_text(std::string(kCallOpen) + body + std::string(kCallClose));
+  }
+
+  std::string buf_;
+  bool in_call_ = false;
+};
+
+std::unique_ptr<OutputParser> Ai00V0::make_parser(const ParseOptions& options) const {
+  return std::make_unique<Ai00V0Parser>(options);
+}
+
+}  // namespace
+
+std::shared_ptr<const ChatFormat> make_ai00_v0(const Ai00V0Options& options) {
+  return std::make_shared<Ai00V0>(options);
+}
+
+}  // namespace ai00::format

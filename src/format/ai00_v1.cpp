@@ -1,0 +1,626 @@
+// ai00 chat format v1 (seed 000): renderer and incremental output parser (see ai00_v1.h).
+#include "format/ai00_v1.h"
+
+#include <fmt/format.h>
+
+#include "format/render_util.h"
+#include "format/stream.h"
+
+namespace ai00::format {
+
+namespace {
+
+constexpr std::string_view kFormat = "ai00 v1";
+constexpr std::string_view kCallsOpen = "<ai00:function_calls>";
+constexpr std::string_view kCallsClose = "</ai00:function_calls>";
+constexpr std::string_view kThinkOpen = "<think>";
+constexpr std::string_view kThinkClose = "</think>";
+
+// Every v1 structure starts with one of these; user-side text containing them is refused.
+const std::vector<std::string_view> kTextMarkers = {"<ai00:", "</ai00:"};
+const std::vector<std::string_view> kAssistantMarkers = {"<ai00:",    "</ai00:",      kThinkOpen,
+                                                         kThinkClose, "</parameter>", "</invoke>"};
+
+// seed 000: tool JSON sits inside <tool> with 4 spaces; small objects and arrays stay inline.
+const json::WriteStyle kToolStyle{2, false, true, true};
+// seed 000 "Complete Tool Call Flow": {"temperature": 22, "condition": "sunny"}.
+const json::WriteStyle kResultStyle{0, true, false, false};
+
+std::string indent_lines(std::string_view text, std::string_view pad) {
+  std::string out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    if (end > start) out.append(pad).append(text.substr(start, end - start));
+    if (end < text.size()) out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
+bool valid_attr(std::string_view s, bool allow_dash_dot) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || (allow_dash_dot && (c == '-' || c == '.')) ||
+                    static_cast<unsigned char>(c) >= 0x80;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+ErrorInfo bad_name(const std::string& pointer, std::string_view what, std::string_view name) {
+  return make_error(ErrorKind::format,
+                    fmt::format("{}: {} \"{}\" cannot be written in ai00 v1 (use letters, digits, "
+                                "'_', '-' or '.')",
+                                pointer, what, name));
+}
+
+struct Tags {
+  std::string user, assistant, system, close_assistant, prefix, prefix_thinking;
+  std::vector<std::string> stops;
+};
+
+Tags make_tags(const Ai00V1Options& o) {
+  Tags t;
+  t.user = o.role_user;
+  t.assistant = o.role_assistant;
+  t.system = o.role_system;
+  t.close_assistant = "</ai00:" + o.role_assistant + ">";
+  t.prefix = o.assistant_prefix;
+  t.prefix_thinking = o.assistant_prefix_thinking;
+  t.stops = o.default_stop_sequences.empty() ? std::vector<std::string>{t.close_assistant}
+                                             : o.default_stop_sequences;
+  return t;
+}
+
+std::string open_tag(const std::string& role, const std::optional<std::string>& name) {
+  return "<ai00:" + role + (name ? " name=\"" + *name + "\"" : "") + ">";
+}
+
+}  // namespace
+
+std::string ai00_v1_available_tools(const std::vector<ToolDesc>& tools) {
+  std::string out = "<ai00:available_tools>\n";
+  for (const auto& t : tools) {
+    json::Value j(json::Object{});
+    j.set("name", t.name);
+    if (t.description) j.set("description", *t.description);
+    j.set("input_schema", t.parameters);
+    if (t.returns) j.set("returns", *t.returns);
+    out += "  <tool name=\"" + t.name + "\">\n";
+    out += indent_lines(json::write(j, kToolStyle), "    ");
+    out += "\n  </tool>\n";
+  }
+  out += "</ai00:available_tools>";
+  return out;
+}
+
+Result<std::string> ai00_v1_function_calls(const std::vector<ToolCall>& calls,
+                                           const std::string& pointer) {
+  std::string out(kCallsOpen);
+  out += '\n';
+  for (size_t k = 0; k < calls.size(); ++k) {
+    const ToolCall& c = calls[k];
+    const std::string fptr = json::pointer_append(json::pointer_append(pointer, k), "function");
+    if (!valid_attr(c.name, true))
+      return bad_name(json::pointer_append(fptr, "name"), "tool name", c.name);
+    const std::string aptr = json::pointer_append(fptr, "arguments");
+    if (!c.arguments.is_object())
+      return make_error(ErrorKind::format,
+                        aptr +
+                            ": ai00 v1 writes arguments as <parameter> elements, so they must "
+                            "be an object");
+    out += "  <invoke name=\"" + c.name + "\">\n";
+    for (const auto& [key, value] : c.arguments.as_object()) {
+      const std::string vptr = json::pointer_append(aptr, key);
+      if (!valid_attr(key, false)) return bad_name(vptr, "parameter name", key);
+      // seed 000 / chat-and-abi.md section 4: strings raw, other values as compact JSON.
+      const std::string text = value.is_string() ? value.as_string() : json::write(value);
+      if (auto e = find_forbidden_marker(text, kAssistantMarkers, vptr, kFormat)) return *e;
+      out += "    <parameter name=\"" + key + "\">" + text + "</parameter>\n";
+    }
+    out += "  </invoke>\n";
+  }
+  out += kCallsClose;
+  return out;
+}
+
+Result<std::string> ai00_v1_function_results(const std::vector<const Message*>& results,
+                                             const std::vector<std::string>& ids,
+                                             const std::vector<std::string>& pointers) {
+  std::string out = "<ai00:function_results>\n";
+  for (size_t k = 0; k < results.size(); ++k) {
+    auto text = flatten_contents(*results[k], pointers[k], kFormat, kResultStyle);
+    if (!text) return text.error();
+    if (auto e = check_message_markers(*results[k], pointers[k], kTextMarkers, kFormat)) return *e;
+    if (!valid_attr(ids[k], true))
+      return bad_name(json::pointer_append(pointers[k], "tool_call_id"), "tool call id", ids[k]);
+    out += "  <result name=\"" + ids[k] + "\">\n";
+    out += indent_lines(text.value(), "    ");
+    out += "\n  </result>\n";
+  }
+  out += "</ai00:function_results>";
+  return out;
+}
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  auto ws = [](char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; };
+  while (!s.empty() && ws(s.front())) s.remove_prefix(1);
+  while (!s.empty() && ws(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// The value of `raw` as JSON type `type`, if it fits.
+std::optional<json::Value> as_type(const std::string& raw, std::string_view type) {
+  const std::string_view t = trim(raw);
+  if (type == "string") return json::Value(raw);  // kept as written, nothing trimmed
+  if (type == "number" || type == "integer") {
+    if (!json::Value::is_number_text(t)) return std::nullopt;
+    if (type == "integer" && t.find_first_of(".eE") != std::string_view::npos) return std::nullopt;
+    return json::Value::number_from_text(std::string(t));
+  }
+  if (type == "boolean") {
+    if (t == "true" || t == "false") return json::Value(t == "true");
+    return std::nullopt;
+  }
+  if (type == "null") {
+    if (t == "null") return json::Value();
+    return std::nullopt;
+  }
+  if (type == "object" || type == "array") {
+    auto v = json::parse(t);
+    if (!v || (type == "object" ? !v.value().is_object() : !v.value().is_array()))
+      return std::nullopt;
+    return std::move(v).value();
+  }
+  return std::nullopt;
+}
+
+std::optional<json::Value> fit(const std::string& raw, const json::Value& schema, int depth) {
+  if (!schema.is_object() || depth > 8) return json::Value(raw);
+  for (const char* key : {"anyOf", "oneOf"}) {
+    const json::Value* branches = schema.find(key);
+    if (!branches || !branches->is_array()) continue;
+    // The first branch that fits; a string branch only after every typed branch failed, since
+    // any text fits a string.
+    for (int pass = 0; pass < 2; ++pass)
+      for (const auto& b : branches->as_array()) {
+        const json::Value* bt = b.find("type");
+        const bool is_string = bt && bt->is_string() && bt->as_string() == "string";
+        if ((pass == 0) == is_string) continue;
+        if (auto v = fit(raw, b, depth + 1)) return v;
+      }
+    return std::nullopt;
+  }
+  std::vector<std::string> types;
+  if (const json::Value* t = schema.find("type")) {
+    if (t->is_string()) types.push_back(t->as_string());
+    if (t->is_array())
+      for (const auto& e : t->as_array())
+        if (e.is_string()) types.push_back(e.as_string());
+  }
+  if (types.empty()) {
+    if (const json::Value* en = schema.find("enum"); en && en->is_array()) {
+      auto parsed = json::parse(trim(raw));
+      for (const auto& e : en->as_array())
+        if (parsed && e == parsed.value()) return e;
+    }
+    return json::Value(raw);  // no type: unknown → string
+  }
+  std::optional<json::Value> as_string;
+  for (const auto& t : types) {
+    if (t == "string") {
+      as_string = json::Value(raw);
+      continue;
+    }
+    if (auto v = as_type(raw, t)) return v;
+  }
+  return as_string;
+}
+
+}  // namespace
+
+json::Value ai00_v1_type_parameter(const std::string& raw, const json::Value* schema,
+                                   std::string& warning) {
+  warning.clear();
+  if (!schema) return json::Value(raw);
+  if (auto v = fit(raw, *schema, 0)) return std::move(*v);
+  warning = "the value does not fit its JSON Schema; kept as a string";
+  return json::Value(raw);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Renderer
+
+namespace {
+
+class Ai00V1 final : public ChatFormat {
+ public:
+  explicit Ai00V1(const Ai00V1Options& o) : tags_(make_tags(o)) {}
+  std::string_view name() const override { return "ai00-v1"; }
+  Result<RenderResult> render(const std::vector<Message>& conv,
+                              const RenderOptions& opts) const override;
+  std::unique_ptr<OutputParser> make_parser(const ParseOptions& options) const override;
+
+ private:
+  std::string assistant_prefix(const std::optional<std::string>& name, bool thinking) const {
+    const std::string& custom = thinking ? tags_.prefix_thinking : tags_.prefix;
+    if (!custom.empty()) return custom;
+    return open_tag(tags_.assistant, name) + "\n" + (thinking ? "<think>\n" : "");
+  }
+  Result<std::string> simple_turn(const Message& m, const std::string& ptr,
+                                  const std::string& extra) const;
+  // Renders the assistant turn starting at conv[i]: the message, its tool results and the
+  // assistant messages continuing after them. Advances i; sets open_end when the conversation
+  // ended with tool results (the turn is left open for the model).
+  Result<std::string> assistant_turn(const std::vector<Message>& conv, size_t& i,
+                                     bool& open_end) const;
+  Result<std::string> assistant_segment(const Message& m, const std::string& ptr) const;
+
+  Tags tags_;
+};
+
+Result<std::string> Ai00V1::simple_turn(const Message& m, const std::string& ptr,
+                                        const std::string& extra) const {
+  const std::string& role = m.role == Role::system ? tags_.system : tags_.user;
+  // System text is the developer's: only turn markers are refused there.
+  const std::vector<std::string> turn_markers = {
+      "<ai00:" + tags_.user,       "</ai00:" + tags_.user,  "<ai00:" + tags_.assistant,
+      "</ai00:" + tags_.assistant, "<ai00:" + tags_.system, "</ai00:" + tags_.system};
+  std::vector<std::string_view> markers(turn_markers.begin(), turn_markers.end());
+  if (auto e =
+          check_message_markers(m, ptr, m.role == Role::system ? markers : kTextMarkers, kFormat))
+    return *e;
+  if (m.name && !valid_attr(*m.name, true))
+    return bad_name(json::pointer_append(ptr, "name"), "speaker name", *m.name);
+  auto text = flatten_contents(m, ptr, kFormat, kResultStyle);
+  if (!text) return text.error();
+  std::string body = text.value();
+  if (!extra.empty()) body += body.empty() ? extra : "\n\n" + extra;
+  return open_tag(role, m.name) + "\n" + body + "\n</ai00:" + role + ">";
+}
+
+Result<std::string> Ai00V1::assistant_segment(const Message& m, const std::string& ptr) const {
+  if (auto e = check_message_markers(m, ptr, kAssistantMarkers, kFormat)) return *e;
+  auto text = flatten_contents(m, ptr, kFormat, kResultStyle);
+  if (!text) return text.error();
+  std::string out;
+  if (m.reasoning) out += "<think>\n" + *m.reasoning + "\n</think>\n";
+  out += text.value();
+  if (!m.tool_calls.empty()) {
+    auto calls = ai00_v1_function_calls(m.tool_calls, json::pointer_append(ptr, "tool_calls"));
+    if (!calls) return calls.error();
+    if (!text.value().empty()) out += "\n\n";
+    out += calls.value();
+  }
+  return out;
+}
+
+Result<std::string> Ai00V1::assistant_turn(const std::vector<Message>& conv, size_t& i,
+                                           bool& open_end) const {
+  const Message& first = conv[i];
+  if (first.name && !valid_attr(*first.name, true))
+    return bad_name(json::pointer_append(message_pointer(i), "name"), "speaker name", *first.name);
+  std::string turn = assistant_prefix(first.name, false);
+  while (true) {
+    const Message& m = conv[i];
+    auto seg = assistant_segment(m, message_pointer(i));
+    if (!seg) return seg.error();
+    turn += seg.value();
+    ++i;
+    std::vector<const Message*> results;
+    std::vector<std::string> ids, ptrs;
+    for (; i < conv.size() && conv[i].role == Role::tool; ++i) {
+      const size_t k = results.size();
+      ptrs.push_back(message_pointer(i));
+      if (k >= m.tool_calls.size())
+        return make_error(ErrorKind::format, ptrs.back() +
+                                                 ": a tool result without a matching call in " +
+                                                 message_pointer(i - k - 1) + "/tool_calls");
+      results.push_back(&conv[i]);
+      // seed 000 names a result by its call id; a call without one is named by its tool.
+      std::string id = conv[i].tool_call_id.value_or(m.tool_calls[k].id);
+      ids.push_back(id.empty() ? m.tool_calls[k].name : id);
+    }
+    if (results.empty()) break;
+    auto block = ai00_v1_function_results(results, ids, ptrs);
+    if (!block) return block.error();
+    turn += "\n" + block.value();
+    if (i == conv.size()) {
+      open_end = true;
+      return turn;
+    }
+    if (conv[i].role != Role::assistant) break;
+    turn += "\n\n";  // the model continues the same turn after the results
+  }
+  return turn + "\n" + tags_.close_assistant;
+}
+
+Result<RenderResult> Ai00V1::render(const std::vector<Message>& conv,
+                                    const RenderOptions& opts) const {
+  for (const auto& t : opts.tools)
+    if (!valid_attr(t.name, true)) return bad_name("tools", "tool name", t.name);
+  std::vector<std::string> turns;
+  const std::string tools_block = opts.tools.empty() ? "" : ai00_v1_available_tools(opts.tools);
+  bool tools_done = tools_block.empty();
+  if (!tools_done && (conv.empty() || conv[0].role != Role::system)) {
+    turns.push_back("<ai00:" + tags_.system + ">\n" + tools_block + "\n</ai00:" + tags_.system +
+                    ">");
+    tools_done = true;
+  }
+  bool open_end = false;
+  for (size_t i = 0; i < conv.size();) {
+    const Message& m = conv[i];
+    if (m.role == Role::tool)
+      return make_error(ErrorKind::format, message_pointer(i) +
+                                               ": a tool result must follow an assistant "
+                                               "message with tool_calls");
+    if (m.role == Role::assistant) {
+      auto turn = assistant_turn(conv, i, open_end);
+      if (!turn) return turn.error();
+      turns.push_back(std::move(turn).value());
+      continue;
+    }
+    auto turn = simple_turn(m, message_pointer(i), tools_done ? "" : tools_block);
+    if (!turn) return turn.error();
+    tools_done = true;
+    turns.push_back(std::move(turn).value());
+    ++i;
+  }
+  RenderResult r;
+  for (size_t k = 0; k < turns.size(); ++k) r.prompt += (k ? "\n\n" : "") + turns[k];
+  const bool thinking = opts.thinking != Thinking::off;
+  if (open_end) {
+    r.prompt += opts.add_generation_prompt ? "\n\n" : "\n" + tags_.close_assistant;
+  } else if (opts.add_generation_prompt) {
+    if (opts.assistant_name && !valid_attr(*opts.assistant_name, true))
+      return bad_name("assistant_name", "speaker name", *opts.assistant_name);
+    const std::string prefix = assistant_prefix(opts.assistant_name, thinking);
+    r.prompt += (r.prompt.empty() ? "" : "\n\n") + prefix;
+    r.constraints.thinking_open_in_prompt =
+        thinking && prefix.size() >= 8 && prefix.find("<think>", prefix.size() - 8) != prefix.npos;
+  }
+  r.stop_sequences = tags_.stops;
+  if (!opts.tools.empty()) {
+    r.constraints.tool_syntax = ToolSyntax::ai00_v1_xml;
+    r.constraints.tool_trigger = std::string(kCallsOpen);
+    r.constraints.tools = opts.tools;
+  }
+  r.constraints.think_open_marker = std::string(kThinkOpen);
+  r.constraints.think_close_marker = std::string(kThinkClose);
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output parser
+
+enum class Mode { content, reasoning, calls };
+enum class Step { match, partial, mismatch };
+
+// A cursor over a call block; "partial" means the text ended inside what could still match.
+struct Cursor {
+  std::string_view s;
+  size_t pos;
+  Step lit(std::string_view l) {
+    const size_t n = std::min(l.size(), s.size() - pos);
+    if (s.compare(pos, n, l.substr(0, n)) != 0) return Step::mismatch;
+    if (n < l.size()) return Step::partial;
+    pos += l.size();
+    return Step::match;
+  }
+  void skip_ws() {
+    while (pos < s.size() && (s[pos] == ' ' || s[pos] == '\n' || s[pos] == '\t' || s[pos] == '\r'))
+      ++pos;
+  }
+  bool at_end() const { return pos >= s.size(); }
+  // An attribute value up to '"'; mismatch on a byte that cannot be in a name.
+  Step attr(std::string& out) {
+    const size_t start = pos;
+    while (pos < s.size() && s[pos] != '"') {
+      const char c = s[pos];
+      if (c == '<' || c == '>' || c == '\n' || c == ' ') return Step::mismatch;
+      ++pos;
+    }
+    if (pos >= s.size()) return Step::partial;
+    out.assign(s.substr(start, pos - start));
+    return out.empty() ? Step::mismatch : Step::match;
+  }
+};
+
+struct Invoke {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> params;
+};
+
+// Parses one <invoke> at c.pos. match: c.pos is past </invoke>.
+Step parse_invoke(Cursor& c, Invoke& inv) {
+  Step st;
+  if ((st = c.lit("<invoke name=\"")) != Step::match) return st;
+  if ((st = c.attr(inv.name)) != Step::match) return st;
+  if ((st = c.lit("\">")) != Step::match) return st;
+  while (true) {
+    c.skip_ws();
+    if (c.at_end()) return Step::partial;
+    if ((st = c.lit("</invoke>")) != Step::mismatch) return st;
+    if ((st = c.lit("<parameter name=\"")) != Step::match) return st;
+    std::string pname;
+    if ((st = c.attr(pname)) != Step::match) return st;
+    if ((st = c.lit("\">")) != Step::match) return st;
+    const size_t end = c.s.find("</parameter>", c.pos);
+    if (end == std::string_view::npos) return Step::partial;
+    inv.params.emplace_back(pname, std::string(c.s.substr(c.pos, end - c.pos)));
+    c.pos = end + std::string_view("</parameter>").size();
+  }
+}
+
+class Ai00V1Parser final : public ParserBase {
+ public:
+  Ai00V1Parser(const ParseOptions& o, std::vector<std::string> stops)
+      : ParserBase(o, std::move(stops)) {
+    if (o.thinking_open) mode_ = Mode::reasoning;
+  }
+
+ protected:
+  void consume(std::string_view text) override;
+  void end_input() override;
+
+ private:
+  void on_marker(std::string_view m);
+  void scan_calls(bool at_end);
+  // The unfinished structure up to byte `at` of the block becomes text; parsing resumes in
+  // content mode at `at`, so the result never depends on where the chunks were cut.
+  void degrade(const std::string& why, size_t at);
+  void emit_invoke(const Invoke& inv);
+
+  Mode mode_ = Mode::content;
+  std::string buf_;              // content/reasoning bytes held as a possible marker prefix
+  std::string calls_;            // the call block after <ai00:function_calls>
+  size_t calls_pos_ = 0;         // parsed up to here
+  size_t block_calls_ = 0;       // calls emitted from this block
+  bool calls_dirty_ = false;     // a '>' arrived since the last scan
+  size_t dropped_newlines_ = 0;  // newlines before the block, restored if it is not a block
+};
+
+void Ai00V1Parser::consume(std::string_view text) {
+  if (mode_ == Mode::calls) {
+    calls_.append(text);
+    calls_dirty_ = calls_dirty_ || text.find('>') != std::string_view::npos;
+    scan_calls(false);
+    return;
+  }
+  buf_.append(text);
+  while (!buf_.empty() && !done() && mode_ != Mode::calls) {
+    std::vector<std::string_view> ms;
+    if (mode_ == Mode::reasoning) {
+      ms = {kThinkClose};
+    } else {
+      ms = {kCallsOpen, kThinkOpen};
+    }
+    auto hit = find_marker(buf_, ms);
+    const size_t upto = hit ? hit->pos : buf_.size() - partial_marker_suffix(buf_, ms);
+    const std::string before = buf_.substr(0, upto);
+    mode_ == Mode::reasoning ? emit_reasoning(before) : emit_text(before);
+    if (!hit) {
+      buf_.erase(0, upto);
+      return;
+    }
+    buf_.erase(0, upto + ms[hit->index].size());
+    on_marker(ms[hit->index]);
+  }
+  if (mode_ == Mode::calls && !buf_.empty()) {
+    std::string rest;
+    rest.swap(buf_);
+    consume(rest);
+  }
+}
+
+void Ai00V1Parser::on_marker(std::string_view m) {
+  if (m == kThinkOpen) {
+    if (anything_emitted()) {  // thinking is only recognised at the start of the turn
+      emit_text(m);
+      return;
+    }
+    mode_ = Mode::reasoning;
+    skip_reasoning(Skip::one_newline);
+  } else if (m == kThinkClose) {
+    end_reasoning(1);  // the "\n" the renderer writes before </think>
+    mode_ = Mode::content;
+    skip_text(Skip::whitespace);
+  } else {                            // <ai00:function_calls>
+    dropped_newlines_ = end_text(2);  // the blank line the renderer writes before the block
+    mode_ = Mode::calls;
+    calls_.clear();
+    calls_pos_ = 0;
+    block_calls_ = 0;
+    calls_dirty_ = true;
+  }
+}
+
+void Ai00V1Parser::emit_invoke(const Invoke& inv) {
+  const json::Value* props = nullptr;
+  for (const auto& t : options().tools)
+    if (t.name == inv.name) props = t.parameters.find("properties");
+  json::Value args(json::Object{});
+  for (const auto& [key, raw] : inv.params) {
+    std::string warning;
+    const json::Value* schema = props ? props->find(key) : nullptr;
+    json::Value v = ai00_v1_type_parameter(raw, schema, warning);
+    if (!warning.empty())
+      warn(fmt::format("ai00 v1: {} parameter \"{}\": {}", inv.name, key, warning));
+    if (args.find(key)) warn(fmt::format("ai00 v1: {} repeats parameter \"{}\"", inv.name, key));
+    args.set(key, std::move(v));
+  }
+  emit_call(inv.name, args);
+  ++block_calls_;
+}
+
+void Ai00V1Parser::scan_calls(bool at_end) {
+  if (!calls_dirty_ && !at_end) return;  // every step of the block ends with '>'
+  calls_dirty_ = false;
+  while (true) {
+    Cursor c{calls_, calls_pos_};
+    c.skip_ws();
+    if (c.at_end()) break;
+    Step st = c.lit(kCallsClose);
+    if (st == Step::match) {
+      mode_ = Mode::content;
+      set_done();  // chat-and-abi.md section 4: the turn ends after the block
+      return;
+    }
+    if (st == Step::partial) break;
+    Invoke inv;
+    st = parse_invoke(c, inv);
+    if (st == Step::partial) break;
+    if (st == Step::mismatch) {
+      degrade(fmt::format("unexpected text at byte {} of the <ai00:function_calls> block", c.pos),
+              c.pos);
+      return;
+    }
+    emit_invoke(inv);
+    calls_pos_ = c.pos;
+  }
+  if (at_end) degrade("the <ai00:function_calls> block is not closed", calls_.size());
+}
+
+void Ai00V1Parser::degrade(const std::string& why, size_t at) {
+  warn("ai00 v1: " + why + "; kept as text");
+  std::string raw = calls_.substr(calls_pos_, at - calls_pos_);
+  if (block_calls_ == 0) raw = std::string(dropped_newlines_, '\n') + std::string(kCallsOpen) + raw;
+  const std::string rest = calls_.substr(at);
+  mode_ = Mode::content;
+  calls_.clear();
+  calls_pos_ = 0;
+  emit_text(raw);
+  if (!rest.empty()) consume(rest);
+}
+
+void Ai00V1Parser::end_input() {
+  if (mode_ == Mode::calls) scan_calls(true);
+  if (done()) return;
+  // A held partial marker is text of the current mode.
+  std::string rest;
+  rest.swap(buf_);
+  if (mode_ == Mode::reasoning) {
+    emit_reasoning(rest);
+    end_reasoning(1);
+  } else {
+    emit_text(rest);
+  }
+  end_text(1);  // the "\n" the renderer writes before </ai00:assistant>
+}
+
+}  // namespace
+
+std::unique_ptr<OutputParser> Ai00V1::make_parser(const ParseOptions& options) const {
+  return std::make_unique<Ai00V1Parser>(options, tags_.stops);
+}
+
+std::shared_ptr<const ChatFormat> make_ai00_v1(const Ai00V1Options& options) {
+  return std::make_shared<Ai00V1>(options);
+}
+
+}  // namespace ai00::format

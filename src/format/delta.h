@@ -1,0 +1,65 @@
+// Streaming deltas of one assistant message (seed 004 "Delta"; docs/chat-and-abi.md section 2).
+//
+// An output parser emits MessageDeltas; accumulating them in order and calling finish() gives the
+// final Message. Accumulation rules: a text PartDelta appends to the last text part; reasoning
+// concatenates; a ToolCallDelta merges into the call at its 0-based position `call` (a new
+// position starts a new call); role and finish reason are taken when present.
+//
+// Errors: accumulate and finish never fail. A call whose arguments are not valid JSON, or that
+// was marked invalid, is moved back into the content as text (it was text the model wrote).
+// Threading: plain values.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "format/message.h"
+
+namespace ai00::format {
+
+// Why a turn ended (ARCHITECTURE section 4).
+enum class FinishReason { stop, length, tool_calls, cancelled, grammar_done, error };
+const char* finish_reason_name(FinishReason r);  // "stop", "length", "tool_calls", ...
+std::optional<FinishReason> finish_reason_from_name(std::string_view name);
+
+// A fragment of one content part. Text fragments of consecutive text deltas merge.
+struct PartDelta {
+  PartType type = PartType::text;
+  std::string text;  // text fragment (PartType::text)
+  json::Value data;  // a whole value/function part (other types)
+
+  void accumulate(const PartDelta& d);  // appends d.text when both are text parts
+  Part finish() const;
+};
+
+// A fragment of a tool call. By default parsers emit each call whole: id, name and the
+// complete `arguments` JSON text in one delta.
+struct ToolCallDelta {
+  size_t call = 0;        // position of the call in the message
+  std::string id;         // set once (by the first delta of a call)
+  std::string name;       // name fragment
+  std::string arguments;  // fragment of the arguments' JSON text
+  bool valid = true;      // false: the call turned out malformed (finish() makes it text)
+  std::string raw;        // with valid == false: the text the model wrote for the call
+};
+
+struct MessageDelta {
+  std::optional<Role> role;
+  std::vector<PartDelta> contents;
+  std::string reasoning;
+  std::vector<ToolCallDelta> tool_calls;
+  std::optional<FinishReason> finish_reason;
+
+  bool empty() const;
+  // Convenience constructors for the one-field deltas parsers emit.
+  static MessageDelta text(std::string t);
+  static MessageDelta thinking(std::string t);
+  static MessageDelta call(ToolCallDelta c);
+
+  void accumulate(const MessageDelta& d);
+  // The accumulated message (role assistant unless a delta said otherwise).
+  Message finish() const;
+};
+
+}  // namespace ai00::format

@@ -1,0 +1,69 @@
+// The format factory and the small shared definitions of format.h.
+#include "format/format.h"
+
+#include <fmt/format.h>
+
+#include "format/ai00_v0.h"
+#include "format/ai00_v1.h"
+#include "format/goose.h"
+#include "format/openchatml.h"
+
+namespace ai00::format {
+
+const char* thinking_name(Thinking t) {
+  switch (t) {
+    case Thinking::off:
+      return "off";
+    case Thinking::on:
+      return "on";
+    case Thinking::a_bit:
+      return "a-bit";
+    case Thinking::a_lot:
+      return "a-lot";
+  }
+  return "off";
+}
+
+std::optional<Thinking> thinking_from_name(std::string_view name) {
+  for (auto t : {Thinking::off, Thinking::on, Thinking::a_bit, Thinking::a_lot})
+    if (name == thinking_name(t)) return t;
+  return std::nullopt;
+}
+
+const char* tool_syntax_name(ToolSyntax s) {
+  switch (s) {
+    case ToolSyntax::none:
+      return "none";
+    case ToolSyntax::ai00_v1_xml:
+      return "ai00_v1_xml";
+    case ToolSyntax::openchatml_json:
+      return "openchatml_json";
+    case ToolSyntax::ai00_v0_json:
+      return "ai00_v0_json";
+  }
+  return "none";
+}
+
+std::vector<std::string> format_names() { return {"ai00-v1", "ai00-v0", "goose", "openchatml"}; }
+
+Result<std::shared_ptr<const ChatFormat>> make_format(std::string_view name) {
+  if (name == "ai00-v1") return make_ai00_v1();
+  if (name == "ai00-v0") return make_ai00_v0();
+  if (name == "goose") return make_goose();
+  if (name == "openchatml") return make_openchatml();
+  return make_error(
+      ErrorKind::invalid_argument,
+      fmt::format("unknown chat format \"{}\" (known: {})", name, fmt::join(format_names(), ", ")));
+}
+
+std::string tool_call_id(uint64_t seed, size_t position) {
+  // splitmix64 of the seed and the position: a fixed, documented mix, independent of the
+  // sampling RNG so that ids never change which tokens are drawn.
+  uint64_t z = seed + 0x9E3779B97F4A7C15ull * (static_cast<uint64_t>(position) + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return fmt::format("call_{:08x}", static_cast<uint32_t>(z));
+}
+
+}  // namespace ai00::format

@@ -1,0 +1,126 @@
+// The interface every chat format implements (docs/chat-and-abi.md sections 2-4).
+//
+// A ChatFormat renders a conversation into a prompt and makes incremental output parsers for
+// the model's reply. Formats: "ai00-v1" (seed 000), "ai00-v0" (seed 000's migration table),
+// "goose" (seed 001), "openchatml" (seed 002); make_format() is the only place that knows them
+// all. Each format header also exposes its own options struct and constructor.
+//
+// Errors: render() returns Result — kind `format` for content the format cannot carry safely
+// (a turn marker inside user text), kind `unsupported` for parts or features the format has no
+// syntax for (an image, tools in Goose); each message names the JSON pointer of the offending
+// field ("/1/contents/0: ..."). Output parsers never fail: malformed output degrades to text
+// with a warning.
+// Threading: a ChatFormat is immutable after construction and may be shared between threads;
+// an OutputParser is one stream and is used by one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "format/delta.h"
+#include "format/message.h"
+
+namespace ai00::format {
+
+// Thinking effort asked of the model (seed 001 tiers: a bit / standard / a lot).
+enum class Thinking { off, on, a_bit, a_lot };
+const char* thinking_name(Thinking t);  // "off", "on", "a-bit", "a-lot"
+std::optional<Thinking> thinking_from_name(std::string_view name);
+
+struct RenderOptions {
+  bool add_generation_prompt = true;  // end with the assistant prefix the model continues from
+  Thinking thinking = Thinking::off;
+  std::vector<ToolDesc> tools;
+  // Speaker name for the generated turn (OpenChatML `name=`, v0/Goose display name).
+  std::optional<std::string> assistant_name;
+};
+
+// Which tool-call syntax a grammar has to enforce.
+enum class ToolSyntax {
+  none,             // the format has no tool syntax or no tools were given
+  ai00_v1_xml,      // <ai00:function_calls><invoke name=..><parameter name=..>v</parameter>...
+  openchatml_json,  // <|function_call|>\n{"arguments": {...}, "name": "..."}
+  ai00_v0_json,     // <tool_call>{"name": "...", "arguments": {...}}</tool_call>
+};
+const char* tool_syntax_name(ToolSyntax s);
+
+// What the rendered prompt implies for constrained decoding (seed 003); the grammar layer
+// builds its grammar from this plain description.
+struct ConstraintHints {
+  ToolSyntax tool_syntax = ToolSyntax::none;
+  std::string tool_trigger;              // the string that opens a call section, "" if none
+  std::vector<ToolDesc> tools;           // the tools the model may call
+  bool thinking_open_in_prompt = false;  // the prompt ends inside a thinking block
+  std::string think_open_marker;         // e.g. "<think>"; "" if the format has no thinking
+  std::string think_close_marker;        // e.g. "</think>"
+  // Bytes the model must write first to complete an open marker (Goose: ">" after "<think").
+  std::string thinking_open_completion;
+};
+
+struct RenderResult {
+  std::string prompt;
+  std::vector<std::string> stop_sequences;  // matched on decoded text, never part of the output
+  bool stop_on_token0 = true;               // token 0 (end of text) ends the turn
+  bool prepend_token0 = false;              // feed token 0 before the prompt (Goose option)
+  ConstraintHints constraints;
+};
+
+struct ParseOptions {
+  // The prompt ended inside a thinking block (RenderResult::constraints.thinking_open_in_prompt):
+  // the parser starts in reasoning mode.
+  bool thinking_open = false;
+  std::vector<ToolDesc> tools;  // ai00 v1 types parameter values by these schemas
+  uint64_t id_seed = 0;         // tool call ids are call_<8 hex> of (id_seed, position)
+  std::optional<std::string> assistant_name;  // copied into the finished Message's `name`
+  // Extra stop strings (besides the format's own) that end the turn, e.g. a caller's stops.
+  std::vector<std::string> extra_stops;
+};
+
+struct ParseResult {
+  Message message;
+  FinishReason finish_reason = FinishReason::stop;
+  std::vector<std::string> warnings;  // malformed structures that were kept as text
+};
+
+// Incremental parser of one assistant turn. Feed chunks of any size (they may split code points,
+// markers and stop strings anywhere); each call returns the deltas that became certain. finish()
+// flushes what was held back, appends a delta with the finish reason, and returns the Message
+// (always equal to accumulating every delta returned). Never throws on any input.
+class OutputParser {
+ public:
+  virtual ~OutputParser() = default;
+  virtual std::vector<MessageDelta> feed(std::string_view chunk) = 0;
+  // `end` says what ended the stream (stop, length, cancelled, ...); tool_calls takes precedence
+  // when at least one complete call was parsed.
+  virtual std::vector<MessageDelta> finish(FinishReason end = FinishReason::stop) = 0;
+  // The finished message; valid after finish().
+  virtual const ParseResult& result() const = 0;
+  // True once the turn is over (a stop string or the end of an ai00 v1 call block was seen):
+  // the generator should stop sampling; further input is ignored.
+  virtual bool done() const = 0;
+};
+
+class ChatFormat {
+ public:
+  virtual ~ChatFormat() = default;
+  virtual std::string_view name() const = 0;
+  virtual Result<RenderResult> render(const std::vector<Message>& conversation,
+                                      const RenderOptions& options) const = 0;
+  virtual std::unique_ptr<OutputParser> make_parser(const ParseOptions& options) const = 0;
+};
+
+// The formats by name with their default options: "ai00-v1", "ai00-v0", "goose", "openchatml".
+// Returns an invalid_argument error listing the known names otherwise.
+Result<std::shared_ptr<const ChatFormat>> make_format(std::string_view name);
+std::vector<std::string> format_names();
+
+// The tool call id of the call at `position` for a parser seeded with `seed`: "call_" and
+// 8 lowercase hex digits of a 64-bit mix of both (chat-and-abi.md section 2). Deterministic.
+std::string tool_call_id(uint64_t seed, size_t position);
+
+}  // namespace ai00::format

@@ -1,0 +1,422 @@
+// OpenChatML v0.1 (seed 002): renderer, output parser and raw-prompt builders (openchatml.h).
+#include "format/openchatml.h"
+
+#include <fmt/format.h>
+
+#include "format/render_util.h"
+#include "format/stream.h"
+
+namespace ai00::format {
+
+namespace {
+
+constexpr std::string_view kFormat = "OpenChatML";
+constexpr std::string_view kCall = "<|function_call|>";
+constexpr std::string_view kReasonOpen = "<|start_reason|>";
+constexpr std::string_view kReasonClose = "<|end_reason|>";
+// Thought blocks kept verbatim in `reasoning`: {open, close}.
+const std::pair<std::string_view, std::string_view> kKeptBlocks[] = {
+    {"<|start_reflect|>", "<|end_reflect|>"}, {"<|start_introspect|>", "<|end_introspect|>"}};
+
+// Every special token of seed 002 section 2.
+const std::vector<std::string_view> kAllMarkers = {
+    "<|im_start|>",       "<|im_end|>",          "<|fim_prefix|>",
+    "<|fim_suffix|>",     "<|fim_middle|>",      "<|file_separator|>",
+    "<|reflect|>",        "<|introspect|>",      "<|reason|>",
+    "<|start_reflect|>",  "<|end_reflect|>",     "<|start_introspect|>",
+    "<|end_introspect|>", kReasonOpen,           kReasonClose,
+    "<|function_list|>",  "<|function_output|>", kCall};
+const std::vector<std::string_view> kTurnMarkers = {"<|im_start|>", "<|im_end|>"};
+
+// seed 002 section 8: 2-space JSON; arrays of scalars stay on one line (["symbol"]).
+const json::WriteStyle kBlockStyle{2, false, true, false};
+// seed 002 section 8.2: {"arguments": {"symbol": "TSLA"}, "name": "get_stock_fundamentals"}.
+const json::WriteStyle kCallStyle{0, true, false, false};
+
+class OpenChatML final : public ChatFormat {
+ public:
+  explicit OpenChatML(const OpenChatMLOptions& o) : o_(o) {}
+  std::string_view name() const override { return "openchatml"; }
+  Result<RenderResult> render(const std::vector<Message>& conv,
+                              const RenderOptions& opts) const override;
+  std::unique_ptr<OutputParser> make_parser(const ParseOptions& options) const override;
+
+ private:
+  std::string wrap(std::string_view role, const std::optional<std::string>& name,
+                   const std::string& body) const {
+    return "<|im_start|>" + std::string(role) + (name ? " name=" + *name : "") + "\n" + body +
+           (o_.newline_before_im_end ? "\n" : "") + "<|im_end|>";
+  }
+  Result<std::string> body(const std::vector<Message>& conv, size_t i) const;
+
+  OpenChatMLOptions o_;
+};
+
+}  // namespace
+
+std::string openchatml_function_list(const std::vector<ToolDesc>& tools) {
+  std::string out = "<|function_list|>\n";
+  for (size_t k = 0; k < tools.size(); ++k) {
+    json::Value fn(json::Object{});
+    fn.set("name", tools[k].name);
+    if (tools[k].description) fn.set("description", *tools[k].description);
+    fn.set("parameters", tools[k].parameters);
+    json::Value wrapper(json::Object{{"type", json::Value("function")}, {"function", fn}});
+    out += (k ? "\n" : "") + json::write(wrapper, kBlockStyle);
+  }
+  return out;
+}
+
+namespace {
+
+// reasoning → thought blocks: kept reflect/introspect blocks verbatim, the rest as a reason block.
+Result<std::string> thoughts(const std::string& reasoning, const std::string& ptr) {
+  std::string_view rest = reasoning;
+  std::string out;
+  for (bool again = true; again;) {
+    again = false;
+    for (const auto& [open, close] : kKeptBlocks) {
+      if (rest.substr(0, open.size()) != open) continue;
+      const size_t end = rest.find(close, open.size());
+      if (end == std::string_view::npos) break;
+      const std::string_view inner = rest.substr(open.size(), end - open.size());
+      if (auto e = find_forbidden_marker(inner, kAllMarkers, ptr, kFormat)) return *e;
+      size_t take = end + close.size();
+      if (take < rest.size() && rest[take] == '\n') ++take;
+      out.append(rest.substr(0, take));
+      rest.remove_prefix(take);
+      again = true;
+    }
+  }
+  if (auto e = find_forbidden_marker(rest, kAllMarkers, ptr, kFormat)) return *e;
+  if (!rest.empty())
+    out += std::string(kReasonOpen) + std::string(rest) + std::string(kReasonClose) + "\n";
+  return out;
+}
+
+// The tool name for the result at conv[i]: its `name`, else the matching earlier call.
+std::optional<std::string> result_tool_name(const std::vector<Message>& conv, size_t i) {
+  if (conv[i].name) return conv[i].name;
+  size_t position = 0;
+  for (size_t j = i; j-- > 0;) {
+    if (conv[j].role == Role::tool) {
+      ++position;
+      continue;
+    }
+    if (conv[j].role != Role::assistant) break;
+    for (const auto& c : conv[j].tool_calls)
+      if (conv[i].tool_call_id && c.id == *conv[i].tool_call_id) return c.name;
+    if (position < conv[j].tool_calls.size()) return conv[j].tool_calls[position].name;
+    break;
+  }
+  return std::nullopt;
+}
+
+Result<std::string> OpenChatML::body(const std::vector<Message>& conv, size_t i) const {
+  const Message& m = conv[i];
+  const std::string ptr = message_pointer(i);
+  if (m.role == Role::system) {
+    if (auto e = check_message_markers(m, ptr, kTurnMarkers, kFormat)) return *e;
+    return flatten_contents(m, ptr, kFormat);
+  }
+  Message probe = m;
+  probe.reasoning.reset();  // checked block by block below
+  if (auto e = check_message_markers(probe, ptr, kAllMarkers, kFormat)) return *e;
+  if (m.role == Role::tool) {
+    const bool single_value = m.contents.size() == 1 && m.contents[0].type == PartType::value;
+    if (!single_value) {
+      auto text = flatten_contents(m, ptr, kFormat);
+      if (!text) return text.error();
+      return "<|function_output|>\n" + text.value();
+    }
+    auto name = result_tool_name(conv, i);
+    if (!name)
+      return make_error(ErrorKind::format,
+                        json::pointer_append(ptr, "name") +
+                            ": missing; <|function_output|> needs the tool name (set `name` or "
+                            "follow an assistant message with the matching tool call)");
+    json::Value out(json::Object{{"name", json::Value(*name)}, {"content", m.contents[0].data}});
+    return "<|function_output|>\n" + json::write(out, kBlockStyle);
+  }
+  auto text = flatten_contents(m, ptr, kFormat);
+  if (!text) return text.error();
+  std::string out;
+  if (m.reasoning) {
+    auto t = thoughts(*m.reasoning, json::pointer_append(ptr, "reasoning"));
+    if (!t) return t.error();
+    out = t.value();
+  }
+  out += text.value();
+  for (size_t k = 0; k < m.tool_calls.size(); ++k) {
+    const ToolCall& c = m.tool_calls[k];
+    json::Value j(json::Object{{"arguments", c.arguments}, {"name", json::Value(c.name)}});
+    const std::string call = json::write(j, kCallStyle);
+    if (auto e = find_forbidden_marker(
+            call, kAllMarkers, json::pointer_append(json::pointer_append(ptr, "tool_calls"), k),
+            kFormat))
+      return *e;
+    if (!text.value().empty() || k > 0) out += "\n";
+    out += std::string(kCall) + "\n" + call;
+  }
+  return out;
+}
+
+Result<std::optional<std::string>> checked_name(const std::optional<std::string>& name,
+                                                const std::string& ptr) {
+  if (name && (name->empty() || name->find_first_of(" \t\r\n") != std::string::npos))
+    return make_error(ErrorKind::format, ptr + ": the name \"" + *name +
+                                             "\" is empty or contains whitespace (seed 002 "
+                                             "section 3)");
+  return name;
+}
+
+Result<RenderResult> OpenChatML::render(const std::vector<Message>& conv,
+                                        const RenderOptions& opts) const {
+  const bool thinking = opts.thinking != Thinking::off;
+  std::string extras;  // appended to the system message: thought flags, then the tool list
+  if (thinking)
+    extras = std::string(o_.reflect ? "<|reflect|>" : "") +
+             (o_.introspect ? "<|introspect|>" : "") + "<|reason|>";
+  if (!opts.tools.empty())
+    extras += (extras.empty() ? "" : "\n") + openchatml_function_list(opts.tools);
+  std::vector<std::string> msgs;
+  if (!extras.empty() && (conv.empty() || conv[0].role != Role::system))
+    msgs.push_back(wrap("system", std::nullopt, extras));
+  for (size_t i = 0; i < conv.size(); ++i) {
+    auto b = body(conv, i);
+    if (!b) return b.error();
+    std::string text = std::move(b).value();
+    if (i == 0 && conv[0].role == Role::system && !extras.empty()) {
+      const bool tools_first = !thinking;  // the tool list starts on its own line
+      text += (tools_first && !text.empty() ? "\n" : "") + extras;
+    }
+    std::optional<std::string> name;
+    if (conv[i].role != Role::tool) {  // a tool message's name is the tool, written in the JSON
+      auto n = checked_name(conv[i].name, json::pointer_append(message_pointer(i), "name"));
+      if (!n) return n.error();
+      name = n.value();
+    }
+    msgs.push_back(wrap(role_name(conv[i].role), name, text));
+  }
+  RenderResult r;
+  r.prompt = o_.bos;
+  for (size_t k = 0; k < msgs.size(); ++k) r.prompt += (k ? "\n" : "") + msgs[k];
+  if (opts.add_generation_prompt) {
+    auto n = checked_name(opts.assistant_name, "/assistant_name");
+    if (!n) return n.error();
+    r.prompt += std::string(msgs.empty() ? "" : "\n") + "<|im_start|>assistant" +
+                (n.value() ? " name=" + *n.value() : "") + "\n";
+  } else {
+    r.prompt += o_.eos;
+  }
+  r.stop_sequences = {"<|im_end|>"};
+  if (!opts.tools.empty()) {
+    r.constraints.tool_syntax = ToolSyntax::openchatml_json;
+    r.constraints.tool_trigger = std::string(kCall);
+    r.constraints.tools = opts.tools;
+  }
+  r.constraints.think_open_marker = std::string(kReasonOpen);
+  r.constraints.think_close_marker = std::string(kReasonClose);
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output parser
+
+enum class Mode { content, kept_block, after_kept_block, reason, call };
+
+class OpenChatMLParser final : public ParserBase {
+ public:
+  explicit OpenChatMLParser(const ParseOptions& o) : ParserBase(o, {"<|im_end|>"}) {
+    hold_reasoning_newlines(false);  // reasoning bytes are kept exactly
+  }
+
+ protected:
+  void consume(std::string_view text) override;
+  void end_input() override;
+
+ private:
+  std::vector<std::string_view> markers() const;
+  void on_marker(std::string_view m);
+  // Feeds call bytes; returns how many were used (the rest is content again).
+  size_t scan_call(std::string_view s);
+  void close_call();
+  void degrade_call(const std::string& why);
+
+  Mode mode_ = Mode::content;
+  std::string buf_;
+  std::string_view block_close_;  // close marker of the current kept block
+  // The call JSON being read: text, brace depth, inside a string, after a backslash.
+  std::string call_;
+  int depth_ = 0;
+  bool in_string_ = false, escaped_ = false;
+};
+
+std::vector<std::string_view> OpenChatMLParser::markers() const {
+  switch (mode_) {
+    case Mode::kept_block:
+      return {block_close_};
+    case Mode::reason:
+      return {kReasonClose};
+    default:
+      return {kKeptBlocks[0].first, kKeptBlocks[1].first, kReasonOpen, kCall};
+  }
+}
+
+void OpenChatMLParser::consume(std::string_view text) {
+  buf_.append(text);
+  while (!buf_.empty()) {
+    if (mode_ == Mode::after_kept_block) {  // the newline after a kept block belongs to it
+      if (buf_[0] == '\n') {
+        emit_reasoning("\n");
+        buf_.erase(0, 1);
+      }
+      mode_ = Mode::content;
+      continue;
+    }
+    if (mode_ == Mode::call) {
+      const size_t used = scan_call(buf_);
+      buf_.erase(0, used);
+      if (mode_ == Mode::call) return;
+      continue;
+    }
+    const auto ms = markers();
+    auto hit = find_marker(buf_, ms);
+    const size_t upto = hit ? hit->pos : buf_.size() - partial_marker_suffix(buf_, ms);
+    const std::string before = buf_.substr(0, upto);
+    mode_ == Mode::content ? emit_text(before) : emit_reasoning(before);
+    if (!hit) {
+      buf_.erase(0, upto);
+      return;
+    }
+    buf_.erase(0, upto + ms[hit->index].size());
+    on_marker(ms[hit->index]);
+  }
+}
+
+void OpenChatMLParser::on_marker(std::string_view m) {
+  if (m == kCall) {
+    end_text(1);  // the newline the renderer writes before each call
+    mode_ = Mode::call;
+    call_.clear();
+    depth_ = 0;
+    in_string_ = escaped_ = false;
+    return;
+  }
+  if (m == kReasonOpen) {
+    mode_ = Mode::reason;
+    return;
+  }
+  if (m == kReasonClose) {
+    mode_ = Mode::content;
+    skip_text(Skip::one_newline);
+    return;
+  }
+  for (const auto& [open, close] : kKeptBlocks) {
+    if (m == open) {
+      emit_reasoning(open);
+      block_close_ = close;
+      mode_ = Mode::kept_block;
+      return;
+    }
+    if (m == close) {
+      emit_reasoning(close);
+      mode_ = Mode::after_kept_block;
+      return;
+    }
+  }
+}
+
+size_t OpenChatMLParser::scan_call(std::string_view s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    call_ += c;
+    if (depth_ == 0) {  // before the opening brace: whitespace only
+      if (c == ' ' || c == '\n' || c == '\t' || c == '\r') continue;
+      if (c != '{') {  // this byte is content again: it may start a marker
+        call_.pop_back();
+        degrade_call("a <|function_call|> is not followed by a JSON object");
+        return i;
+      }
+      depth_ = 1;
+      continue;
+    }
+    if (in_string_) {
+      if (escaped_) {
+        escaped_ = false;
+      } else if (c == '\\') {
+        escaped_ = true;
+      } else if (c == '"') {
+        in_string_ = false;
+      }
+      continue;
+    }
+    if (c == '"') in_string_ = true;
+    if (c == '{' || c == '[') ++depth_;
+    if ((c == '}' || c == ']') && --depth_ == 0) {
+      close_call();
+      return i + 1;
+    }
+  }
+  return s.size();
+}
+
+void OpenChatMLParser::close_call() {
+  auto v = json::parse(call_);
+  const json::Value* name = v ? v.value().find("name") : nullptr;
+  if (!name || !name->is_string() || name->as_string().empty()) {
+    degrade_call("a <|function_call|> is not {\"arguments\": …, \"name\": …} JSON");
+    return;
+  }
+  const json::Value* args = v.value().find("arguments");
+  json::Value a = args ? *args : json::Value(json::Object{});
+  if (a.is_string())  // OpenAI style: arguments as JSON text
+    if (auto parsed = json::parse(a.as_string())) a = std::move(parsed).value();
+  emit_call(name->as_string(), a);
+  mode_ = Mode::content;
+  skip_text(Skip::whitespace);
+}
+
+void OpenChatMLParser::degrade_call(const std::string& why) {
+  warn("OpenChatML: " + why + "; kept as text");
+  mode_ = Mode::content;
+  emit_text(std::string(kCall) + call_);
+}
+
+void OpenChatMLParser::end_input() {
+  if (mode_ == Mode::call) degrade_call("a <|function_call|> is not complete");
+  std::string rest;
+  rest.swap(buf_);
+  mode_ == Mode::content || mode_ == Mode::after_kept_block ? emit_text(rest)
+                                                            : emit_reasoning(rest);
+  end_text(1);  // the newline the renderer writes before <|im_end|>
+}
+
+std::unique_ptr<OutputParser> OpenChatML::make_parser(const ParseOptions& options) const {
+  return std::make_unique<OpenChatMLParser>(options);
+}
+
+}  // namespace
+
+std::shared_ptr<const ChatFormat> make_openchatml(const OpenChatMLOptions& options) {
+  return std::make_shared<OpenChatML>(options);
+}
+
+std::string openchatml_fim(std::string_view prefix, std::string_view suffix) {
+  return "<|fim_prefix|>" + std::string(prefix) + "<|fim_middle|><|fim_suffix|>" +
+         std::string(suffix);
+}
+
+std::string openchatml_fim_completion(std::string_view prefix, std::string_view middle,
+                                      std::string_view suffix) {
+  return "<|fim_prefix|>" + std::string(prefix) + "<|fim_middle|>" + std::string(middle) +
+         "<|fim_suffix|>" + std::string(suffix);
+}
+
+std::string openchatml_multi_file(const std::vector<std::string>& files, bool leading_separator) {
+  std::string out = leading_separator ? "<|file_separator|>\n" : "";
+  for (size_t k = 0; k < files.size(); ++k) out += (k ? "\n<|file_separator|>\n" : "") + files[k];
+  return out;
+}
+
+}  // namespace ai00::format

@@ -1,0 +1,122 @@
+// The streaming plumbing shared by every output parser (docs/chat-and-abi.md section 3):
+//
+//   chunk ─► UTF-8 holdback ─► stop-string scan ─► format state machine ─► deltas
+//
+// Utf8Holdback passes only whole code points on (a byte that can never complete a sequence
+// becomes U+FFFD, one per maximal invalid subsequence, as WHATWG decoders do). StopScanner emits
+// everything before the earliest stop string and holds back a suffix that could still begin one.
+// ParserBase chains both in front of a format's consume() and collects the deltas the format
+// emits, holding back trailing newlines of content and reasoning so that the newline a renderer
+// writes before a marker is not reported as content.
+//
+// Internal to src/format: the formats' .cpp files derive from ParserBase.
+// Threading: one parser per stream, one thread at a time. Nothing here throws on input.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format/format.h"
+
+namespace ai00::format {
+
+class Utf8Holdback {
+ public:
+  // Returns the whole, valid code points of held + chunk; keeps an incomplete tail.
+  std::string feed(std::string_view chunk);
+  // Releases the held tail: U+FFFD if anything was held.
+  std::string flush();
+
+ private:
+  std::string held_;
+};
+
+class StopScanner {
+ public:
+  explicit StopScanner(std::vector<std::string> stops);
+  // Text that is certainly not part of a stop string. Sets stopped() when a stop string matched;
+  // everything from the match on is dropped.
+  std::string feed(std::string_view text);
+  std::string flush();  // releases a held partial match as text
+  bool stopped() const { return stopped_; }
+
+ private:
+  std::vector<std::string> stops_;
+  std::string held_;
+  bool stopped_ = false;
+};
+
+struct MarkerHit {
+  size_t pos = 0;    // byte offset of the marker in the scanned text
+  size_t index = 0;  // which marker
+};
+// Earliest occurrence of any marker in s (at equal positions the longest marker wins).
+std::optional<MarkerHit> find_marker(std::string_view s, const std::vector<std::string_view>& ms);
+// Length of the longest suffix of s that is a proper prefix of one of the markers.
+size_t partial_marker_suffix(std::string_view s, const std::vector<std::string_view>& ms);
+
+// How leading bytes of a channel are skipped after a marker.
+enum class Skip { none, one_space, one_newline, whitespace };
+
+class ParserBase : public OutputParser {
+ public:
+  ParserBase(ParseOptions options, std::vector<std::string> format_stops);
+
+  std::vector<MessageDelta> feed(std::string_view chunk) final;
+  std::vector<MessageDelta> finish(FinishReason end) final;
+  const ParseResult& result() const final { return result_; }
+  bool done() const final { return done_; }
+
+ protected:
+  // Whole code points, stop strings already removed. Called repeatedly.
+  virtual void consume(std::string_view text) = 0;
+  // End of the turn's text: release held markers as text of the current mode. Called once.
+  virtual void end_input() = 0;
+
+  void emit_text(std::string_view s);
+  void emit_reasoning(std::string_view s);
+  // Emits one whole tool call; the id is tool_call_id(id_seed, position).
+  void emit_call(const std::string& name, const json::Value& arguments);
+  // Releases held trailing newlines of a channel, dropping up to `max_drop` of them (those the
+  // renderer writes before the marker that ends the channel). Returns how many were dropped.
+  size_t end_text(size_t max_drop);
+  void end_reasoning(size_t max_drop);
+  void skip_text(Skip s) { text_.skip = s; }
+  void skip_reasoning(Skip s) { reasoning_.skip = s; }
+  void hold_reasoning_newlines(bool hold) { reasoning_.hold_newlines = hold; }
+  void warn(std::string message);
+  void set_done() { done_ = true; }  // the turn is over: ignore further input
+  bool anything_emitted() const { return emitted_any_; }
+  size_t calls_emitted() const { return calls_; }
+  const ParseOptions& options() const { return options_; }
+
+ private:
+  struct Channel {
+    size_t held_newlines = 0;
+    bool hold_newlines = true;
+    Skip skip = Skip::none;
+  };
+  void emit(Channel& ch, bool reasoning, std::string_view s);
+  void push_piece(bool reasoning, std::string_view s);
+  size_t release(Channel& ch, bool reasoning, size_t max_drop);
+  void run(std::string_view valid_text);
+  void end_once();
+
+  ParseOptions options_;
+  Utf8Holdback utf8_;
+  StopScanner stops_;
+  Channel text_, reasoning_;
+  std::vector<MessageDelta> out_;  // deltas of the current feed/finish call
+  MessageDelta acc_;               // everything emitted so far
+  ParseResult result_;
+  size_t calls_ = 0;
+  bool emitted_any_ = false;
+  bool done_ = false;
+  bool ended_ = false;
+  bool finished_ = false;
+};
+
+}  // namespace ai00::format
