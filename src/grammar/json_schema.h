@@ -1,0 +1,115 @@
+// JSON Schema → KBNF (docs/grammar.md section 5).
+//
+// Supported keywords: type (a name or an array of names), properties, required,
+// additionalProperties (false, true or a schema), enum, const, items, prefixItems, minItems,
+// maxItems, anyOf, oneOf (as anyOf: exclusivity is not enforced), $ref / $defs / definitions
+// (local "#/..." references, recursion included), minLength / maxLength (code points), pattern
+// (ECMA-262, matching anywhere unless anchored), format (date-time, date, time, uuid, email,
+// ipv4), minimum / maximum / exclusiveMinimum / exclusiveMaximum (draft-4 boolean forms too; exact
+// digit-range regexes for integers, and for numbers with decimal bounds, which are then generated
+// without an exponent; |bound| <= 1e18). Annotations (title, description, default,
+// examples, $comment, $schema, $id, deprecated, readOnly, writeOnly) are ignored. A schema
+// without `type` accepts every type, each constrained by the keywords that apply to it.
+//
+// Every other keyword (allOf, not, if, multipleOf, uniqueItems, patternProperties, …) and every
+// combination the converter cannot express exactly is an ErrorKind::grammar error whose message
+// names the keyword's JSON pointer ("unsupported JSON Schema keyword `allOf` at /properties/a/
+// allOf"); with `lenient` it is ignored instead and reported in `warnings`. Nothing is dropped
+// silently.
+//
+// Output shape: properties in schema order, an optional property skipped whole (key, colon and
+// value); canonical whitespace `{"a": 1, "b": [1, 2]}` by default (the separators of seed 002's
+// calls), or bounded [ \t\n] runs folded into the punctuation terminals. Strings never produce a
+// raw `"`, `\` or control character. Rule names are `<prefix>` plus a name derived from the
+// schema path, unique within one converter.
+//
+// Threading: json_schema_to_kbnf is a pure function; a SchemaConverter is a plain value used by
+// one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+
+namespace ai00::grammar {
+
+struct JsonSchemaOptions {
+  // Absent additionalProperties means false next to `properties` (XGrammar's choice: no invented
+  // keys); an object schema without `properties` still accepts any object. false follows JSON
+  // Schema: absent always means any extra property. Extra keys never repeat a listed name.
+  bool strict_properties = true;
+  // Unsupported keywords become warnings instead of errors.
+  bool lenient = false;
+  // Allow runs of [ \t\n] (at most max_whitespace bytes) around punctuation instead of the one
+  // canonical layout.
+  bool flexible_whitespace = false;
+  uint32_t max_whitespace = 4;
+};
+
+struct JsonSchemaGrammar {
+  std::string kbnf;                   // a complete grammar; the start rule is `start`
+  std::vector<std::string> warnings;  // lenient mode: what was ignored, with JSON pointers
+};
+
+// A whole JSON document valid under `schema_json` (a JSON Schema as JSON text). Errors:
+// ErrorKind::grammar for malformed JSON (with the simdjson reason), an unsupported keyword or an
+// unsatisfiable schema, always naming the JSON pointer.
+Result<JsonSchemaGrammar> json_schema_to_kbnf(std::string_view schema_json,
+                                              const JsonSchemaOptions& options = {});
+
+// One property of an object schema, for builders that lay out objects themselves (tool calls).
+struct SchemaProperty {
+  std::string name;     // decoded key
+  std::string pointer;  // JSON pointer of its schema, e.g. "/properties/city"
+  bool required = false;
+};
+struct ObjectShape {
+  std::vector<SchemaProperty> properties;  // schema order
+  bool additional = false;                 // other keys allowed
+  std::string additional_pointer;          // their schema's pointer; empty: any value
+};
+
+// Incremental converter over one schema document: builders ask for rules of sub-schemas by JSON
+// pointer and collect all rules at the end. Rules are memoised per (pointer, encoding), so
+// recursive $refs terminate and shared definitions are emitted once.
+class SchemaConverter {
+ public:
+  // Parses the schema; ErrorKind::grammar if it is not valid JSON. Every rule name starts with
+  // `rule_prefix` (a KBNF identifier prefix, may be empty).
+  static Result<SchemaConverter> create(std::string_view schema_json, JsonSchemaOptions options,
+                                        std::string rule_prefix);
+  SchemaConverter(SchemaConverter&&) noexcept;
+  SchemaConverter& operator=(SchemaConverter&&) noexcept;
+  ~SchemaConverter();
+
+  // Name of a rule matching JSON values valid under the sub-schema at `pointer` ("" = root).
+  Result<std::string> json_rule(std::string_view pointer);
+  // Name of a rule matching an ai00 v1 raw parameter value (seed 000: untyped text) valid under
+  // the sub-schema FOLLOWED BY `terminator`: a string is its raw text, which never contains
+  // `terminator` (the value ends at its first occurrence); every other type is its JSON text.
+  // `terminator` must start with '<' and contain no other '<' (it is `</parameter>` in ai00 v1).
+  // Exact for unconstrained strings, enums, formats, minLength 0/1 and maxLength alone; with both
+  // a maxLength and a minLength m >= 1 the first m characters cannot be '<', with minLength
+  // m >= 2 alone the first m-1; a string with a `pattern` is matched without any '<' (a regex
+  // cannot intersect the pattern with "does not contain the terminator").
+  Result<std::string> raw_rule(std::string_view pointer, std::string_view terminator);
+  // The properties of the object schema at `pointer` (after following $ref). ErrorKind::grammar
+  // if it is not an object schema.
+  Result<ObjectShape> object_shape(std::string_view pointer);
+
+  // All rules produced so far, one `name ::= body;` per line.
+  std::string rules_kbnf() const;
+  const std::vector<std::string>& warnings() const;
+
+  struct Impl;
+
+ private:
+  explicit SchemaConverter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ai00::grammar

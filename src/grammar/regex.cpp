@@ -1,0 +1,420 @@
+// Terminal -> byte NFA (Thompson construction, UTF-8 sequences) -> DFA by a subset construction
+// over reachable states only, within a budget (regex.h).
+#include "grammar/regex.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "grammar/regex_internal.h"
+
+namespace ai00::grammar {
+namespace {
+
+enum class EdgeKind : uint8_t { byte, eps, start_assert, end_assert };
+
+struct Edge {
+  EdgeKind kind;
+  uint8_t lo, hi;
+  uint32_t to;
+};
+
+struct Nfa {
+  std::vector<std::vector<Edge>> states;
+  uint32_t start = 0, accept = 0;
+};
+
+using ByteSeq = std::vector<std::pair<uint8_t, uint8_t>>;
+
+int utf8_len(uint32_t cp) { return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4; }
+
+void encode(uint32_t cp, uint8_t* b) {
+  int n = utf8_len(cp);
+  if (n == 1) {
+    b[0] = static_cast<uint8_t>(cp);
+    return;
+  }
+  for (int i = n - 1; i > 0; --i) b[i] = static_cast<uint8_t>(0x80 | (cp & 0x3F)), cp >>= 6;
+  b[0] = static_cast<uint8_t>((n == 2 ? 0xC0 : n == 3 ? 0xE0 : 0xF0) | cp);
+}
+
+// Splits [lo, hi] (same encoded length) into byte-range sequences (regex-syntax's algorithm).
+void split_same_length(uint32_t lo, uint32_t hi, std::vector<ByteSeq>& out) {
+  int n = utf8_len(lo);
+  for (int i = 1; i < n; ++i) {
+    uint32_t m = (1u << (6 * i)) - 1;
+    if ((lo & ~m) != (hi & ~m)) {
+      if ((lo & m) != 0) {
+        split_same_length(lo, lo | m, out);
+        split_same_length((lo | m) + 1, hi, out);
+        return;
+      }
+      if ((hi & m) != m) {
+        split_same_length(lo, (hi & ~m) - 1, out);
+        split_same_length(hi & ~m, hi, out);
+        return;
+      }
+    }
+  }
+  uint8_t a[4], b[4];
+  encode(lo, a);
+  encode(hi, b);
+  ByteSeq seq;
+  for (int i = 0; i < n; ++i) seq.push_back({a[i], b[i]});
+  out.push_back(std::move(seq));
+}
+
+void utf8_sequences(const CodeRanges& ranges, std::vector<ByteSeq>& out) {
+  static const uint32_t kBounds[][2] = {
+      {0, 0x7F}, {0x80, 0x7FF}, {0x800, 0xD7FF}, {0xE000, 0xFFFF}, {0x10000, 0x10FFFF}};
+  for (auto [lo, hi] : ranges)
+    for (auto& b : kBounds) {
+      uint32_t l = std::max(lo, b[0]), h = std::min(hi, b[1]);
+      if (l <= h) split_same_length(l, h, out);
+    }
+}
+
+class NfaBuilder {
+ public:
+  NfaBuilder(const rx::Ast& ast, size_t max_states) : ast_(ast), max_(max_states) {}
+
+  bool build(Nfa& nfa) {
+    nfa_.states.clear();
+    uint32_t start = fresh();
+    uint32_t end = compile(ast_.root, start);
+    if (too_big_) return false;
+    nfa_.start = start;
+    nfa_.accept = end;
+    nfa = std::move(nfa_);
+    return true;
+  }
+
+ private:
+  uint32_t fresh() {
+    if (nfa_.states.size() >= max_) {
+      too_big_ = true;
+      return 0;
+    }
+    nfa_.states.emplace_back();
+    return static_cast<uint32_t>(nfa_.states.size() - 1);
+  }
+  void edge(uint32_t from, EdgeKind k, uint32_t to, uint8_t lo = 0, uint8_t hi = 0) {
+    if (!too_big_) nfa_.states[from].push_back(Edge{k, lo, hi, to});
+  }
+
+  uint32_t compile_chars(const CodeRanges& ranges, uint32_t in, bool raw_bytes) {
+    uint32_t out = fresh();
+    if (raw_bytes) {
+      for (auto [lo, hi] : ranges) edge(in, EdgeKind::byte, out, uint8_t(lo), uint8_t(hi));
+      return out;
+    }
+    std::vector<ByteSeq> seqs;
+    utf8_sequences(ranges, seqs);
+    // Share leading byte ranges between sequences (a small trie keyed by (state, lo, hi)).
+    std::unordered_map<uint64_t, uint32_t> shared;
+    for (const ByteSeq& s : seqs) {
+      uint32_t cur = in;
+      for (size_t i = 0; i + 1 < s.size() && !too_big_; ++i) {
+        uint64_t key = (uint64_t(cur) << 16) | (uint64_t(s[i].first) << 8) | s[i].second;
+        auto it = shared.find(key);
+        if (it == shared.end()) {
+          uint32_t nx = fresh();
+          edge(cur, EdgeKind::byte, nx, s[i].first, s[i].second);
+          it = shared.emplace(key, nx).first;
+        }
+        cur = it->second;
+      }
+      edge(cur, EdgeKind::byte, out, s.back().first, s.back().second);
+    }
+    return out;
+  }
+
+  uint32_t compile(int id, uint32_t in) {
+    if (too_big_) return 0;
+    const rx::Node& n = ast_.nodes[id];
+    switch (n.kind) {
+      case rx::NodeKind::empty:
+        return in;
+      case rx::NodeKind::chars:
+        return compile_chars(n.ranges, in, false);
+      case rx::NodeKind::bytes:
+        return compile_chars(n.ranges, in, true);
+      case rx::NodeKind::concat:
+        for (int k : n.kids) in = compile(k, in);
+        return in;
+      case rx::NodeKind::alternate: {
+        uint32_t out = fresh();
+        for (int k : n.kids) {
+          uint32_t kin = fresh();
+          edge(in, EdgeKind::eps, kin);
+          edge(compile(k, kin), EdgeKind::eps, out);
+        }
+        return out;
+      }
+      case rx::NodeKind::assert_start:
+      case rx::NodeKind::assert_end: {
+        uint32_t out = fresh();
+        edge(in,
+             n.kind == rx::NodeKind::assert_start ? EdgeKind::start_assert : EdgeKind::end_assert,
+             out);
+        return out;
+      }
+      case rx::NodeKind::repeat:
+        return compile_repeat(n, in);
+    }
+    return in;
+  }
+
+  uint32_t compile_repeat(const rx::Node& n, uint32_t in) {
+    uint32_t cur = in;
+    for (int i = 0; i < n.min && !too_big_; ++i) {
+      uint32_t kin = fresh();
+      edge(cur, EdgeKind::eps, kin);
+      cur = compile(n.kids[0], kin);
+    }
+    if (n.max < 0) {
+      uint32_t loop = fresh();
+      edge(cur, EdgeKind::eps, loop);
+      edge(compile(n.kids[0], loop), EdgeKind::eps, loop);
+      return loop;
+    }
+    uint32_t out = fresh();
+    for (int i = n.min; i < n.max && !too_big_; ++i) {
+      edge(cur, EdgeKind::eps, out);
+      uint32_t kin = fresh();
+      edge(cur, EdgeKind::eps, kin);
+      cur = compile(n.kids[0], kin);
+    }
+    edge(cur, EdgeKind::eps, out);
+    return out;
+  }
+
+  const rx::Ast& ast_;
+  size_t max_;
+  bool too_big_ = false;
+  Nfa nfa_;
+};
+
+enum class Mode { plain, early, complement };
+
+struct VecHash {
+  size_t operator()(const std::vector<uint32_t>& v) const {
+    size_t h = 1469598103934665603ull;
+    for (uint32_t x : v) h = (h ^ x) * 1099511628211ull;
+    return h;
+  }
+};
+
+class SubsetBuilder {
+ public:
+  SubsetBuilder(const Nfa& nfa, Mode mode, DfaBudget& budget)
+      : nfa_(nfa), mode_(mode), budget_(budget), mark_(nfa.states.size(), 0) {}
+
+  Result<Dfa> run() {
+    make_classes();
+    std::vector<uint32_t> init;
+    closure({nfa_.start}, true, false, init);
+    add_state(std::move(init), /*initial=*/true);
+    std::vector<uint32_t> seeds, next;
+    for (size_t s = 0; s < sets_.size(); ++s) {
+      if (!expand_[s]) continue;
+      for (uint32_t c = 0; c < dfa_.num_classes; ++c) {
+        seeds.clear();
+        uint8_t b = class_rep_[c];
+        for (uint32_t q : sets_[s])
+          for (const Edge& e : nfa_.states[q])
+            if (e.kind == EdgeKind::byte && e.lo <= b && b <= e.hi) seeds.push_back(e.to);
+        if (mode_ == Mode::complement) seeds.push_back(nfa_.start);
+        if (seeds.empty()) continue;
+        closure(seeds, false, false, next);
+        uint32_t t = lookup_or_add(next);
+        if (t == Dfa::kDead && !error_.message.empty()) return error_;
+        dfa_.next[s * dfa_.num_classes + c] = t;
+      }
+    }
+    prune();
+    return std::move(dfa_);
+  }
+
+ private:
+  void make_classes() {
+    bool cut[257] = {};
+    for (const auto& st : nfa_.states)
+      for (const Edge& e : st)
+        if (e.kind == EdgeKind::byte) cut[e.lo] = true, cut[e.hi + 1] = true;
+    uint32_t cls = 0;
+    for (int b = 0; b < 256; ++b) {
+      if (b > 0 && cut[b]) ++cls;
+      dfa_.byte_class[b] = static_cast<uint8_t>(cls);
+      if (b == 0 || cut[b]) class_rep_.push_back(static_cast<uint8_t>(b));
+    }
+    dfa_.num_classes = cls + 1;
+  }
+
+  // Epsilon closure; start asserts only at the start, end asserts only for the final check.
+  void closure(const std::vector<uint32_t>& seeds, bool at_start, bool at_end,
+               std::vector<uint32_t>& out) {
+    ++gen_;
+    out.clear();
+    std::vector<uint32_t>& stack = stack_;
+    stack.clear();
+    for (uint32_t q : seeds)
+      if (mark_[q] != gen_) mark_[q] = gen_, stack.push_back(q);
+    while (!stack.empty()) {
+      uint32_t q = stack.back();
+      stack.pop_back();
+      out.push_back(q);
+      for (const Edge& e : nfa_.states[q]) {
+        bool follow = e.kind == EdgeKind::eps || (e.kind == EdgeKind::start_assert && at_start) ||
+                      (e.kind == EdgeKind::end_assert && at_end);
+        if (follow && mark_[e.to] != gen_) mark_[e.to] = gen_, stack.push_back(e.to);
+      }
+    }
+    std::sort(out.begin(), out.end());
+  }
+
+  bool contains_accept(const std::vector<uint32_t>& set) const {
+    return std::binary_search(set.begin(), set.end(), nfa_.accept);
+  }
+
+  uint32_t lookup_or_add(std::vector<uint32_t>& set) {
+    auto it = index_.find(set);
+    if (it != index_.end()) return it->second;
+    return add_state(set, false);
+  }
+
+  uint32_t add_state(std::vector<uint32_t> set, bool initial) {
+    if (budget_.max_dfa_states == 0) {
+      error_ =
+          make_error(ErrorKind::grammar, "automaton larger than the grammar's DFA state bound");
+      return Dfa::kDead;
+    }
+    --budget_.max_dfa_states;
+    uint32_t id = static_cast<uint32_t>(sets_.size());
+    std::vector<uint32_t> fin;
+    closure(set, initial, true, fin);
+    bool match_inside = contains_accept(set), match_final = contains_accept(fin);
+    bool accepting = match_final, expand = true;
+    if (mode_ == Mode::early) {
+      accepting = match_final && !initial;
+      expand = !accepting;  // #e ends at its first match
+    } else if (mode_ == Mode::complement) {
+      accepting = !match_final && !initial;
+      expand = !match_inside;  // a match inside the text kills every continuation
+    }
+    dfa_.accepting.push_back(accepting);
+    expand_.push_back(expand);
+    dfa_.next.resize(dfa_.next.size() + dfa_.num_classes, Dfa::kDead);
+    if (!initial) index_.emplace(set, id);
+    sets_.push_back(std::move(set));
+    return id;
+  }
+
+  // States that cannot reach acceptance become kDead; live_out says whether a byte can follow.
+  void prune() {
+    size_t n = dfa_.accepting.size(), k = dfa_.num_classes;
+    std::vector<std::vector<uint32_t>> rev(n);
+    for (size_t s = 0; s < n; ++s)
+      for (size_t c = 0; c < k; ++c)
+        if (uint32_t t = dfa_.next[s * k + c]; t != Dfa::kDead) rev[t].push_back(uint32_t(s));
+    std::vector<uint8_t> live(n, 0);
+    std::vector<uint32_t> stack;
+    for (size_t s = 0; s < n; ++s)
+      if (dfa_.accepting[s]) live[s] = 1, stack.push_back(uint32_t(s));
+    while (!stack.empty()) {
+      uint32_t s = stack.back();
+      stack.pop_back();
+      for (uint32_t p : rev[s])
+        if (!live[p]) live[p] = 1, stack.push_back(p);
+    }
+    dfa_.live_out.assign(n, 0);
+    for (size_t s = 0; s < n; ++s)
+      for (size_t c = 0; c < k; ++c) {
+        uint32_t& t = dfa_.next[s * k + c];
+        if (t != Dfa::kDead && !live[t]) t = Dfa::kDead;
+        if (t != Dfa::kDead) dfa_.live_out[s] = 1;
+      }
+    dfa_.first_bytes.assign(n * 4, 0);
+    for (size_t s = 0; s < n; ++s)
+      for (int b = 0; b < 256; ++b)
+        if (dfa_.next[s * k + dfa_.byte_class[b]] != Dfa::kDead)
+          dfa_.first_bytes[s * 4 + (b >> 6)] |= uint64_t(1) << (b & 63);
+    dfa_.start = 0;
+  }
+
+  const Nfa& nfa_;
+  Mode mode_;
+  DfaBudget& budget_;
+  Dfa dfa_;
+  std::vector<uint8_t> class_rep_;
+  std::vector<std::vector<uint32_t>> sets_;
+  std::vector<uint8_t> expand_;
+  std::unordered_map<std::vector<uint32_t>, uint32_t, VecHash> index_;
+  std::vector<uint32_t> mark_, stack_;
+  uint32_t gen_ = 0;
+  ErrorInfo error_;
+};
+
+// #substrs: position states 0..n, the start reaches every position by epsilon, all accept.
+Nfa substrings_nfa(std::string_view text) {
+  Nfa nfa;
+  size_t n = text.size();
+  nfa.states.resize(n + 3);
+  uint32_t start = static_cast<uint32_t>(n + 1), accept = static_cast<uint32_t>(n + 2);
+  for (size_t i = 0; i <= n; ++i) {
+    nfa.states[start].push_back(Edge{EdgeKind::eps, 0, 0, uint32_t(i)});
+    nfa.states[i].push_back(Edge{EdgeKind::eps, 0, 0, accept});
+    if (i < n) {
+      uint8_t b = static_cast<uint8_t>(text[i]);
+      nfa.states[i].push_back(Edge{EdgeKind::byte, b, b, uint32_t(i + 1)});
+    }
+  }
+  nfa.start = start;
+  nfa.accept = accept;
+  return nfa;
+}
+
+rx::Ast literal_ast(std::string_view text) {
+  rx::Ast ast;
+  rx::Node cat;
+  cat.kind = rx::NodeKind::concat;
+  for (unsigned char b : text) {
+    rx::Node n;
+    n.kind = rx::NodeKind::bytes;
+    n.ranges = {{b, b}};
+    ast.nodes.push_back(std::move(n));
+    cat.kids.push_back(static_cast<int>(ast.nodes.size() - 1));
+  }
+  ast.nodes.push_back(std::move(cat));
+  ast.root = static_cast<int>(ast.nodes.size() - 1);
+  return ast;
+}
+
+}  // namespace
+
+Result<Dfa> build_terminal_dfa(ExprKind kind, std::string_view text, DfaBudget& budget) {
+  Nfa nfa;
+  Mode mode = kind == ExprKind::regex_early        ? Mode::early
+              : kind == ExprKind::regex_complement ? Mode::complement
+                                                   : Mode::plain;
+  if (kind == ExprKind::substrings) {
+    if (text.size() + 3 > budget.max_nfa_states)
+      return make_error(ErrorKind::grammar, "#substrs text longer than the automaton bound");
+    nfa = substrings_nfa(text);
+  } else {
+    rx::Ast ast;
+    if (kind == ExprKind::literal) {
+      ast = literal_ast(text);
+    } else {
+      auto parsed = rx::parse_regex(text);
+      if (!parsed.ok()) return parsed.error();
+      ast = std::move(parsed).value();
+    }
+    if (!NfaBuilder(ast, budget.max_nfa_states).build(nfa))
+      return make_error(ErrorKind::grammar, "regex expands to more than " +
+                                                std::to_string(budget.max_nfa_states) +
+                                                " NFA states (a counted repeat too large?)");
+  }
+  return SubsetBuilder(nfa, mode, budget).run();
+}
+
+}  // namespace ai00::grammar

@@ -1,0 +1,60 @@
+// The thinking wrapper and the validation level choice (seed 003, docs/grammar.md sections 4-5).
+//
+// wrap_thinking() lets an optional thinking block come before any grammar (a custom `bnf_schema`
+// when thinking is on), or starts the grammar inside a block the prompt already opened. It works
+// on the PARSED grammar: the start rule is renamed on the AST (every definition and every
+// reference) and a fresh start rule is added, so `restart ::=`, `start =` and comments never
+// confuse it (the known fork renamed `start::=` by text replacement).
+//
+// Threading: pure functions. Errors: Result with ErrorKind::grammar (a KBNF syntax error with its
+// line:column, an undefined start rule).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+#include "grammar/grammar.h"
+
+namespace ai00::grammar {
+
+// Seed 003 validation levels.
+enum class ValidationLevel {
+  none,          // no grammar
+  structural,    // well-formed thinking / call structure, terminated
+  schema_aware,  // plus tool names from the list and argument values by schema
+};
+
+// "none", "structural", "schema_aware" (ErrorKind::invalid_argument otherwise).
+Result<ValidationLevel> parse_validation_level(std::string_view name);
+const char* validation_level_name(ValidationLevel level);
+
+// Seed 003: an explicit level wins; otherwise tools or thinking switch `structural` on.
+ValidationLevel choose_level(std::optional<ValidationLevel> explicit_level, bool has_tools,
+                             bool thinking);
+
+// Where the output starts relative to the thinking block.
+enum class ThinkingStart {
+  optional,           // output may begin with `open … close`, then the wrapped grammar
+  forced_open,        // the prompt ended with `open` (ai00 v1 `<think>\n`): close it first
+  forced_open_goose,  // the prompt ended with `open` minus its last byte (Goose `<think`)
+};
+
+struct ThinkingMarkers {
+  std::string open = "<think>";
+  std::string close = "</think>";
+};
+
+// Renames g.start to a fresh name and adds
+//   optional:          start ::= open #ex'close'? close ws inner | inner;
+//   forced_open:       start ::= #ex'close'? close ws inner;
+//   forced_open_goose: start ::= '>' #ex'close'? close ws inner;   ('>' = open's last byte)
+// where ws is #'[ \t\r\n]*' and the block may be empty. ErrorKind::grammar if g has no start rule.
+Result<Grammar> wrap_thinking(Grammar g, ThinkingStart start, const ThinkingMarkers& markers = {});
+
+// parse_kbnf + wrap_thinking + Grammar::to_kbnf.
+Result<std::string> wrap_thinking_kbnf(std::string_view kbnf, ThinkingStart start,
+                                       const ThinkingMarkers& markers = {});
+
+}  // namespace ai00::grammar

@@ -1,0 +1,289 @@
+// JSON Schema → KBNF (src/grammar/json_schema.h, schema_regex.h): every generated grammar is
+// compiled by the engine and checked by whole-string membership with its Matcher.
+#include <simdjson.h>
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "fixtures.h"
+#include "grammar/json_schema.h"
+#include "grammar/kbnf_writer.h"
+#include "grammar/matcher.h"
+#include "grammar/schema_regex.h"
+
+using namespace ai00::grammar;
+
+namespace {
+
+bool accepts(const CompiledGrammar& g, std::string_view text) {
+  Matcher m(g);
+  return m.accept_bytes(text) && m.is_complete();
+}
+
+CompiledGrammar compile_schema(const std::string& schema, const JsonSchemaOptions& opt = {}) {
+  auto r = json_schema_to_kbnf(schema, opt);
+  INFO(schema);
+  if (!r.ok()) FAIL(r.error().message);
+  INFO(r.value().kbnf);
+  return CompiledGrammar::compile_kbnf(r.value().kbnf, nullptr);
+}
+
+std::string error_of(const std::string& schema, const JsonSchemaOptions& opt = {}) {
+  auto r = json_schema_to_kbnf(schema, opt);
+  return r.ok() ? std::string("<no error>") : r.error().message;
+}
+
+CompiledGrammar compile_regex(const std::string& re) {
+  return CompiledGrammar::compile_kbnf("start ::= " + kbnf_regex(re) + ";", nullptr);
+}
+
+}  // namespace
+
+TEST_CASE("schema corpus: valid instances accepted, invalid rejected", "[grammar][json_schema]") {
+  const std::string path = std::string(AI00_GRAMMAR_TEST_DATA) + "/schemas/cases.json";
+  simdjson::dom::parser parser;
+  simdjson::padded_string json = simdjson::padded_string::load(path);
+  simdjson::dom::array cases = parser.parse(json).get_array();
+  size_t n_schemas = 0, n_valid = 0, n_invalid = 0;
+  for (simdjson::dom::element c : cases) {
+    const std::string name(c["name"].get_string().value());
+    const std::string schema = simdjson::to_string(c["schema"]);
+    JsonSchemaOptions opt;
+    if (!c["options"].error()) {
+      auto o = c["options"];
+      if (!o["lenient"].error()) opt.lenient = o["lenient"].get_bool().value();
+      if (!o["strict_properties"].error())
+        opt.strict_properties = o["strict_properties"].get_bool().value();
+      if (!o["flexible_whitespace"].error())
+        opt.flexible_whitespace = o["flexible_whitespace"].get_bool().value();
+      if (!o["max_whitespace"].error())
+        opt.max_whitespace = static_cast<uint32_t>(o["max_whitespace"].get_int64().value());
+    }
+    INFO("schema case: " << name);
+    CompiledGrammar g = compile_schema(schema, opt);
+    simdjson::dom::array valid = c["valid"].get_array().value();
+    simdjson::dom::array invalid = c["invalid"].get_array().value();
+    for (auto v : valid) {
+      const std::string text(v.get_string().value());
+      INFO("valid instance: " << text);
+      CHECK(accepts(g, text));
+      ++n_valid;
+    }
+    for (auto v : invalid) {
+      const std::string text(v.get_string().value());
+      INFO("invalid instance: " << text);
+      CHECK_FALSE(accepts(g, text));
+      ++n_invalid;
+    }
+    ++n_schemas;
+  }
+  CHECK(n_schemas >= 30);
+  CHECK(n_valid >= 100);
+  CHECK(n_invalid >= 100);
+}
+
+TEST_CASE("integer range regexes are exact", "[grammar][json_schema]") {
+  const std::vector<std::pair<int64_t, int64_t>> ranges = {
+      {0, 0},   {0, 9},  {1, 10},   {3, 250}, {-120, -7}, {-1000, 1000},
+      {17, 17}, {-5, 0}, {99, 101}, {0, 999}, {123, 987}, {-999, -100}};
+  for (auto [lo, hi] : ranges) {
+    INFO("range [" << lo << ", " << hi << "]");
+    auto re = integer_range_regex(lo, hi);
+    REQUIRE(re);
+    CompiledGrammar g = compile_regex(*re);
+    for (int64_t v = -1100; v <= 1100; ++v) {
+      INFO("value " << v);
+      CHECK(accepts(g, std::to_string(v)) == (v >= lo && v <= hi));
+    }
+    CHECK_FALSE(accepts(g, "-0"));
+    CHECK_FALSE(accepts(g, "007"));
+  }
+  // Half-open ranges, checked across digit-count boundaries.
+  auto ge = compile_regex(*integer_range_regex(95, std::nullopt));
+  auto le = compile_regex(*integer_range_regex(std::nullopt, -95));
+  for (int64_t v = -20000; v <= 20000; v += 7) {
+    INFO("value " << v);
+    CHECK(accepts(ge, std::to_string(v)) == (v >= 95));
+    CHECK(accepts(le, std::to_string(v)) == (v <= -95));
+  }
+  CHECK_FALSE(integer_range_regex(5, 4));
+}
+
+TEST_CASE("number range regexes are exact at integer and decimal bounds",
+          "[grammar][json_schema]") {
+  struct Case {
+    std::optional<NumberBound> lo, hi;
+  };
+  const std::vector<Case> cases = {{NumberBound{0, false}, std::nullopt},
+                                   {NumberBound{0, true}, NumberBound{1, true}},
+                                   {NumberBound{-2, false}, NumberBound{3, false}},
+                                   {std::nullopt, NumberBound{-1, true}},
+                                   {NumberBound{-3, true}, NumberBound{-1, false}},
+                                   {NumberBound{5, false}, NumberBound{5, false}},
+                                   {NumberBound{0.5, false}, std::nullopt},
+                                   {NumberBound{-1.25, true}, NumberBound{2.75, false}},
+                                   {NumberBound{0.1, false}, NumberBound{0.2, true}},
+                                   {NumberBound{1.5, false}, NumberBound{1.5, false}},
+                                   {std::nullopt, NumberBound{-0.05, true}},
+                                   {NumberBound{0, false}, NumberBound{0.001, true}},
+                                   {NumberBound{2.125, true}, NumberBound{2.5, false}},
+                                   {NumberBound{-0.3, false}, NumberBound{0.3, false}},
+                                   {NumberBound{1.05, false}, NumberBound{3.9, true}}};
+  std::vector<std::string> samples;
+  const char* fracs[] = {"",    ".0",  ".00",  ".001", ".0001", ".05",   ".050",
+                         ".1",  ".10", ".125", ".2",   ".25",   ".3",    ".30",
+                         ".31", ".5",  ".75",  ".9",   ".999",  ".04999"};
+  for (int i = 0; i <= 5; ++i)
+    for (const char* f : fracs)
+      for (const char* sign : {"", "-"}) samples.push_back(sign + std::to_string(i) + f);
+  for (const auto& c : cases) {
+    auto re = number_range_regex(c.lo, c.hi);
+    REQUIRE(re);
+    CompiledGrammar g = compile_regex(*re);
+    for (const auto& s : samples) {
+      const double v = std::stod(s);
+      bool in = true;
+      if (c.lo) in = in && (c.lo->exclusive ? v > c.lo->value : v >= c.lo->value);
+      if (c.hi) in = in && (c.hi->exclusive ? v < c.hi->value : v <= c.hi->value);
+      // "-0" and "-0.0" are zero, but the generator writes zero without a sign.
+      if (v == 0 && s[0] == '-') in = false;
+      INFO("regex " << *re << " value " << s);
+      CHECK(accepts(g, s) == in);
+    }
+  }
+  CHECK_FALSE(number_range_regex(NumberBound{1, true}, NumberBound{1, false}));
+  CHECK_FALSE(number_range_regex(NumberBound{1.5, false}, NumberBound{1.25, false}));
+}
+
+TEST_CASE("unsupported keywords are errors naming their JSON pointer", "[grammar][json_schema]") {
+  CHECK_THAT(error_of(R"({"type":"object","properties":{"a":{"type":"string","allOf":[]}}})"),
+             Catch::Contains("`allOf`") && Catch::Contains("/properties/a/allOf"));
+  CHECK_THAT(error_of(R"({"type":"integer","multipleOf":3})"), Catch::Contains("/multipleOf"));
+  CHECK_THAT(error_of(R"({"type":"array","items":{"uniqueItems":true}})"),
+             Catch::Contains("/items/uniqueItems"));
+  CHECK_THAT(error_of(R"({"type":"string","format":"hostname"})"), Catch::Contains("/format"));
+  CHECK_THAT(error_of(R"({"type":"string","pattern":"(a)\\1"})"),
+             Catch::Contains("backreferences") && Catch::Contains("/pattern"));
+  CHECK_THAT(error_of(R"({"properties":{"a~b/c":{"not":{}}}})"),
+             Catch::Contains("/properties/a~0b~1c/not"));
+  // lenient: the same keywords become warnings and the rest of the schema still applies.
+  JsonSchemaOptions lenient;
+  lenient.lenient = true;
+  auto r = json_schema_to_kbnf(R"({"type":"integer","multipleOf":3,"maximum":5})", lenient);
+  REQUIRE(r.ok());
+  REQUIRE(r.value().warnings.size() == 1);
+  CHECK_THAT(r.value().warnings[0], Catch::Contains("/multipleOf"));
+  auto g = CompiledGrammar::compile_kbnf(r.value().kbnf, nullptr);
+  CHECK(accepts(g, "4"));
+  CHECK_FALSE(accepts(g, "6"));
+}
+
+TEST_CASE("malformed and unsatisfiable schemas are errors with a location",
+          "[grammar][json_schema]") {
+  CHECK_THAT(error_of("{\"type\": "), Catch::Contains("not valid JSON"));
+  CHECK_THAT(error_of(R"({"$ref":"#/$defs/missing"})"), Catch::Contains("/$defs/missing"));
+  CHECK_THAT(error_of(R"({"$ref":"http://example.com/s.json"})"), Catch::Contains("local"));
+  CHECK_THAT(error_of(R"({"type":"integer","minimum":5,"maximum":4})"), Catch::Contains("bounds"));
+  CHECK_THAT(error_of(R"({"type":"array","minItems":3,"maxItems":2})"), Catch::Contains("length"));
+  CHECK_THAT(error_of(R"({"type":"strin"})"), Catch::Contains("/type"));
+  CHECK_THAT(error_of(R"({"type":"object","properties":{"a":false},"required":["a"]})"),
+             Catch::Contains("/properties/a"));
+  CHECK_THAT(error_of(R"({"type":"object","required":["x"]})"), Catch::Contains("/required/0"));
+  CHECK_THAT(error_of(R"({"enum":[1,2],"maxLength":3})"), Catch::Contains("/maxLength"));
+  CHECK_THAT(error_of("[1]"), Catch::Contains("object or a boolean"));
+  std::string deep_pattern = R"({"type":"string","pattern":")" + std::string(300, '(') + "a" +
+                             std::string(300, ')') + R"("})";
+  CHECK_THAT(error_of(deep_pattern), Catch::Contains("nested"));
+  std::string deep_schema;
+  for (int i = 0; i < 400; ++i) deep_schema += R"({"type":"array","items":)";
+  deep_schema += "{}" + std::string(400, '}');
+  CHECK_THAT(error_of(deep_schema), Catch::Contains("nested deeper"));
+}
+
+TEST_CASE("malformed keyword values are errors, never crashes", "[grammar][json_schema]") {
+  const std::vector<std::pair<const char*, const char*>> cases = {
+      {R"({"type":"string","minLength":"x"})", "/minLength"},
+      {R"({"type":"string","maxLength":-1})", "/maxLength"},
+      {R"({"type":"object","properties":5})", "/properties"},
+      {R"({"type":"object","properties":{},"required":"a"})", "/required"},
+      {R"({"type":"object","properties":{"a":{}},"required":[1]})", "/required/0"},
+      {R"({"enum":3})", "/enum"},
+      {R"({"anyOf":[]})", "/anyOf"},
+      {R"({"oneOf":{}})", "/oneOf"},
+      {R"({"$ref":5})", "/$ref"},
+      {R"({"type":["string",3]})", "/type"},
+      {R"({"type":[]})", "/type"},
+      {R"({"type":"integer","minimum":"0"})", "/minimum"},
+      {R"({"type":"integer","maximum":1e30})", "/maximum"},
+      {R"({"type":"array","prefixItems":{}})", "/prefixItems"},
+      {R"({"type":"array","minItems":1.5})", "/minItems"},
+      {R"({"type":"string","pattern":5})", "/pattern"},
+      {R"({"type":"string","pattern":"[a"})", "/pattern"},
+      {R"({"type":"string","pattern":"a{3,2}"})", "/pattern"},
+      {R"j({"type":"string","pattern":"(?=a)"})j", "/pattern"},
+      {R"({"type":"string","format":7})", "/format"},
+      {R"({"items":{"$ref":"#/nowhere"}})", "/nowhere"},
+      {R"({"$defs":{"a":{"$ref":"#/$defs/a"}},"properties":{"x":{"$ref":"#/$defs/a","minimum":1}}})",
+       "/properties/x/minimum"},
+  };
+  for (const auto& [schema, where] : cases) {
+    INFO(schema);
+    CHECK_THAT(error_of(schema), Catch::Contains(where));
+  }
+}
+
+TEST_CASE("patterns never let a JSON string produce a raw quote, backslash or control",
+          "[grammar][json_schema]") {
+  CompiledGrammar g = compile_schema(R"({"type":"string","pattern":"^.*$"})");
+  CHECK(accepts(g, R"("plain")"));
+  CHECK(accepts(g, R"("with \" quote and \\ backslash")"));
+  CHECK(accepts(g, "\"tab\\t\""));
+  CHECK_FALSE(accepts(g, "\"a\"b\""));
+  CHECK_FALSE(accepts(g, "\"raw\ttab\""));
+  CHECK_FALSE(accepts(g, "\"x\\\""));
+  // `.` excludes line terminators (ECMA-262), so an escaped newline is rejected too.
+  CHECK_FALSE(accepts(g, "\"a\\nb\""));
+  CompiledGrammar neg = compile_schema(R"({"type":"string","pattern":"^[^a]+$"})");
+  CHECK(accepts(neg, R"("bcd")"));
+  CHECK(accepts(neg, R"("\"")"));
+  CHECK_FALSE(accepts(neg, R"("bad")"));
+  CHECK_FALSE(accepts(neg, "\"\"\"\""));
+}
+
+TEST_CASE("ai00 v1 raw values follow the schema and stop at the terminator",
+          "[grammar][json_schema]") {
+  const char* schema = R"({"type":"object","properties":{
+      "s":{"type":"string"}, "code":{"type":"string","maxLength":5},
+      "long":{"type":"string","minLength":0,"maxLength":40}, "n":{"type":"integer","minimum":0},
+      "nonempty":{"type":"string","minLength":1,"maxLength":30},
+      "min3":{"type":"string","minLength":3,"maxLength":10},
+      "e":{"enum":["a<b","c"]}, "o":{"type":"object","properties":{"k":{"type":"integer"}}}}})";
+  auto conv = SchemaConverter::create(schema, {}, "t_");
+  REQUIRE(conv.ok());
+  auto check = [&](const char* prop, std::vector<std::string> good, std::vector<std::string> bad) {
+    auto rule = conv.value().raw_rule(std::string("/properties/") + prop, "</parameter>");
+    REQUIRE(rule.ok());
+    const std::string kbnf = "start ::= " + rule.value() + ";\n" + conv.value().rules_kbnf();
+    INFO(kbnf);
+    auto g = CompiledGrammar::compile_kbnf(kbnf, nullptr);
+    for (const auto& s : good) {
+      INFO("good: " << s);
+      CHECK(accepts(g, s + "</parameter>"));
+    }
+    for (const auto& s : bad) {
+      INFO("bad: " << s);
+      CHECK_FALSE(accepts(g, s + "</parameter>"));
+    }
+  };
+  check("s", {"", "Tokyo", "multi\nline <b>x</b>", "quote \" raw"}, {"a</parameter>b"});
+  check("code", {"", "a<b>", "12345", "<", "</par"}, {"123456", "</parameter>"});
+  check("long", {"ab", "forty chars max", "a<b>", "<<", "</</param", std::string(40, '<')},
+        {std::string(41, 'x'), "ab</parameter>cd", "</parameter>ab"});
+  check("nonempty", {"a", "a<", "x</parameter", "x</paramete", std::string(30, 'y')},
+        {"", "</parameter>x", std::string(31, 'y'), "x</parameter>"});
+  check("min3", {"abc", "abc<</par", "abcdefghij"}, {"ab", "abcdefghijk", "a</parameter>bcd"});
+  check("n", {"0", "42"}, {"-1", "x", "\"1\""});
+  check("e", {"a<b", "c"}, {"\"c\"", "d"});
+  check("o", {"{}", "{\"k\": 1}"}, {"{\"k\": \"x\"}"});
+}
