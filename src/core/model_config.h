@@ -10,16 +10,17 @@
 namespace ai00 {
 
 struct ModelConfig {
-  int64_t n_embd = 0;     // C, width of the residual stream        (emb.weight (V, C))
-  int64_t n_layer = 0;    // L, number of blocks                     (count of blocks.{l}.ln1.weight)
-  int64_t head_size = 0;  // N, 64 in every released model           (blocks.0.att.r_k (H, N))
+  // Each field names the tensor whose shape gives it.
+  int64_t n_embd = 0;     // C, residual width: emb.weight (V, C)
+  int64_t n_layer = 0;    // L, blocks: count of blocks.{l}.ln1.weight
+  int64_t head_size = 0;  // N, 64 in every released model: blocks.0.att.r_k (H, N)
   int64_t n_head = 0;     // H = C / N
-  int64_t ffn_size = 0;   // F                                       (blocks.0.ffn.key.weight (F, C))
-  int64_t vocab = 0;      // V                                       (emb.weight, head.weight)
-  int64_t d_w = 0;        // decay LoRA rank                         (att.w1 (Dw, C))
-  int64_t d_a = 0;        // in-context-rate LoRA rank               (att.a1 (Da, C))
-  int64_t d_v = 0;        // value-residual LoRA rank, blocks >= 1   (blocks.1.att.v1 (Dv, C)); 0 if L == 1
-  int64_t d_g = 0;        // output-gate LoRA rank                   (att.g1 (Dg, C))
+  int64_t ffn_size = 0;   // F: blocks.0.ffn.key.weight (F, C)
+  int64_t vocab = 0;      // V: emb.weight, head.weight
+  int64_t d_w = 0;        // decay LoRA rank: att.w1 (Dw, C)
+  int64_t d_a = 0;        // in-context-rate LoRA rank: att.a1 (Da, C)
+  int64_t d_v = 0;        // value-residual LoRA rank: blocks.1.att.v1 (Dv, C); 0 if L == 1
+  int64_t d_g = 0;        // output-gate LoRA rank: att.g1 (Dg, C)
 
   // Floats in one State: L * C * (N + 2).
   int64_t state_floats() const { return n_layer * n_embd * (head_size + 2); }

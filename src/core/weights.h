@@ -47,20 +47,20 @@ enum class DType : uint8_t {
   Q6_K,  // 256 / 210
 };
 
-const char* dtype_name(DType t);            // "F32", "Q8_0", ...
-int64_t dtype_block_size(DType t);          // elements per block (1 for float types)
-int64_t dtype_block_bytes(DType t);         // bytes per block
+const char* dtype_name(DType t);     // "F32", "Q8_0", ...
+int64_t dtype_block_size(DType t);   // elements per block (1 for float types)
+int64_t dtype_block_bytes(DType t);  // bytes per block
 // Bytes of a row of n elements; throws ModelFileError if n is not a multiple of the block size.
 size_t dtype_row_bytes(DType t, int64_t n);
 
 struct TensorView {
-  std::string name;            // canonical BlinkDL name
+  std::string name;  // canonical BlinkDL name
   DType dtype = DType::F32;
   std::vector<int64_t> shape;  // PyTorch order, e.g. (V, C) for emb.weight
   const uint8_t* data = nullptr;
   size_t nbytes = 0;
-  uint64_t file_offset = 0;    // where the data starts in the file (for messages)
-  std::string stored_name;     // the name in the file (GGUF/rwkv.cpp names differ)
+  uint64_t file_offset = 0;  // where the data starts in the file (for messages)
+  std::string stored_name;   // the name in the file (GGUF/rwkv.cpp names differ)
 
   int64_t numel() const;
   std::string shape_string() const;  // "(512, 128)"
@@ -84,7 +84,8 @@ class WeightFile {
   // and `tokenizer.ggml.token_type`; empty for other formats or a GGUF without a tokenizer.
   std::vector<std::string> gguf_tokens;
   std::vector<int32_t> gguf_token_types;
-  // GGUF only: scalar metadata rendered as text (e.g. "rwkv7.block_count" -> "3").
+  // Scalar metadata rendered as text: GGUF key/values (e.g. "rwkv7.block_count" -> "3"),
+  // safetensors `__metadata__`, rwkv.cpp header fields ("rwkv_cpp.version", ...).
   std::map<std::string, std::string> metadata;
 
   // Used by the loaders.
@@ -101,5 +102,8 @@ class WeightFile {
 
 // Opens, detects and validates a weight file. Throws IoError or ModelFileError.
 std::unique_ptr<WeightFile> open_weights(const std::string& path);
+// Same over a file already in memory (MappedFile::from_bytes, buffers handed over the C ABI);
+// messages name file.path().
+std::unique_ptr<WeightFile> open_weights(MappedFile file);
 
 }  // namespace ai00

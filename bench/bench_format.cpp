@@ -1,0 +1,109 @@
+// Chat-format output parsers: MB/s of model output parsed when fed in 4-byte chunks (about one
+// RWKV token each), next to a memcpy of the same bytes as the machine's ceiling; and prompt
+// rendering of a 64-turn conversation. Run: build/<dir>/bin/bench_format
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "format/format.h"
+#include "format/message.h"
+
+namespace {
+
+using namespace ai00::format;
+
+// About 64 KiB of ai00 v1 output: reasoning, prose with markup-like text, then a call block.
+std::string v1_output() {
+  std::string out = "Let me think about <b>this</b> step by step.\nFirst, 2 < 3 and 5 > 4.\n";
+  while (out.size() < 48 * 1024) out += out.substr(0, 70) + "more reasoning 😀 here.\n";
+  out += "</think>\n";
+  while (out.size() < 62 * 1024) out += "The answer, in prose: <not a marker> and </neither>.\n";
+  out += "\n\n<ai00:function_calls>\n";
+  for (int k = 0; k < 8; ++k)
+    out += "  <invoke name=\"search\">\n    <parameter name=\"query\">item " + std::to_string(k) +
+           "</parameter>\n    <parameter name=\"limit\">5</parameter>\n  </invoke>\n";
+  out += "</ai00:function_calls>";
+  return out;
+}
+
+std::string openchatml_output() {
+  std::string out = "<|start_reason|>";
+  while (out.size() < 32 * 1024) out += "Reasoning about <|tokens|> and {braces}.\n";
+  out += "<|end_reason|>\n";
+  while (out.size() < 62 * 1024) out += "Answer text with \"quotes\" and <tags>.\n";
+  for (int k = 0; k < 8; ++k)
+    out += "\n<|function_call|>\n{\"arguments\": {\"q\": \"item " + std::to_string(k) +
+           "\", \"n\": [1, 2, {\"x\": \"}\"}]}, \"name\": \"search\"}";
+  return out;
+}
+
+void parse_chunks(benchmark::State& state, const char* format, const std::string& text,
+                  bool thinking_open) {
+  auto f = make_format(format).value();
+  ParseOptions po;
+  po.thinking_open = thinking_open;
+  const size_t chunk = 4;
+  for (auto _ : state) {
+    auto p = f->make_parser(po);
+    size_t deltas = 0;
+    for (size_t at = 0; at < text.size(); at += chunk)
+      deltas += p->feed(std::string_view(text).substr(at, chunk)).size();
+    deltas += p->finish().size();
+    benchmark::DoNotOptimize(deltas);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+}
+
+void BM_parse_ai00_v1(benchmark::State& state) {
+  parse_chunks(state, "ai00-v1", v1_output(), true);
+}
+void BM_parse_openchatml(benchmark::State& state) {
+  parse_chunks(state, "openchatml", openchatml_output(), false);
+}
+void BM_parse_goose(benchmark::State& state) {
+  std::string text = ">";
+  while (text.size() < 64 * 1024) text += "Plain goose text, one line.\n";
+  parse_chunks(state, "goose", text, true);
+}
+
+// The ceiling: copying the same bytes.
+void BM_memcpy_64k(benchmark::State& state) {
+  const std::string src = v1_output();
+  std::vector<char> dst(src.size());
+  for (auto _ : state) {
+    std::memcpy(dst.data(), src.data(), src.size());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * src.size()));
+}
+
+void BM_render_ai00_v1_64_turns(benchmark::State& state) {
+  std::string json = "[";
+  for (int k = 0; k < 32; ++k)
+    json += std::string(k ? "," : "") + R"({"role":"user","content":"Question number )" +
+            std::to_string(k) +
+            R"( about RWKV?"},{"role":"assistant","reasoning":"Think.","content":"Answer )" +
+            std::to_string(k) + R"(."})";
+  json += "]";
+  auto conv = parse_conversation(json).value();
+  auto f = make_format("ai00-v1").value();
+  RenderOptions o;
+  size_t bytes = 0;
+  for (auto _ : state) {
+    auto r = f->render(conv, o);
+    bytes = r.value().prompt.size();
+    benchmark::DoNotOptimize(bytes);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+}
+
+}  // namespace
+
+BENCHMARK(BM_parse_ai00_v1);
+BENCHMARK(BM_parse_openchatml);
+BENCHMARK(BM_parse_goose);
+BENCHMARK(BM_memcpy_64k);
+BENCHMARK(BM_render_ai00_v1_64_turns);
+BENCHMARK_MAIN();
