@@ -67,12 +67,12 @@ int tools(const std::vector<std::string>& args) {
 
 AI00_COMMAND(
     "grammar from-schema",
-    "ai00 grammar from-schema [--lenient] [--loose-properties] [--whitespace N] < schema.json\n"
+    "  grammar from-schema [--lenient] [--loose-properties] [--whitespace N] < schema.json\n"
     "      JSON Schema on stdin -> KBNF on stdout (start rule `start`)",
     from_schema);
 AI00_COMMAND(
     "grammar tools",
-    "ai00 grammar tools --tools FILE [--level structural|schema_aware]\n"
+    "  grammar tools --tools FILE [--level structural|schema_aware]\n"
     "      [--format ai00-v1|openchatml] [--thinking optional|forced|goose] [--allow-eos]\n"
     "      [--lenient] [--loose-properties] [--whitespace N]\n"
     "      tool list (JSON array) -> the tool-call grammar of the format on stdout",

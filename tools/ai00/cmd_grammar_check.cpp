@@ -79,8 +79,8 @@ int run(const std::vector<std::string>& argv) {
 }  // namespace
 
 AI00_COMMAND("grammar check",
-             "ai00 grammar check --grammar FILE [--start NAME] [--vocab PATH] < text\n"
-             "  exit 0 `accepted` if stdin is in the KBNF grammar's language, exit 1\n"
-             "  `rejected at byte N` if not, exit 2 for a bad grammar; --vocab also checks\n"
-             "  every token of the greedy tokenization against the token mask",
+             "  grammar check --grammar FILE [--start NAME] [--vocab PATH] < text\n"
+             "      exit 0 `accepted` if stdin is in the KBNF grammar's language, exit 1\n"
+             "      `rejected at byte N` if not, exit 2 for a bad grammar; --vocab also checks\n"
+             "      every token of the greedy tokenization against the token mask",
              run);
