@@ -3,11 +3,29 @@
  * This header is the whole binary interface of libai00: opaque handles, ai00_status return
  * codes, versioned parameter structs and callbacks with user_data. No C++ type crosses it, so
  * one build of the library serves every compiler and language (docs/ARCHITECTURE.md section 1).
+ * It compiles as C99 and as C++; the C++ wrappers in ai00/ai00.hpp are built only on it.
  *
- * Rules that hold for every function declared here:
- *  - it returns an ai00_status; 0 is success, negative values are errors (never renumbered);
- *  - outputs go through pointer parameters placed first;
- *  - no exception, abort or print ever crosses this boundary.
+ * Rules that hold for every function declared here (docs/chat-and-abi.md section 7):
+ *  - It returns an ai00_status: 0 is success, negative values are errors (never renumbered).
+ *    The only exceptions are ai00_status_string() and the *_last_error() accessors, which
+ *    return text and cannot fail.
+ *  - Outputs go through pointer parameters placed first. On failure outputs are left unchanged,
+ *    except that AI00_ERR_BUFFER_TOO_SMALL writes the needed size.
+ *  - A NULL handle or a NULL required pointer gives AI00_ERR_INVALID_ARGUMENT with a message
+ *    naming the parameter. Destroy functions accept NULL and return AI00_OK.
+ *  - No exception, abort, assert or print ever crosses this boundary; the library is silent.
+ *  - Strings are UTF-8 with an explicit byte length; a length of AI00_NUL_TERMINATED
+ *    ((size_t)-1) means "up to the first NUL". No function depends on the locale.
+ *  - Output text is always valid UTF-8 made of whole code points.
+ *  - Every failure stores a message (what and where: the file path, line:column, JSON pointer)
+ *    in the calling thread's slot (ai00_last_error) and, when the call has a handle, in that
+ *    handle's slot (ai00_model_last_error, ...). Messages are owned by the library.
+ *
+ * Threading (rule 10): an ai00_model is immutable and may be used by any number of threads at
+ * once; an ai00_grammar likewise. An ai00_state, ai00_chat_template render result and
+ * ai00_generator belong to one thread at a time (different ones may run concurrently, there is
+ * no global lock). ai00_generator_cancel may be called from any thread. The library starts no
+ * thread of its own beyond the model's n_threads - 1 workers, which block when idle.
  */
 #ifndef AI00_AI00_H
 #define AI00_AI00_H
@@ -19,39 +37,573 @@
 extern "C" {
 #endif
 
-#if defined(_WIN32)
+/* Every exported function carries AI00_API: default visibility on ELF/Mach-O (everything else
+ * in libai00 is hidden), dllexport while building the DLL and dllimport for its users. Define
+ * AI00_STATIC when linking the static library on Windows. */
+#if defined(_WIN32) && !defined(AI00_STATIC)
+#if defined(AI00_BUILDING_LIBRARY)
 #define AI00_API __declspec(dllexport)
+#else
+#define AI00_API __declspec(dllimport)
+#endif
 #else
 #define AI00_API __attribute__((visibility("default")))
 #endif
+
+/* ============================================================================================
+ * Versions
+ * ========================================================================================== */
 
 /* Version of this header: major * 10000 + minor * 100 + patch. */
 #define AI00_VERSION_MAJOR 0
 #define AI00_VERSION_MINOR 1
 #define AI00_VERSION_PATCH 0
-#define AI00_VERSION_NUMBER (AI00_VERSION_MAJOR * 10000 + AI00_VERSION_MINOR * 100 + AI00_VERSION_PATCH)
+#define AI00_VERSION_NUMBER \
+  (AI00_VERSION_MAJOR * 10000 + AI00_VERSION_MINOR * 100 + AI00_VERSION_PATCH)
 
-/* Status codes. 0 is success; every error is negative. Values are never renumbered. */
+/* Version of the binary interface: bumped only by an incompatible change (a removed function or
+ * a changed struct layout), equal to the SOVERSION of libai00. A changed signature gets a new
+ * name (`..._v2`) instead, so this stays 0 for as long as possible. */
+#define AI00_ABI_VERSION 0
+
+/* Pass as a string length to mean "NUL-terminated". */
+#define AI00_NUL_TERMINATED ((size_t)-1)
+
+/* ============================================================================================
+ * Status codes
+ * ========================================================================================== */
+
+/* 0 is success; every error is negative. Values are never renumbered; new ones are appended. */
 typedef enum ai00_status {
-  AI00_OK = 0,                  /* success */
-  AI00_ERR_INVALID_ARGUMENT = -1, /* a null pointer, a bad size or an out-of-range value */
-  AI00_ERR_IO = -2,             /* the operating system refused to open or read a file */
-  AI00_ERR_MODEL_FILE = -3,     /* a weight, state or vocabulary file is malformed */
-  AI00_ERR_FORMAT = -4,         /* a conversation, tool list or chat-format input is malformed */
-  AI00_ERR_GRAMMAR = -5,        /* a grammar or JSON Schema is malformed or unsupported */
-  AI00_ERR_MISMATCH = -6,       /* e.g. a State serialized for another model */
-  AI00_ERR_UNSUPPORTED = -7,    /* valid input the library does not handle */
-  AI00_ERR_CANCELLED = -8,      /* the operation was cancelled */
-  AI00_ERR_BUFFER_TOO_SMALL = -9, /* a caller buffer is too small; the needed size was written */
-  AI00_ERR_OUT_OF_MEMORY = -10, /* an allocation failed */
-  AI00_ERR_INTERNAL = -99       /* a bug in ai00; the message says where */
+  /* Success. */
+  AI00_OK = 0,
+  /* A NULL handle or pointer, a bad struct_size, an out-of-range value (the message names the
+   * parameter or field and its value), or a token id outside the vocabulary. */
+  AI00_ERR_INVALID_ARGUMENT = -1,
+  /* The operating system refused to open, read or write a file; the message has the path. */
+  AI00_ERR_IO = -2,
+  /* A weight, state or vocabulary file is malformed (the message names the file and the byte
+   * offset or tensor), or a serialized State is corrupt. */
+  AI00_ERR_MODEL_FILE = -3,
+  /* A conversation, tool list or chat-format input is malformed (the message has the JSON
+   * pointer of the offending field). */
+  AI00_ERR_FORMAT = -4,
+  /* A grammar or JSON Schema is malformed or unsupported (the message has line:column or the
+   * JSON pointer). */
+  AI00_ERR_GRAMMAR = -5,
+  /* Objects that do not belong together, e.g. a State serialized for another model. */
+  AI00_ERR_MISMATCH = -6,
+  /* Valid input the library does not handle (an image part, a tensor type, an ISA this CPU
+   * cannot run). */
+  AI00_ERR_UNSUPPORTED = -7,
+  /* The operation was cancelled (ai00_generator_cancel or a callback returning non-zero). */
+  AI00_ERR_CANCELLED = -8,
+  /* A caller buffer is too small (or NULL); the needed size was written to the size output. */
+  AI00_ERR_BUFFER_TOO_SMALL = -9,
+  /* An allocation failed. */
+  AI00_ERR_OUT_OF_MEMORY = -10,
+  /* A bug in ai00 (a broken invariant); the message says where. Please report it. */
+  AI00_ERR_INTERNAL = -99
 } ai00_status;
 
-/* The library's version as AI00_VERSION_NUMBER encodes it; compare with the header's. */
+/* The library's version as AI00_VERSION_NUMBER encodes it; compare with the header's to detect
+ * a header/library skew. Any thread. */
 AI00_API ai00_status ai00_version_number(uint32_t* out_version);
 
-/* Static, NUL-terminated English text for a status; never NULL, never freed by the caller. */
+/* The library's AI00_ABI_VERSION. Any thread. */
+AI00_API ai00_status ai00_abi_version(uint32_t* out_abi_version);
+
+/* Static, NUL-terminated English text for a status; never NULL, never freed by the caller.
+ * An unknown value gives "unknown status". Any thread. */
 AI00_API const char* ai00_status_string(ai00_status status);
+
+/* The message of the last failed call made by the calling thread, NUL-terminated UTF-8; "" if
+ * none failed yet. Owned by the library, valid until the calling thread's next ai00_* call that
+ * fails. A successful call does not clear it. Never NULL. */
+AI00_API const char* ai00_last_error(void);
+
+/* ============================================================================================
+ * Opaque handles
+ * ========================================================================================== */
+
+/* Weights, configuration, tokenizer and kernels of one model. Immutable and shareable. */
+typedef struct ai00_model ai00_model;
+/* One sequence: the recurrent state plus the sampler state (seed, RNG, penalties). */
+typedef struct ai00_state ai00_state;
+/* A chat format ("ai00-v1", "ai00-v0", "goose", "openchatml") and its last rendered prompt. */
+typedef struct ai00_chat_template ai00_chat_template;
+/* A compiled grammar bound to one model's vocabulary. Immutable and shareable. */
+typedef struct ai00_grammar ai00_grammar;
+/* One generation turn on one State (declared with its functions below). */
+typedef struct ai00_generator ai00_generator;
+
+/* ============================================================================================
+ * Model
+ * ========================================================================================== */
+
+/* Load options. Fill with ai00_model_params_default() first; fields are only ever appended. */
+typedef struct ai00_model_params {
+  uint32_t struct_size; /* sizeof(ai00_model_params) of the caller's header */
+  /* Threads of the model's own pool; 1 (the default) runs everything on the calling thread.
+   * Results do not depend on it. Must be >= 1. */
+  int32_t n_threads;
+  /* NUL-terminated ISA name to force ("scalar", "sse2", "avx2", "avx512", "neon64") or NULL to
+   * choose the best one the CPU supports. Forcing an ISA the CPU lacks is
+   * AI00_ERR_UNSUPPORTED, never a crash. */
+  const char* forced_isa;
+  /* NUL-terminated path of an RWKV World vocabulary (rwkv_vocab_v20230424.txt) to attach when
+   * the weight file carries none, or NULL. */
+  const char* vocab_path;
+} ai00_model_params;
+
+/* Fills *out_params with the defaults (struct_size set, n_threads 1, no forced ISA, no
+ * vocabulary path). */
+AI00_API ai00_status ai00_model_params_default(ai00_model_params* out_params);
+
+/* Loads a model from `path` (GGUF, safetensors/.st, rwkv.cpp .bin or PyTorch .pth); `params`
+ * may be NULL for the defaults. On success *out_model owns the model; free it with
+ * ai00_model_free once no State, Grammar or Generator made from it is in use.
+ * Errors: AI00_ERR_IO (cannot open; the message has the path), AI00_ERR_MODEL_FILE (malformed
+ * file), AI00_ERR_UNSUPPORTED (tensor type or forced ISA), AI00_ERR_INVALID_ARGUMENT. */
+AI00_API ai00_status ai00_model_load(ai00_model** out_model, const char* path, size_t path_len,
+                                     const ai00_model_params* params);
+
+/* Destroys a model. NULL is accepted. Destroying a model while another thread uses it is
+ * forbidden. */
+AI00_API ai00_status ai00_model_free(ai00_model* model);
+
+/* Message of the last failed call on `model`, NUL-terminated; "" if none. Valid until the next
+ * failing call on that model. Because a model is shared between threads, prefer
+ * ai00_last_error() when several threads use it. NULL gives "". */
+AI00_API const char* ai00_model_last_error(const ai00_model* model);
+
+/* Shape of a loaded model. Fill struct_size (or call with a zeroed struct whose struct_size is
+ * sizeof(ai00_model_info)); the library writes the fields that fit. */
+typedef struct ai00_model_info {
+  uint32_t struct_size;
+  uint32_t n_layer;     /* L: blocks */
+  uint32_t n_embd;      /* C: residual width */
+  uint32_t n_head;      /* H: heads (C / head_size) */
+  uint32_t head_size;   /* N: 64 in every released model */
+  uint32_t n_vocab;     /* V: rows of the output head = length of a logits vector */
+  uint32_t n_tokens;    /* ids the tokenizer knows (0 when the model has no tokenizer) */
+  uint32_t n_threads;   /* the pool size chosen at load */
+  uint64_t state_bytes; /* ai00_state_save size of a fresh State (the recurrent part) */
+} ai00_model_info;
+
+/* Writes the shape of `model` into *out_info (whose struct_size the caller sets). */
+AI00_API ai00_status ai00_model_get_info(ai00_model_info* out_info, const ai00_model* model);
+
+/* Static NUL-terminated name of the kernel ISA chosen at load ("avx2", ...). Any thread. */
+AI00_API ai00_status ai00_model_isa_name(const char** out_name, const ai00_model* model);
+
+/* ---- Tokenizer (through the model) ---------------------------------------------------------
+ * The RWKV World tokenizer: greedy longest match over bytes; any byte string encodes; id 0 is
+ * "end of text" and never produced by encoding. Both calls follow the two-call size idiom:
+ * with a NULL buffer or a too-small capacity they write the needed count to *out_count /
+ * *out_len and return AI00_ERR_BUFFER_TOO_SMALL; the buffer is caller-owned. Any thread.
+ * Without a tokenizer (no vocabulary found at load) both give AI00_ERR_UNSUPPORTED. */
+
+/* Encodes `text` (text_len bytes) into token ids. */
+AI00_API ai00_status ai00_model_tokenize(size_t* out_count, uint32_t* tokens, size_t capacity,
+                                         const ai00_model* model, const char* text,
+                                         size_t text_len);
+
+/* Decodes ids into valid UTF-8 (ill-formed bytes become U+FFFD), stopping at id 0. No NUL is
+ * written. An id outside the vocabulary is AI00_ERR_INVALID_ARGUMENT naming it. */
+AI00_API ai00_status ai00_model_detokenize(size_t* out_len, char* text, size_t capacity,
+                                           const ai00_model* model, const uint32_t* tokens,
+                                           size_t n_tokens);
+
+/* ============================================================================================
+ * State
+ * ========================================================================================== */
+/* A State is one sequence of one model: the recurrent state (fixed size whatever the context
+ * length: 2.3 MiB for a 0.1B model) plus the sampler state (seed, RNG, penalty table) so a saved,
+ * restored or cloned State continues exactly as the original would. It records which model it
+ * belongs to; using it with another model is AI00_ERR_MISMATCH. One thread at a time; different
+ * States of one model may be used concurrently. The caller owns it: ai00_state_free. */
+
+/* A fresh State (all zeros, sampler seed 0) for `model`. */
+AI00_API ai00_status ai00_state_new(ai00_state** out_state, const ai00_model* model);
+
+/* An independent copy of `state` (branching a dialogue, retries). Costs one State of memory. */
+AI00_API ai00_status ai00_state_clone(ai00_state** out_state, const ai00_state* state);
+
+/* Back to the fresh state: zeros, empty penalty table, RNG restarted from the current seed. */
+AI00_API ai00_status ai00_state_reset(ai00_state* state);
+
+/* Destroys a State. NULL is accepted. */
+AI00_API ai00_status ai00_state_free(ai00_state* state);
+
+/* Message of the last failed call on `state`; "" if none; NULL gives "". */
+AI00_API const char* ai00_state_last_error(const ai00_state* state);
+
+/* Sets the sampler seed and restarts the RNG from it (the penalty table is kept). Same model,
+ * prompt, parameters and seed give the same tokens, for any thread count. */
+AI00_API ai00_status ai00_state_set_seed(ai00_state* state, uint64_t seed);
+
+/* Runs `n_tokens` tokens through the model, advancing `state` (prefill or one decode step).
+ * `logits` receives the V = n_vocab logits after the last token; pass NULL to skip them (pure
+ * prefill, cheaper). With a non-NULL `logits` and capacity < n_vocab the call writes n_vocab to
+ * *out_count (if out_count is not NULL), returns AI00_ERR_BUFFER_TOO_SMALL and leaves the State
+ * untouched. Errors: AI00_ERR_INVALID_ARGUMENT (no tokens, an id >= n_vocab: the message names
+ * the id and position), AI00_ERR_MISMATCH (state of another model). On error the State is
+ * unchanged. */
+AI00_API ai00_status ai00_state_eval(size_t* out_count, float* logits, size_t capacity,
+                                     const ai00_model* model, ai00_state* state,
+                                     const uint32_t* tokens, size_t n_tokens);
+
+/* ---- Save and restore ----------------------------------------------------------------------
+ * The serialized form is little-endian and self-checking: one record (magic "AI00STAT",
+ * version, model fingerprint, shape, checksum, the fp32 recurrent state, then the sampler
+ * section: seed, RNG, penalties, its own checksum). Loading checks each part and fails
+ * with AI00_ERR_MODEL_FILE (corrupt or truncated: the message names the byte offset) or
+ * AI00_ERR_MISMATCH (another model). */
+
+/* Serializes `state` into the caller's buffer. Two-call idiom: with buffer NULL or capacity
+ * too small, writes the size to *out_size and returns AI00_ERR_BUFFER_TOO_SMALL. */
+AI00_API ai00_status ai00_state_save(size_t* out_size, void* buffer, size_t capacity,
+                                     const ai00_state* state);
+
+/* A new State of `model` from bytes written by ai00_state_save. */
+AI00_API ai00_status ai00_state_load(ai00_state** out_state, const ai00_model* model,
+                                     const void* data, size_t size);
+
+/* Writes ai00_state_save's bytes to the file `path` (created or truncated). AI00_ERR_IO names
+ * the path when it cannot be written. */
+AI00_API ai00_status ai00_state_save_file(const ai00_state* state, const char* path,
+                                          size_t path_len);
+
+/* A new State of `model` from a file written by ai00_state_save_file. */
+AI00_API ai00_status ai00_state_load_file(ai00_state** out_state, const ai00_model* model,
+                                          const char* path, size_t path_len);
+
+/* A new State from an ai00 `.state` file (a state-tuned initial state: safetensors with
+ * blocks.{l}.att.time_state). Errors as for ai00_state_load, plus AI00_ERR_IO. */
+AI00_API ai00_status ai00_state_load_initial(ai00_state** out_state, const ai00_model* model,
+                                             const char* path, size_t path_len);
+
+/* ============================================================================================
+ * Sampler
+ * ========================================================================================== */
+
+/* Sampling methods (docs/chat-and-abi.md section 5). */
+typedef enum ai00_sampler_method {
+  AI00_SAMPLER_NUCLEUS = 0,     /* top_k, top_p, min_p, then temperature (ai00's default) */
+  AI00_SAMPLER_TYPICAL = 1,     /* cut at cumulative typical_tau by distance from the entropy */
+  AI00_SAMPLER_MIROSTAT_V2 = 2, /* target surprise mirostat_tau; no penalties, no top_k */
+  AI00_SAMPLER_GREEDY = 3       /* argmax after penalties, mask and bias */
+} ai00_sampler_method;
+
+/* The recommended Goose (RWKV7-G1) presets of seed 001. */
+typedef enum ai00_sampler_preset {
+  AI00_PRESET_CHAT = 0,       /* T 1.0, top_p 0.3, presence 0.5, frequency 0.5, decay 0.996 */
+  AI00_PRESET_MATH = 1,       /* T 0.3, top_p 0.3, no penalties, decay 0.996 */
+  AI00_PRESET_CREATIVE = 2,   /* T 0.6, top_p 0.7, presence 1.5, frequency 0.1, decay 0.99 */
+  AI00_PRESET_AI00_SERVER = 3 /* top_p 0.5, T 1, presence 0.3, frequency 0.3, half-life 200 */
+} ai00_sampler_preset;
+
+/* Added to one token's logit before the softmax; -INFINITY bans the token. */
+typedef struct ai00_logit_bias {
+  uint32_t token;
+  float bias;
+} ai00_logit_bias;
+
+/* Sampler settings. Fill with ai00_sampler_params_default() or _preset(); fields are only
+ * appended. Ranges are checked on use (AI00_ERR_INVALID_ARGUMENT naming the field). */
+typedef struct ai00_sampler_params {
+  uint32_t struct_size;
+  int32_t method;           /* an ai00_sampler_method */
+  float temperature;        /* [0, 1000]; 0 = argmax. Acts after the cut */
+  uint32_t top_k;           /* 0 = no limit */
+  float top_p;              /* [0, 1] */
+  float min_p;              /* [0, 1]; 0 = off */
+  float typical_tau;        /* [0, 1], typical only */
+  float mirostat_tau;       /* (0, 100] bits, mirostat only */
+  float mirostat_rate;      /* (0, 1], mirostat only */
+  float presence_penalty;   /* [-10, 10] charged at a token's first appearance */
+  float frequency_penalty;  /* [-10, 10] added at each later appearance */
+  float penalty_decay;      /* [0, 1] per generated token */
+  float repetition_penalty; /* [0.01, 100]; 1 = off */
+  int32_t ban_eos;          /* non-zero: never draw token 0 (end of text) */
+  /* Borrowed for the duration of the call that receives the params (copied by generators). */
+  const ai00_logit_bias* logit_bias;
+  size_t n_logit_bias;
+} ai00_sampler_params;
+
+/* The library default (the Goose "chat" preset). */
+AI00_API ai00_status ai00_sampler_params_default(ai00_sampler_params* out_params);
+
+/* One of the ai00_sampler_preset values; an unknown preset is AI00_ERR_INVALID_ARGUMENT. */
+AI00_API ai00_status ai00_sampler_params_preset(ai00_sampler_params* out_params, int32_t preset);
+
+/* Draws one token from `logits` (n_logits = n_vocab floats, e.g. from ai00_state_eval) with
+ * the State's RNG and penalty table, and updates them (a manual decode loop; generators do this
+ * for you, with grammars and stop strings). `params` may be NULL for the defaults. Errors:
+ * AI00_ERR_INVALID_ARGUMENT for bad parameters (naming the field) or when no token can be
+ * drawn; the State is unchanged then. */
+AI00_API ai00_status ai00_state_sample(uint32_t* out_token, ai00_state* state,
+                                       const ai00_sampler_params* params, const float* logits,
+                                       size_t n_logits);
+
+/* ============================================================================================
+ * Chat template
+ * ========================================================================================== */
+/* A chat format by name plus the last prompt it rendered. Conversations and tools cross as JSON
+ * text in the seed 004 message model (role, contents | content, reasoning, tool_calls,
+ * tool_call_id, name), see docs/chat-and-abi.md section 1. Rendering keeps its result in the
+ * handle, so one handle is used by one thread at a time; make one per thread (cheap). */
+
+/* Thinking effort asked of the model (seed 001 tiers). */
+typedef enum ai00_thinking {
+  AI00_THINKING_OFF = 0,
+  AI00_THINKING_ON = 1,
+  AI00_THINKING_A_BIT = 2,
+  AI00_THINKING_A_LOT = 3
+} ai00_thinking;
+
+/* Render options. Fill with ai00_render_options_default(); fields are only appended. */
+typedef struct ai00_render_options {
+  uint32_t struct_size;
+  int32_t add_generation_prompt; /* non-zero (default): end with the assistant prefix */
+  int32_t thinking;              /* an ai00_thinking; default OFF */
+  /* JSON array of tools ({name, description?, parameters}) or NULL; borrowed for the call. */
+  const char* tools_json;
+  size_t tools_json_len;
+  /* Speaker name of the generated turn (OpenChatML name=, Goose/v0 display name) or NULL. */
+  const char* assistant_name;
+  size_t assistant_name_len;
+} ai00_render_options;
+
+AI00_API ai00_status ai00_render_options_default(ai00_render_options* out_options);
+
+/* A template for the format `name` ("ai00-v1", "ai00-v0", "goose", "openchatml"); an unknown
+ * name is AI00_ERR_INVALID_ARGUMENT listing the known ones. */
+AI00_API ai00_status ai00_chat_template_new(ai00_chat_template** out_template, const char* name,
+                                            size_t name_len);
+
+/* Destroys a template. NULL is accepted. */
+AI00_API ai00_status ai00_chat_template_free(ai00_chat_template* tmpl);
+
+/* Message of the last failed call on `tmpl`; "" if none; NULL gives "". */
+AI00_API const char* ai00_chat_template_last_error(const ai00_chat_template* tmpl);
+
+/* Renders a conversation (JSON array of messages) into a prompt. *out_prompt points to
+ * *out_len bytes of UTF-8 (followed by a NUL not counted), owned by the template and valid until
+ * the next render or ai00_chat_template_free. Errors: AI00_ERR_FORMAT (malformed JSON or
+ * content the format cannot carry, with the JSON pointer), AI00_ERR_UNSUPPORTED (an image,
+ * tools in a format without a tool syntax). `options` may be NULL for the defaults. */
+AI00_API ai00_status ai00_chat_template_render(const char** out_prompt, size_t* out_len,
+                                               ai00_chat_template* tmpl,
+                                               const char* conversation_json,
+                                               size_t conversation_len,
+                                               const ai00_render_options* options);
+
+/* The number of stop strings of the last render (the format's own, e.g. "\n\n" for Goose). */
+AI00_API ai00_status ai00_chat_template_stop_count(size_t* out_count,
+                                                   const ai00_chat_template* tmpl);
+
+/* Stop string `index` of the last render; valid like the prompt. Index past the end is
+ * AI00_ERR_INVALID_ARGUMENT. */
+AI00_API ai00_status ai00_chat_template_stop(const char** out_text, size_t* out_len,
+                                             const ai00_chat_template* tmpl, size_t index);
+
+/* ============================================================================================
+ * Grammar
+ * ========================================================================================== */
+/* A grammar compiled against one model's vocabulary, for constrained decoding. Immutable: any
+ * number of threads and generators may share it. It keeps what it needs of the model's
+ * vocabulary alive by itself. */
+
+/* Compiles KBNF text (docs/grammar.md; start rule `start`). Errors: AI00_ERR_GRAMMAR with
+ * "line L, column C: ..." for syntax errors, undefined rules and oversize automata;
+ * AI00_ERR_UNSUPPORTED when the model has no tokenizer. */
+AI00_API ai00_status ai00_grammar_compile(ai00_grammar** out_grammar, const ai00_model* model,
+                                          const char* kbnf, size_t kbnf_len);
+
+/* Compiles a JSON Schema (JSON text) into a grammar accepting one JSON document valid under it.
+ * AI00_ERR_GRAMMAR names the JSON pointer of an unsupported keyword or malformed schema. */
+AI00_API ai00_status ai00_grammar_from_json_schema(ai00_grammar** out_grammar,
+                                                   const ai00_model* model, const char* schema_json,
+                                                   size_t schema_len);
+
+/* Destroys a grammar. NULL is accepted; generators using it keep their own reference. */
+AI00_API ai00_status ai00_grammar_free(ai00_grammar* grammar);
+
+/* Message of the last failed call on `grammar`; "" if none; NULL gives "". */
+AI00_API const char* ai00_grammar_last_error(const ai00_grammar* grammar);
+
+/* *out_accepted = 1 if `text` is a complete sentence of the grammar, else 0. For checks and
+ * tests; any thread. */
+AI00_API ai00_status ai00_grammar_accepts(int32_t* out_accepted, const ai00_grammar* grammar,
+                                          const char* text, size_t text_len);
+
+/* ============================================================================================
+ * Generator
+ * ========================================================================================== */
+/* A Generator runs ONE turn on one State: render (chat) or take the prompt (raw), encode,
+ * prefill in chunks, then per token: grammar mask, sampler, forward, UTF-8-safe detokenize, stop
+ * strings, the format's output parser, deltas. Three equivalent ways to drive it, giving the
+ * same tokens and deltas (they may be mixed): push (ai00_generator_run with a callback), pull
+ * (ai00_generator_next, one delta at a time) and step (ai00_generator_step with a token budget,
+ * for frame loops).
+ *
+ * Ownership: the caller owns the generator (ai00_generator_free). It BORROWS the State, which
+ * must outlive it and must not be used by anything else until the generator is freed; when the
+ * turn ends the State holds every token of the prompt and of the reply, ready to save or to
+ * continue. It keeps its own references to the model, the template's format and the grammar.
+ * Threading: one thread at a time calls a generator; ai00_generator_cancel may be called from
+ * any thread. Generators on different States of one model run concurrently, without a lock.
+ * After creation, failures inside the turn do not return errors from run/next/step: the turn
+ * ends with finish reason AI00_FINISH_ERROR and ai00_generator_last_error says why. */
+
+/* What a delta carries. A turn is a sequence of deltas ending with exactly one FINISH. */
+typedef enum ai00_delta_kind {
+  AI00_DELTA_TEXT = 0,      /* text: content text */
+  AI00_DELTA_REASONING = 1, /* text: thinking trace */
+  /* A tool call (by default one whole delta per call): call = its 0-based position in the
+   * message, id/name set, text = the complete `arguments` JSON text. valid = 0 marks a call that
+   * turned out malformed (its raw text is then content). */
+  AI00_DELTA_TOOL_CALL = 2,
+  AI00_DELTA_FINISH = 3 /* finish_reason set; nothing follows */
+} ai00_delta_kind;
+
+/* Why a turn ended (docs/ARCHITECTURE.md section 4). */
+typedef enum ai00_finish_reason {
+  AI00_FINISH_NONE = -1,        /* not finished yet */
+  AI00_FINISH_STOP = 0,         /* a stop string, or token 0 */
+  AI00_FINISH_LENGTH = 1,       /* max_tokens reached */
+  AI00_FINISH_TOOL_CALLS = 2,   /* at least one complete tool call (wins over stop) */
+  AI00_FINISH_CANCELLED = 3,    /* ai00_generator_cancel or a callback returned non-zero */
+  AI00_FINISH_GRAMMAR_DONE = 4, /* the grammar can take no further byte */
+  AI00_FINISH_ERROR = 5         /* ai00_generator_last_error says why */
+} ai00_finish_reason;
+
+/* One streamed piece of the reply, flat and tagged. Strings are UTF-8 of whole code points,
+ * NOT NUL-terminated, owned by the generator and valid until the next call on it. */
+typedef struct ai00_delta {
+  uint32_t struct_size;
+  int32_t kind;          /* an ai00_delta_kind */
+  uint32_t call;         /* TOOL_CALL: position of the call in the message */
+  int32_t finish_reason; /* FINISH: an ai00_finish_reason; otherwise AI00_FINISH_NONE */
+  const char* text;      /* TEXT / REASONING text, TOOL_CALL arguments JSON; "" otherwise */
+  size_t text_len;
+  const char* id; /* TOOL_CALL: "call_<8 hex>" (library-assigned); "" otherwise */
+  size_t id_len;
+  const char* name; /* TOOL_CALL: tool name; "" otherwise */
+  size_t name_len;
+  int32_t valid; /* TOOL_CALL: 0 when the call was malformed; 1 otherwise */
+} ai00_delta;
+
+/* Push-style callback: return 0 to continue, non-zero to stop the turn (finish CANCELLED).
+ * Called on the thread that called run/step. Must not throw or longjmp across the library. */
+typedef int32_t (*ai00_delta_callback)(const ai00_delta* delta, void* user_data);
+
+/* How the output is constrained. */
+typedef enum ai00_grammar_mode {
+  AI00_GRAMMAR_AUTOMATIC = 0,   /* structural when tools or thinking are present (seed 003) */
+  AI00_GRAMMAR_NONE = 1,        /* unconstrained */
+  AI00_GRAMMAR_STRUCTURAL = 2,  /* the format's thinking / tool-call structure */
+  AI00_GRAMMAR_SCHEMA_AWARE = 3 /* plus tool names and argument values by their schemas */
+} ai00_grammar_mode;
+
+/* Settings of one turn. Fill with ai00_generate_params_default(); fields are only appended. */
+typedef struct ai00_generate_params {
+  uint32_t struct_size;
+  uint32_t max_tokens;    /* new tokens at most (finish LENGTH); >= 1; default 256 */
+  uint32_t prefill_chunk; /* prompt tokens per forward call; cancel is checked between; 64 */
+  int32_t set_seed;       /* non-zero: set the State's seed to `seed` before the turn */
+  uint64_t seed;          /* else the State's RNG continues where it was (restored = same) */
+  int32_t grammar_mode;   /* an ai00_grammar_mode; ignored when `grammar` is set */
+  /* A custom grammar for the reply (borrowed for the call; the generator keeps what it needs),
+   * or NULL. */
+  const ai00_grammar* grammar;
+  /* Extra stop strings (NUL-terminated UTF-8), matched on the decoded text across tokens and
+   * never emitted; borrowed for the call. */
+  const char* const* stop_sequences;
+  size_t n_stop_sequences;
+} ai00_generate_params;
+
+AI00_API ai00_status ai00_generate_params_default(ai00_generate_params* out_params);
+
+/* A chat turn: `tmpl` renders the conversation (JSON array of messages; tools and thinking in
+ * `render`, which may be NULL) and parses the reply into text, reasoning and tool calls.
+ * `sampler` and `params` may be NULL for the defaults. No forward runs here (the prefill
+ * belongs to the first run/next/step). Errors: AI00_ERR_FORMAT / AI00_ERR_UNSUPPORTED (the
+ * conversation cannot be rendered: JSON pointer), AI00_ERR_GRAMMAR, AI00_ERR_MISMATCH (State of
+ * another model), AI00_ERR_INVALID_ARGUMENT (parameters, naming the field). */
+AI00_API ai00_status ai00_generator_new_chat(ai00_generator** out_generator,
+                                             const ai00_model* model, ai00_state* state,
+                                             const ai00_chat_template* tmpl,
+                                             const char* conversation_json, size_t conversation_len,
+                                             const ai00_render_options* render,
+                                             const ai00_sampler_params* sampler,
+                                             const ai00_generate_params* params);
+
+/* A raw-text turn: the prompt is fed as is; the reply is TEXT deltas only. An empty prompt is
+ * AI00_ERR_INVALID_ARGUMENT. Other errors as for ai00_generator_new_chat. */
+AI00_API ai00_status ai00_generator_new_raw(ai00_generator** out_generator, const ai00_model* model,
+                                            ai00_state* state, const char* prompt,
+                                            size_t prompt_len, const ai00_sampler_params* sampler,
+                                            const ai00_generate_params* params);
+
+/* Destroys a generator (the State stays valid and holds the tokens consumed so far). NULL is
+ * accepted. Never while another thread is inside run/next/step of it. */
+AI00_API ai00_status ai00_generator_free(ai00_generator* gen);
+
+/* Message of the last failed call on `gen`, or why the turn ended with AI00_FINISH_ERROR; ""
+ * if none; NULL gives "". */
+AI00_API const char* ai00_generator_last_error(const ai00_generator* gen);
+
+/* Push: runs the turn to its end, calling `callback` (may be NULL) for every delta, the last
+ * being FINISH. *out_finish_reason (may be NULL) receives the ai00_finish_reason. */
+AI00_API ai00_status ai00_generator_run(int32_t* out_finish_reason, ai00_generator* gen,
+                                        ai00_delta_callback callback, void* user_data);
+
+/* Pull: the next delta: a queued one (see ai00_generator_pending) if any, else generating as
+ * many tokens as it takes. After the FINISH delta every further call returns it again. */
+AI00_API ai00_status ai00_generator_next(ai00_delta* out_delta, ai00_generator* gen);
+
+/* Step: bounded work for a frame loop: samples at most `max_tokens` tokens (0 counts as 1), or
+ * runs prefill chunks while the prompt is not consumed. The deltas produced go to `callback`, or
+ * when it is NULL they are queued for ai00_generator_next. *out_finished (may be NULL) is 1 once
+ * the turn has ended. */
+AI00_API ai00_status ai00_generator_step(int32_t* out_finished, ai00_generator* gen,
+                                         uint32_t max_tokens, ai00_delta_callback callback,
+                                         void* user_data);
+
+/* The number of deltas queued by ai00_generator_step with a NULL callback and not yet taken by
+ * ai00_generator_next. A frame loop calls step, then next exactly that many times, so it never
+ * generates beyond the step's budget. */
+AI00_API ai00_status ai00_generator_pending(size_t* out_count, const ai00_generator* gen);
+
+/* Requests the turn to stop before the next token or prefill chunk (finish CANCELLED). Any
+ * thread, any time while `gen` is alive; at most one more token is produced. */
+AI00_API ai00_status ai00_generator_cancel(ai00_generator* gen);
+
+/* The finish reason (AI00_FINISH_NONE while running). */
+AI00_API ai00_status ai00_generator_finish_reason(int32_t* out_finish_reason,
+                                                  const ai00_generator* gen);
+
+/* The reply accumulated so far as one seed 004 message in JSON ({role, contents, reasoning?,
+ * tool_calls?}); final once finished. Owned by the generator, NUL-terminated, valid until the
+ * next call on it. */
+AI00_API ai00_status ai00_generator_message_json(const char** out_json, size_t* out_len,
+                                                 ai00_generator* gen);
+
+/* The number of warnings of this turn: grammar building (a lenient schema) and the output
+ * parser (a malformed tool call or marker kept as text). The library never prints them. */
+AI00_API ai00_status ai00_generator_warning_count(size_t* out_count, const ai00_generator* gen);
+
+/* Warning `index` (< the count), UTF-8, owned by the generator and valid until it is freed. */
+AI00_API ai00_status ai00_generator_warning(const char** out_text, size_t* out_len,
+                                            const ai00_generator* gen, size_t index);
+
+/* The token ids sampled this turn (a final token 0 included); owned by the generator and valid
+ * until the next call on it. */
+AI00_API ai00_status ai00_generator_tokens(const uint32_t** out_tokens, size_t* out_count,
+                                           const ai00_generator* gen);
 
 #ifdef __cplusplus
 }

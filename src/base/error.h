@@ -68,8 +68,8 @@ namespace detail {
 }  // namespace ai00
 
 // Always-on invariant check: throws ai00::InternalError("file:line: check `cond` failed: msg").
-#define AI00_CHECK(cond, msg)                                                  \
-  do {                                                                         \
+#define AI00_CHECK(cond, msg)                                                          \
+  do {                                                                                 \
     if (!(cond)) ::ai00::detail::throw_check_failed(__FILE__, __LINE__, #cond, (msg)); \
   } while (0)
 

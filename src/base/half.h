@@ -54,9 +54,9 @@ inline uint16_t f32_to_f16(float f) {
   std::memcpy(&u, &f, 4);
   uint32_t sign = (u >> 16) & 0x8000u;
   uint32_t a = u & 0x7fffffffu;
-  if (a > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);  // NaN
+  if (a > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);   // NaN
   if (a >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // overflow -> inf
-  if (a < 0x38800000u) {                                                // subnormal or zero
+  if (a < 0x38800000u) {                                               // subnormal or zero
     float af;
     std::memcpy(&af, &a, 4);
     // Scale so the subnormal lands in the integer part; lrint rounds to nearest even.

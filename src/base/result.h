@@ -19,15 +19,24 @@ struct ErrorInfo {
 template <typename T>
 class Result {
  public:
-  Result(T value) : v_(std::move(value)) {}             // NOLINT: implicit by design
-  Result(ErrorInfo error) : v_(std::move(error)) {}     // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}          // NOLINT: implicit by design
+  Result(ErrorInfo error) : v_(std::move(error)) {}  // NOLINT: implicit by design
 
   bool ok() const noexcept { return v_.index() == 0; }
   explicit operator bool() const noexcept { return ok(); }
 
-  T& value() & { check(); return std::get<0>(v_); }
-  const T& value() const& { check(); return std::get<0>(v_); }
-  T&& value() && { check(); return std::get<0>(std::move(v_)); }
+  T& value() & {
+    check();
+    return std::get<0>(v_);
+  }
+  const T& value() const& {
+    check();
+    return std::get<0>(v_);
+  }
+  T&& value() && {
+    check();
+    return std::get<0>(std::move(v_));
+  }
   const ErrorInfo& error() const {
     AI00_CHECK(!ok(), "Result::error() on a value");
     return std::get<1>(v_);

@@ -13,7 +13,7 @@ namespace ai00 {
 namespace {
 
 constexpr char kMagic[8] = {'A', 'I', '0', '0', 'S', 'T', 'A', 'T'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;  // 2: the sampler section follows the floats
 constexpr size_t kHeaderBytes = 64;
 
 uint64_t fnv1a(const void* data, size_t n) {
@@ -66,6 +66,7 @@ State State::clone() const {
   s.fingerprint_ = fingerprint_;
   s.allocate();
   std::memcpy(s.data_.get(), data_.get(), size_bytes());
+  s.sampler_ = sampler_;
   return s;
 }
 
@@ -82,7 +83,9 @@ void State::check_model(const Model& model) const {
       std::to_string(c.n_head) + ", fingerprint " + std::to_string(model.fingerprint()));
 }
 
-size_t State::serialized_size() const { return kHeaderBytes + size_bytes(); }
+size_t State::serialized_size() const {
+  return kHeaderBytes + size_bytes() + 8 + sampler_.serialized_size();
+}
 
 void State::serialize_into(uint8_t* out, size_t capacity) const {
   if (out == nullptr || capacity < serialized_size()) {
@@ -101,6 +104,10 @@ void State::serialize_into(uint8_t* out, size_t capacity) const {
   put<uint64_t>(out, 40, static_cast<uint64_t>(size_));
   put<uint64_t>(out, 48, fnv1a(data_.get(), size_bytes()));
   std::memcpy(out + kHeaderBytes, data_.get(), size_bytes());
+  const size_t off = kHeaderBytes + size_bytes();
+  const size_t m = sampler_.serialized_size();
+  put<uint64_t>(out, off, static_cast<uint64_t>(m));
+  sampler_.serialize(out + off + 8, m);
 }
 
 std::vector<uint8_t> State::serialize() const {
@@ -116,8 +123,9 @@ State State::deserialize(const Model& model, const uint8_t* bytes, size_t size) 
                          " bytes, need at least " + std::to_string(kHeaderBytes));
   }
   if (std::memcmp(bytes, kMagic, 8) != 0) throw ModelFileError(at(0) + "bad magic (not AI00STAT)");
-  if (uint32_t v = get<uint32_t>(bytes, 8); v != kVersion) {
-    throw ModelFileError(at(8) + "unsupported version " + std::to_string(v));
+  const uint32_t version = get<uint32_t>(bytes, 8);
+  if (version != 1 && version != kVersion) {
+    throw ModelFileError(at(8) + "unsupported version " + std::to_string(version));
   }
   if (uint32_t h = get<uint32_t>(bytes, 12); h != kHeaderBytes) {
     throw ModelFileError(at(12) + "header size " + std::to_string(h) + ", expected 64");
@@ -139,16 +147,40 @@ State State::deserialize(const Model& model, const uint8_t* bytes, size_t size) 
     throw ModelFileError(at(40) + "float count " + std::to_string(n) + ", expected " +
                          std::to_string(s.size_));
   }
-  if (size != s.serialized_size()) {
-    throw ModelFileError(at(std::min(size, s.serialized_size())) + "size " + std::to_string(size) +
-                         " bytes, expected " + std::to_string(s.serialized_size()) +
-                         (size < s.serialized_size() ? " (truncated)" : " (trailing bytes)"));
+  // Expected total: the floats, then (version 2) the length-prefixed sampler section.
+  const size_t payload_end = kHeaderBytes + s.size_bytes();
+  size_t expected = payload_end;
+  uint64_t m = 0;
+  if (version >= 2) {
+    if (size < payload_end + 8) {
+      throw ModelFileError(at(size) + "size " + std::to_string(size) + " bytes, need at least " +
+                           std::to_string(payload_end + 8) + " (truncated)");
+    }
+    m = get<uint64_t>(bytes, payload_end);
+    if (m > size)
+      throw ModelFileError(at(payload_end) + "sampler section of " + std::to_string(m) +
+                           " bytes exceeds the buffer");
+    expected = payload_end + 8 + static_cast<size_t>(m);
+  }
+  if (size != expected) {
+    throw ModelFileError(at(std::min(size, expected)) + "size " + std::to_string(size) +
+                         " bytes, expected " + std::to_string(expected) +
+                         (size < expected ? " (truncated)" : " (trailing bytes)"));
   }
   if (fnv1a(bytes + kHeaderBytes, s.size_bytes()) != get<uint64_t>(bytes, 48)) {
     throw ModelFileError(at(kHeaderBytes) + "payload checksum mismatch (corrupt data in bytes " +
                          std::to_string(kHeaderBytes) + ".." + std::to_string(size) + ")");
   }
   std::memcpy(s.data_.get(), bytes + kHeaderBytes, s.size_bytes());
+  if (version >= 2) {
+    try {
+      s.sampler_ = SamplerState::deserialize(bytes + payload_end + 8, static_cast<size_t>(m));
+    } catch (const ModelFileError& e) {
+      throw ModelFileError(at(payload_end + 8) + "sampler section: " + e.what());
+    } catch (const UnsupportedError& e) {
+      throw UnsupportedError(at(payload_end + 8) + "sampler section: " + e.what());
+    }
+  }
   return s;
 }
 

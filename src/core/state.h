@@ -12,9 +12,13 @@
 // records the fingerprint of the Model it was made for; forward() and deserialize() refuse a
 // State of another model with MismatchError.
 //
-// Serialized form (little-endian), version 1:
+// The State also carries the per-sequence sampler state (sampler(): seed, RNG, penalty table,
+// mirostat mu; docs/chat-and-abi.md section 5 "Seeds live in the State"), so a saved and
+// restored or cloned State continues generating exactly as the original would.
+//
+// Serialized form (little-endian), version 2:
 //   0  char[8]  magic "AI00STAT"
-//   8  u32      version (1)
+//   8  u32      version (2; 1 = without the sampler section)
 //  12  u32      header bytes (64)
 //  16  u64      model fingerprint (Model::fingerprint())
 //  24  u32 x4   n_layer, n_embd, n_head, head_size
@@ -22,6 +26,9 @@
 //  48  u64      FNV-1a 64 hash of the float payload
 //  56  u64      reserved (0)
 //  64  f32[n]   the block above
+//  64+4n  u64    m, bytes of the sampler section
+//  72+4n  u8[m]  SamplerState::serialize() (its own magic, version and checksum)
+// Version 1 buffers (no sampler section) still load, with a fresh SamplerState (seed 0).
 // Errors: deserialize() throws ModelFileError naming the byte offset for a truncated or corrupt
 // buffer and MismatchError for a State of another model.
 #pragma once
@@ -30,6 +37,8 @@
 #include <cstdint>
 #include <memory>
 #include <vector>
+
+#include "core/sampler.h"
 
 namespace ai00 {
 
@@ -48,7 +57,7 @@ class State {
 
   // An independent copy (the explicit, costly copy).
   State clone() const;
-  // Back to all zeros.
+  // Back to all zeros. The sampler state is kept (sampler().reset(seed) forgets it too).
   void reset();
 
   int64_t n_layer() const { return n_layer_; }
@@ -84,6 +93,11 @@ class State {
   void export_rwkv_cpp(float* out, size_t n) const;
   void import_rwkv_cpp(const float* in, size_t n);
 
+  // Seed, RNG and penalty table of this sequence. The Generator samples with it; cloned by
+  // clone() and saved by serialize(). A plain value: one thread at a time, like the State.
+  SamplerState& sampler() { return sampler_; }
+  const SamplerState& sampler() const { return sampler_; }
+
  private:
   struct FreeAligned {
     void operator()(float* p) const noexcept;
@@ -96,6 +110,7 @@ class State {
   uint64_t fingerprint_ = 0;
   size_t size_ = 0;
   std::unique_ptr<float[], FreeAligned> data_;
+  SamplerState sampler_;  // see sampler()
 };
 
 }  // namespace ai00

@@ -26,16 +26,16 @@ enum class WType : uint8_t { F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q6_K 
 // T = 1 is the decode matrix-vector product; T > 1 is prefill (weights read once per tile of
 // rows, reused over the T activation rows).
 struct MatmulArgs {
-  const uint8_t* w = nullptr;   // [rows][cols] in `wtype`; quantized blocks run along cols
+  const uint8_t* w = nullptr;  // [rows][cols] in `wtype`; quantized blocks run along cols
   WType wtype = WType::F32;
-  size_t w_row_bytes = 0;       // bytes of one weight row
-  int64_t cols = 0;             // K: input width (a multiple of the block size for quantized)
-  const float* x = nullptr;     // [T][x_stride] activations, fp32
+  size_t w_row_bytes = 0;    // bytes of one weight row
+  int64_t cols = 0;          // K: input width (a multiple of the block size for quantized)
+  const float* x = nullptr;  // [T][x_stride] activations, fp32
   int64_t x_stride = 0;
-  float* y = nullptr;           // [T][y_stride] outputs, fp32 (overwritten, not accumulated)
+  float* y = nullptr;  // [T][y_stride] outputs, fp32 (overwritten, not accumulated)
   int64_t y_stride = 0;
   int64_t T = 1;
-  int64_t row_begin = 0;        // rows of W handled by this call: [row_begin, row_end)
+  int64_t row_begin = 0;  // rows of W handled by this call: [row_begin, row_end)
   int64_t row_end = 0;
 };
 
@@ -45,17 +45,17 @@ struct MatmulArgs {
 //   S[i][j] = S[i][j] * w[j] + sa[i] * b[j] + v[i] * k[j]   (b = kk * a_rate)
 //   y[i]    = sum_j S[i][j] * r[j]               (uses the new state)
 struct Wkv7Args {
-  float* state = nullptr;       // [H][N][N] S[h][i=value][j=key], updated in place
-  const float* r = nullptr;     // [T][C] receptance
-  const float* w = nullptr;     // [T][C] decay, already exp(-0.606531 * sigmoid(.)), in (0, 1)
-  const float* k = nullptr;     // [T][C] replacement key (k modified by k_a)
-  const float* v = nullptr;     // [T][C] value (after the value residual)
-  const float* a = nullptr;     // [T][C] -kk
-  const float* b = nullptr;     // [T][C] kk * a_rate
-  float* y = nullptr;           // [T][C] readout
+  float* state = nullptr;    // [H][N][N] S[h][i=value][j=key], updated in place
+  const float* r = nullptr;  // [T][C] receptance
+  const float* w = nullptr;  // [T][C] decay, already exp(-0.606531 * sigmoid(.)), in (0, 1)
+  const float* k = nullptr;  // [T][C] replacement key (k modified by k_a)
+  const float* v = nullptr;  // [T][C] value (after the value residual)
+  const float* a = nullptr;  // [T][C] -kk
+  const float* b = nullptr;  // [T][C] kk * a_rate
+  float* y = nullptr;        // [T][C] readout
   int64_t T = 1;
-  int64_t C = 0;                // row stride of r, w, k, v, a, b, y (= H * N)
-  int64_t N = 64;               // head size
+  int64_t C = 0;   // row stride of r, w, k, v, a, b, y (= H * N)
+  int64_t N = 64;  // head size
   int64_t head_begin = 0;
   int64_t head_end = 0;
 };
@@ -71,13 +71,13 @@ struct NormArgs {
   const float* bias = nullptr;    // [n]
   int64_t rows = 1;
   int64_t n = 0;
-  int64_t group_size = 0;         // 0 or n: plain LayerNorm
+  int64_t group_size = 0;  // 0 or n: plain LayerNorm
   float eps = 1e-5f;
 };
 
 // Element-wise ops over n floats; outputs may alias inputs.
 struct KernelTable {
-  const char* name;      // "scalar", "sse2", "avx2", "avx512", "neon64"
+  const char* name;  // "scalar", "sse2", "avx2", "avx512", "neon64"
   void (*matmul)(const MatmulArgs&);
   void (*wkv7)(const Wkv7Args&);
   void (*norm)(const NormArgs&);

@@ -1,12 +1,12 @@
 // ai00::json: value type, writer, and the simdjson On-Demand reader (see json.h).
 #include "format/json.h"
 
-#include "base/json_escape.h"
-
 #include <fmt/format.h>
 #include <simdjson.h>
 
 #include <cmath>
+
+#include "base/json_escape.h"
 
 namespace ai00::json {
 

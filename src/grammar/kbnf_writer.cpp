@@ -1,10 +1,10 @@
 // KBNF literal, regex and JSON-string writers (kbnf_writer.h).
 #include "grammar/kbnf_writer.h"
 
-#include "base/json_escape.h"
-
 #include <cstdio>
 #include <cstring>
+
+#include "base/json_escape.h"
 
 namespace ai00::grammar {
 

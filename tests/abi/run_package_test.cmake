@@ -1,4 +1,5 @@
-# Configures, builds and runs tests/package against an installed ai00 (PREFIX).
+# Configures, builds and runs tests/package against an installed ai00 (PREFIX); the program
+# gets the fixture folder (SHARED) as its argument.
 file(REMOVE_RECURSE ${BINARY})
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE} -B ${BINARY} -DCMAKE_PREFIX_PATH=${PREFIX}
                 RESULT_VARIABLE rc)
@@ -9,10 +10,12 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build ${BINARY} RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "build of the package test failed")
 endif()
-execute_process(COMMAND ${BINARY}/package_test RESULT_VARIABLE rc)
-if(rc)
-  message(FATAL_ERROR "package_test failed")
-endif()
+foreach(prog package_test package_test_cpp)
+  execute_process(COMMAND ${BINARY}/${prog} ${SHARED} RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "${prog} failed")
+  endif()
+endforeach()
 # pkg-config sees the same installation.
 find_program(PKG_CONFIG pkg-config)
 if(PKG_CONFIG)

@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -23,7 +22,7 @@ TEST_CASE("f16 and bf16 conversions round-trip every finite half", "[base][half]
   CHECK(f16_to_f32(0x3c00) == 1.0f);
   CHECK(f16_to_f32(0xc000) == -2.0f);
   CHECK(f16_to_f32(0x0001) == std::ldexp(1.0f, -24));
-  CHECK(f32_to_f16(65520.0f) == 0x7c00);  // rounds past the largest half to inf
+  CHECK(f32_to_f16(65520.0f) == 0x7c00);                      // rounds past the largest half to inf
   CHECK(f32_to_f16(1.0f + std::ldexp(1.0f, -11)) == 0x3c00);  // tie rounds to even
   CHECK(bf16_to_f32(0x3f80) == 1.0f);
 }

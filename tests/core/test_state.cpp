@@ -59,7 +59,7 @@ TEST_CASE("serialize, deserialize and continue gives identical logits", "[core][
   step(*m, st, {0, 69, 66, 408});
   const std::vector<uint8_t> bytes = st.serialize();
   CHECK(bytes.size() == st.serialized_size());
-  CHECK(bytes.size() == 64 + st.size_bytes());
+  CHECK(bytes.size() == 64 + st.size_bytes() + 8 + st.sampler().serialized_size());
   State back = State::deserialize(*m, bytes.data(), bytes.size());
   CHECK(step(*m, st, {256, 302}) == step(*m, back, {256, 302}));
 

@@ -1,5 +1,6 @@
 #include "fixtures.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -10,7 +11,6 @@
 #include <iterator>
 #include <limits>
 #include <stdexcept>
-#include <sys/stat.h>
 
 namespace ai00::test {
 

@@ -10,7 +10,7 @@
 namespace ai00::test {
 
 std::string shared_dir();
-std::string shared_path(const std::string& relative);   // shared_dir() + "/" + relative
+std::string shared_path(const std::string& relative);      // shared_dir() + "/" + relative
 std::vector<uint8_t> read_bytes(const std::string& path);  // throws std::runtime_error
 std::vector<float> read_f32(const std::string& path);      // little-endian float32 array
 std::string read_text(const std::string& path);

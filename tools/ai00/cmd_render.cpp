@@ -4,10 +4,10 @@
 
 #include "base/error.h"
 #include "command.h"
-#include "format_flags.h"
 #include "format/format.h"
 #include "format/json.h"
 #include "format/message.h"
+#include "format_flags.h"
 
 namespace {
 

@@ -62,6 +62,6 @@ void write_stdout(const std::string& bytes);
 
 #define AI00_CLI_CONCAT2(a, b) a##b
 #define AI00_CLI_CONCAT(a, b) AI00_CLI_CONCAT2(a, b)
-#define AI00_COMMAND(name, usage, fn) \
+#define AI00_COMMAND(name, usage, fn)                                 \
   static const bool AI00_CLI_CONCAT(ai00_cmd_registered_, __LINE__) = \
       ::ai00::cli::register_command(::ai00::cli::Command{name, usage, fn})

@@ -87,7 +87,8 @@ long long Args::get_int(const std::string& flag, long long fallback) const {
   char* end = nullptr;
   errno = 0;
   long long x = std::strtoll(v->c_str(), &end, 10);
-  if (v->empty() || *end != '\0' || errno != 0) throw UsageError(flag + " needs an integer, got '" + *v + "'");
+  if (v->empty() || *end != '\0' || errno != 0)
+    throw UsageError(flag + " needs an integer, got '" + *v + "'");
   return x;
 }
 
@@ -97,7 +98,8 @@ double Args::get_double(const std::string& flag, double fallback) const {
   char* end = nullptr;
   errno = 0;
   double x = std::strtod(v->c_str(), &end);
-  if (v->empty() || *end != '\0' || errno != 0) throw UsageError(flag + " needs a number, got '" + *v + "'");
+  if (v->empty() || *end != '\0' || errno != 0)
+    throw UsageError(flag + " needs a number, got '" + *v + "'");
   return x;
 }
 

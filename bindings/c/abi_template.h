@@ -1,0 +1,30 @@
+// The ChatTemplate handle of the C ABI and helpers shared with the generator binding.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "abi_internal.h"
+#include "base/result.h"
+#include "format/format.h"
+
+struct ai00_chat_template {
+  std::shared_ptr<const ai00::format::ChatFormat> format;  // immutable, shareable
+  ai00::format::RenderResult last;  // the last render: owns the prompt handed out
+  mutable ai00::abi::ErrorSlot error;
+};
+
+namespace ai00::abi {
+
+// Value of a Result, or throws its error (kind kept) prefixed with `what`.
+template <typename T>
+T unwrap(Result<T>&& r, const char* what) {
+  if (!r.ok()) throw Error(r.error().kind, std::string(what) + ": " + r.error().message);
+  return std::move(r).value();
+}
+
+// Converts (and validates) C render options; NULL = defaults.
+format::RenderOptions render_options(const ai00_render_options* options, const char* function);
+
+}  // namespace ai00::abi

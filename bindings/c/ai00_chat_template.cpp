@@ -1,0 +1,154 @@
+// ChatTemplate handle of the C ABI: a chat format by name, rendering conversations given as
+// JSON text into prompts kept in the handle (docs/chat-and-abi.md sections 1 and 4).
+#include <string>
+#include <vector>
+
+#include "abi_template.h"
+#include "format/message.h"
+
+namespace ai00::abi {
+
+format::RenderOptions render_options(const ai00_render_options* o, const char* fn) {
+  format::RenderOptions r;
+  if (o == nullptr) return r;
+  check_struct_size(o->struct_size, sizeof(ai00_render_options), sizeof(ai00_render_options), fn,
+                    "ai00_render_options");
+  r.add_generation_prompt = o->add_generation_prompt != 0;
+  switch (o->thinking) {
+    case AI00_THINKING_OFF:
+      r.thinking = format::Thinking::off;
+      break;
+    case AI00_THINKING_ON:
+      r.thinking = format::Thinking::on;
+      break;
+    case AI00_THINKING_A_BIT:
+      r.thinking = format::Thinking::a_bit;
+      break;
+    case AI00_THINKING_A_LOT:
+      r.thinking = format::Thinking::a_lot;
+      break;
+    default:
+      throw InvalidArgument(std::string(fn) + ": ai00_render_options.thinking = " +
+                            std::to_string(o->thinking) + " is not an ai00_thinking");
+  }
+  std::string_view tools = text_arg(o->tools_json, o->tools_json_len, fn, "tools_json");
+  if (!tools.empty()) r.tools = unwrap(format::parse_tools(tools), "tools_json");
+  if (o->assistant_name != nullptr) {
+    r.assistant_name =
+        std::string(text_arg(o->assistant_name, o->assistant_name_len, fn, "assistant_name"));
+  }
+  return r;
+}
+
+}  // namespace ai00::abi
+
+namespace {
+using ai00::abi::require;
+ai00::abi::ErrorSlot* slot_of(const ai00_chat_template* t) { return t ? &t->error : nullptr; }
+}  // namespace
+
+extern "C" {
+
+AI00_API ai00_status ai00_render_options_default(ai00_render_options* out_options) {
+  try {
+    require(out_options, "ai00_render_options_default", "out_options");
+    *out_options = ai00_render_options{};
+    out_options->struct_size = sizeof(ai00_render_options);
+    out_options->add_generation_prompt = 1;
+    out_options->thinking = AI00_THINKING_OFF;
+    return AI00_OK;
+  } catch (...) {
+    return ai00::abi::handle_exception(nullptr);
+  }
+}
+
+AI00_API ai00_status ai00_chat_template_new(ai00_chat_template** out_template, const char* name,
+                                            size_t name_len) {
+  try {
+    require(out_template, "ai00_chat_template_new", "out_template");
+    require(name, "ai00_chat_template_new", "name");
+    std::string_view n = ai00::abi::text_arg(name, name_len, "ai00_chat_template_new", "name");
+    auto t = std::make_unique<ai00_chat_template>();
+    t->format = ai00::abi::unwrap(ai00::format::make_format(n), "ai00_chat_template_new");
+    *out_template = t.release();
+    return AI00_OK;
+  } catch (...) {
+    return ai00::abi::handle_exception(nullptr);
+  }
+}
+
+AI00_API ai00_status ai00_chat_template_free(ai00_chat_template* tmpl) {
+  try {
+    delete tmpl;
+    return AI00_OK;
+  } catch (...) {
+    return ai00::abi::handle_exception(nullptr);
+  }
+}
+
+AI00_API const char* ai00_chat_template_last_error(const ai00_chat_template* tmpl) {
+  try {
+    return tmpl ? tmpl->error.get() : "";
+  } catch (...) {
+    return "";
+  }
+}
+
+AI00_API ai00_status ai00_chat_template_render(const char** out_prompt, size_t* out_len,
+                                               ai00_chat_template* tmpl,
+                                               const char* conversation_json,
+                                               size_t conversation_len,
+                                               const ai00_render_options* options) {
+  try {
+    const char* fn = "ai00_chat_template_render";
+    require(out_prompt, fn, "out_prompt");
+    require(out_len, fn, "out_len");
+    require(tmpl, fn, "tmpl");
+    require(conversation_json, fn, "conversation_json");
+    std::string_view json =
+        ai00::abi::text_arg(conversation_json, conversation_len, fn, "conversation_json");
+    auto conversation = ai00::abi::unwrap(ai00::format::parse_conversation(json), "conversation");
+    ai00::format::RenderOptions ro = ai00::abi::render_options(options, fn);
+    tmpl->last = ai00::abi::unwrap(tmpl->format->render(conversation, ro), "render");
+    *out_prompt = tmpl->last.prompt.c_str();
+    *out_len = tmpl->last.prompt.size();
+    return AI00_OK;
+  } catch (...) {
+    return ai00::abi::handle_exception(slot_of(tmpl));
+  }
+}
+
+AI00_API ai00_status ai00_chat_template_stop_count(size_t* out_count,
+                                                   const ai00_chat_template* tmpl) {
+  try {
+    require(out_count, "ai00_chat_template_stop_count", "out_count");
+    require(tmpl, "ai00_chat_template_stop_count", "tmpl");
+    *out_count = tmpl->last.stop_sequences.size();
+    return AI00_OK;
+  } catch (...) {
+    return ai00::abi::handle_exception(slot_of(tmpl));
+  }
+}
+
+AI00_API ai00_status ai00_chat_template_stop(const char** out_text, size_t* out_len,
+                                             const ai00_chat_template* tmpl, size_t index) {
+  try {
+    const char* fn = "ai00_chat_template_stop";
+    require(out_text, fn, "out_text");
+    require(out_len, fn, "out_len");
+    require(tmpl, fn, "tmpl");
+    const auto& stops = tmpl->last.stop_sequences;
+    if (index >= stops.size()) {
+      throw ai00::InvalidArgument(std::string(fn) + ": index " + std::to_string(index) +
+                                  " is past the " + std::to_string(stops.size()) +
+                                  " stop strings of the last render");
+    }
+    *out_text = stops[index].c_str();
+    *out_len = stops[index].size();
+    return AI00_OK;
+  } catch (...) {
+    return ai00::abi::handle_exception(slot_of(tmpl));
+  }
+}
+
+}  // extern "C"

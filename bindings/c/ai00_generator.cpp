@@ -1,0 +1,409 @@
+// Generator handle of the C ABI: one turn on one State, driven by push (callback), pull (next)
+// or step (token budget) (docs/chat-and-abi.md sections 2, 3 and 7 rule 8). Each C++
+// MessageDelta is flattened into tagged ai00_delta records whose strings live in the handle
+// until the next call on it.
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "abi_grammar.h"
+#include "abi_state.h"
+#include "abi_template.h"
+#include "core/generator.h"
+#include "core/grammar_spec.h"
+#include "format/json.h"
+#include "format/message.h"
+
+namespace {
+
+using ai00::abi::require;
+using ai00::format::FinishReason;
+
+// One ai00_delta with owned strings.
+struct Flat {
+  int32_t kind = AI00_DELTA_TEXT;
+  uint32_t call = 0;
+  int32_t finish = AI00_FINISH_NONE;
+  std::string text, id, name;
+  bool valid = true;
+};
+
+int32_t finish_code(FinishReason r) {
+  switch (r) {
+    case FinishReason::stop:
+      return AI00_FINISH_STOP;
+    case FinishReason::length:
+      return AI00_FINISH_LENGTH;
+    case FinishReason::tool_calls:
+      return AI00_FINISH_TOOL_CALLS;
+    case FinishReason::cancelled:
+      return AI00_FINISH_CANCELLED;
+    case FinishReason::grammar_done:
+      return AI00_FINISH_GRAMMAR_DONE;
+    case FinishReason::error:
+      return AI00_FINISH_ERROR;
+  }
+  return AI00_FINISH_ERROR;
+}
+
+// Reasoning, then content text, then tool calls, then the finish: the order a reader of the
+// one-field deltas the parsers emit would see them in. Non-text parts are never streamed.
+void flatten(const ai00::format::MessageDelta& d, std::deque<Flat>& out) {
+  if (!d.reasoning.empty())
+    out.push_back(Flat{AI00_DELTA_REASONING, 0, AI00_FINISH_NONE, d.reasoning, {}, {}, true});
+  for (const auto& p : d.contents) {
+    if (p.type == ai00::format::PartType::text && !p.text.empty())
+      out.push_back(Flat{AI00_DELTA_TEXT, 0, AI00_FINISH_NONE, p.text, {}, {}, true});
+  }
+  for (const auto& c : d.tool_calls) {
+    out.push_back(Flat{AI00_DELTA_TOOL_CALL, static_cast<uint32_t>(c.call), AI00_FINISH_NONE,
+                       c.valid ? c.arguments : c.raw, c.id, c.name, c.valid});
+  }
+  if (d.finish_reason)
+    out.push_back(Flat{AI00_DELTA_FINISH, 0, finish_code(*d.finish_reason), {}, {}, {}, true});
+}
+
+void fill(const Flat& f, ai00_delta* out) {
+  *out = ai00_delta{};
+  out->struct_size = sizeof(ai00_delta);
+  out->kind = f.kind;
+  out->call = f.call;
+  out->finish_reason = f.finish;
+  out->text = f.text.c_str();
+  out->text_len = f.text.size();
+  out->id = f.id.c_str();
+  out->id_len = f.id.size();
+  out->name = f.name.c_str();
+  out->name_len = f.name.size();
+  out->valid = f.valid ? 1 : 0;
+}
+
+}  // namespace
+
+struct ai00_generator {
+  std::unique_ptr<ai00::Generator> gen;
+  std::deque<Flat> pending;  // flattened, not yet handed out by next()
+  Flat current;              // the delta handed out last (its strings back the ai00_delta)
+  bool finish_seen = false;  // the FINISH delta was handed out
+  std::string message_json;
+  mutable ai00::abi::ErrorSlot error;
+
+  // Passes `pending` to `cb` in order; a non-zero return cancels the turn and reports true.
+  bool deliver(ai00_delta_callback cb, void* user_data) {
+    bool stop = false;
+    while (!pending.empty()) {
+      current = std::move(pending.front());
+      pending.pop_front();
+      if (current.kind == AI00_DELTA_FINISH) finish_seen = true;
+      ai00_delta d;
+      fill(current, &d);
+      if (cb != nullptr && !stop && cb(&d, user_data) != 0) {
+        stop = true;
+        gen->cancel();
+      }
+    }
+    return stop;
+  }
+};
+
+namespace {
+
+ai00::abi::ErrorSlot* slot_of(const ai00_generator* g) { return g ? &g->error : nullptr; }
+
+ai00::GenerateOptions options(const ai00_model& model, const ai00_sampler_params* sampler,
+                              const ai00_generate_params* p, const char* fn) {
+  ai00::GenerateOptions o;
+  o.sampler = ai00::abi::sampler_params(sampler, fn);
+  o.grammar_cache = ai00::abi::grammar_cache(model);
+  if (p == nullptr) return o;
+  ai00::abi::check_struct_size(p->struct_size, sizeof(ai00_generate_params),
+                               sizeof(ai00_generate_params), fn, "ai00_generate_params");
+  o.max_tokens = p->max_tokens;
+  o.prefill_chunk = p->prefill_chunk;
+  if (p->set_seed != 0) o.seed = p->seed;
+  if (p->n_stop_sequences > 0)
+    require(p->stop_sequences, fn, "ai00_generate_params.stop_sequences");
+  for (size_t i = 0; i < p->n_stop_sequences; ++i) {
+    require(p->stop_sequences[i], fn, "ai00_generate_params.stop_sequences[i]");
+    o.stop_sequences.emplace_back(p->stop_sequences[i]);
+  }
+  if (p->grammar != nullptr) {
+    o.compiled_grammar = p->grammar->compiled;  // used as is: no recompilation per turn
+    return o;
+  }
+  switch (p->grammar_mode) {
+    case AI00_GRAMMAR_AUTOMATIC:
+      o.grammar.mode = ai00::GrammarMode::automatic;
+      break;
+    case AI00_GRAMMAR_NONE:
+      o.grammar.mode = ai00::GrammarMode::none;
+      break;
+    case AI00_GRAMMAR_STRUCTURAL:
+      o.grammar.mode = ai00::GrammarMode::structural;
+      break;
+    case AI00_GRAMMAR_SCHEMA_AWARE:
+      o.grammar.mode = ai00::GrammarMode::schema_aware;
+      break;
+    default:
+      throw ai00::InvalidArgument(std::string(fn) + ": ai00_generate_params.grammar_mode = " +
+                                  std::to_string(p->grammar_mode) + " is not an ai00_grammar_mode");
+  }
+  return o;
+}
+
+}  // namespace
+
+extern "C" {
+
+AI00_API ai00_status ai00_generate_params_default(ai00_generate_params* out_params) {
+  try {
+    require(out_params, "ai00_generate_params_default", "out_params");
+    ai00::GenerateOptions d;
+    *out_params = ai00_generate_params{};
+    out_params->struct_size = sizeof(ai00_generate_params);
+    out_params->max_tokens = static_cast<uint32_t>(d.max_tokens);
+    out_params->prefill_chunk = static_cast<uint32_t>(d.prefill_chunk);
+    out_params->grammar_mode = AI00_GRAMMAR_AUTOMATIC;
+    return AI00_OK;
+  } catch (...) {
+    return ai00::abi::handle_exception(nullptr);
+  }
+}
+
+AI00_API ai00_status ai00_generator_new_chat(ai00_generator** out_generator,
+                                             const ai00_model* model, ai00_state* state,
+                                             const ai00_chat_template* tmpl,
+                                             const char* conversation_json, size_t conversation_len,
+                                             const ai00_render_options* render,
+                                             const ai00_sampler_params* sampler,
+                                             const ai00_generate_params* params) {
+  try {
+    const char* fn = "ai00_generator_new_chat";
+    require(out_generator, fn, "out_generator");
+    require(model, fn, "model");
+    require(state, fn, "state");
+    require(tmpl, fn, "tmpl");
+    require(conversation_json, fn, "conversation_json");
+    ai00::ChatRequest req;
+    req.format = tmpl->format;
+    std::string_view json =
+        ai00::abi::text_arg(conversation_json, conversation_len, fn, "conversation_json");
+    req.conversation = ai00::abi::unwrap(ai00::format::parse_conversation(json), "conversation");
+    req.render = ai00::abi::render_options(render, fn);
+    auto g = std::make_unique<ai00_generator>();
+    g->gen = std::make_unique<ai00::Generator>(model->model, state->core, req,
+                                               options(*model, sampler, params, fn));
+    *out_generator = g.release();
+    return AI00_OK;
+  } catch (...) {
+    return ai00::abi::handle_exception(state ? &state->error : nullptr);
+  }
+}
+
+AI00_API ai00_status ai00_generator_new_raw(ai00_generator** out_generator, const ai00_model* model,
+                                            ai00_state* state, const char* prompt,
+                                            size_t prompt_len, const ai00_sampler_params* sampler,
+                                            const ai00_generate_params* params) {
+  try {
+    const char* fn = "ai00_generator_new_raw";
+    require(out_generator, fn, "out_generator");
+    require(model, fn, "model");
+    require(state, fn, "state");
+    require(prompt, fn, "prompt");
+    ai00::RawRequest req;
+    req.prompt = std::string(ai00::abi::text_arg(prompt, prompt_len, fn, "prompt"));
+    if (req.prompt.empty()) throw ai00::InvalidArgument(std::string(fn) + ": the prompt is empty");
+    auto g = std::make_unique<ai00_generator>();
+    g->gen = std::make_unique<ai00::Generator>(model->model, state->core, req,
+                                               options(*model, sampler, params, fn));
+    *out_generator = g.release();
+    return AI00_OK;
+  } catch (...) {
+    return ai00::abi::handle_exception(state ? &state->error : nullptr);
+  }
+}
+
+AI00_API ai00_status ai00_generator_free(ai00_generator* gen) {
+  try {
+    delete gen;
+    return AI00_OK;
+  } catch (...) {
+    return ai00::abi::handle_exception(nullptr);
+  }
+}
+
+AI00_API const char* ai00_generator_last_error(const ai00_generator* gen) {
+  try {
+    return gen ? gen->error.get() : "";
+  } catch (...) {
+    return "";
+  }
+}
+
+AI00_API ai00_status ai00_generator_run(int32_t* out_finish_reason, ai00_generator* gen,
+                                        ai00_delta_callback callback, void* user_data) {
+  try {
+    require(gen, "ai00_generator_run", "gen");
+    bool stopped = gen->deliver(callback, user_data);
+    if (!stopped) {
+      gen->gen->run([&](const ai00::format::MessageDelta& d) -> int {
+        flatten(d, gen->pending);
+        return gen->deliver(callback, user_data) ? 1 : 0;
+      });
+    }
+    // After a stop request the generator may still emit its FINISH delta: drain it.
+    while (auto d = gen->gen->next()) flatten(*d, gen->pending);
+    gen->deliver(callback, user_data);
+    if (gen->gen->finish_reason() == FinishReason::error) gen->error.set(gen->gen->error_message());
+    if (out_finish_reason != nullptr) *out_finish_reason = finish_code(gen->gen->finish_reason());
+    return AI00_OK;
+  } catch (...) {
+    return ai00::abi::handle_exception(slot_of(gen));
+  }
+}
+
+AI00_API ai00_status ai00_generator_next(ai00_delta* out_delta, ai00_generator* gen) {
+  try {
+    require(out_delta, "ai00_generator_next", "out_delta");
+    require(gen, "ai00_generator_next", "gen");
+    while (gen->pending.empty() && !gen->finish_seen) {
+      auto d = gen->gen->next();
+      if (!d) break;
+      flatten(*d, gen->pending);
+    }
+    if (!gen->pending.empty()) {
+      gen->current = std::move(gen->pending.front());
+      gen->pending.pop_front();
+    } else {  // finished and FINISH already handed out (or never flattened): repeat it
+      gen->current =
+          Flat{AI00_DELTA_FINISH, 0, finish_code(gen->gen->finish_reason()), {}, {}, {}, true};
+    }
+    if (gen->current.kind == AI00_DELTA_FINISH) {
+      gen->finish_seen = true;
+      if (gen->gen->finish_reason() == FinishReason::error)
+        gen->error.set(gen->gen->error_message());
+    }
+    fill(gen->current, out_delta);
+    return AI00_OK;
+  } catch (...) {
+    return ai00::abi::handle_exception(slot_of(gen));
+  }
+}
+
+AI00_API ai00_status ai00_generator_step(int32_t* out_finished, ai00_generator* gen,
+                                         uint32_t max_tokens, ai00_delta_callback callback,
+                                         void* user_data) {
+  try {
+    require(gen, "ai00_generator_step", "gen");
+    if (!gen->gen->finished()) {
+      ai00::StepResult r = gen->gen->step(max_tokens);
+      for (const auto& d : r.deltas) flatten(d, gen->pending);
+    }
+    if (callback != nullptr) gen->deliver(callback, user_data);
+    if (gen->gen->finished() && gen->gen->finish_reason() == FinishReason::error)
+      gen->error.set(gen->gen->error_message());
+    if (out_finished != nullptr) *out_finished = gen->gen->finished() ? 1 : 0;
+    return AI00_OK;
+  } catch (...) {
+    return ai00::abi::handle_exception(slot_of(gen));
+  }
+}
+
+AI00_API ai00_status ai00_generator_pending(size_t* out_count, const ai00_generator* gen) {
+  try {
+    require(out_count, "ai00_generator_pending", "out_count");
+    require(gen, "ai00_generator_pending", "gen");
+    *out_count = gen->pending.size();
+    return AI00_OK;
+  } catch (...) {
+    return ai00::abi::handle_exception(slot_of(gen));
+  }
+}
+
+AI00_API ai00_status ai00_generator_cancel(ai00_generator* gen) {
+  // Only the calling thread's slot is touched on error: this may run on another thread while
+  // `gen` is busy, and cancel() itself is one atomic store.
+  try {
+    require(gen, "ai00_generator_cancel", "gen");
+    gen->gen->cancel();
+    return AI00_OK;
+  } catch (...) {
+    return ai00::abi::handle_exception(nullptr);
+  }
+}
+
+AI00_API ai00_status ai00_generator_finish_reason(int32_t* out_finish_reason,
+                                                  const ai00_generator* gen) {
+  try {
+    require(out_finish_reason, "ai00_generator_finish_reason", "out_finish_reason");
+    require(gen, "ai00_generator_finish_reason", "gen");
+    *out_finish_reason =
+        gen->gen->finished() ? finish_code(gen->gen->finish_reason()) : AI00_FINISH_NONE;
+    return AI00_OK;
+  } catch (...) {
+    return ai00::abi::handle_exception(slot_of(gen));
+  }
+}
+
+AI00_API ai00_status ai00_generator_message_json(const char** out_json, size_t* out_len,
+                                                 ai00_generator* gen) {
+  try {
+    require(out_json, "ai00_generator_message_json", "out_json");
+    require(out_len, "ai00_generator_message_json", "out_len");
+    require(gen, "ai00_generator_message_json", "gen");
+    gen->message_json = ai00::json::write(ai00::format::to_json(gen->gen->message()));
+    *out_json = gen->message_json.c_str();
+    *out_len = gen->message_json.size();
+    return AI00_OK;
+  } catch (...) {
+    return ai00::abi::handle_exception(slot_of(gen));
+  }
+}
+
+AI00_API ai00_status ai00_generator_tokens(const uint32_t** out_tokens, size_t* out_count,
+                                           const ai00_generator* gen) {
+  try {
+    require(out_tokens, "ai00_generator_tokens", "out_tokens");
+    require(out_count, "ai00_generator_tokens", "out_count");
+    require(gen, "ai00_generator_tokens", "gen");
+    *out_tokens = gen->gen->tokens().data();
+    *out_count = gen->gen->tokens().size();
+    return AI00_OK;
+  } catch (...) {
+    return ai00::abi::handle_exception(slot_of(gen));
+  }
+}
+
+AI00_API ai00_status ai00_generator_warning_count(size_t* out_count, const ai00_generator* gen) {
+  try {
+    require(out_count, "ai00_generator_warning_count", "out_count");
+    require(gen, "ai00_generator_warning_count", "gen");
+    *out_count = gen->gen->warnings().size();
+    return AI00_OK;
+  } catch (...) {
+    return ai00::abi::handle_exception(slot_of(gen));
+  }
+}
+
+AI00_API ai00_status ai00_generator_warning(const char** out_text, size_t* out_len,
+                                            const ai00_generator* gen, size_t index) {
+  try {
+    const char* fn = "ai00_generator_warning";
+    require(out_text, fn, "out_text");
+    require(out_len, fn, "out_len");
+    require(gen, fn, "gen");
+    const auto& w = gen->gen->warnings();
+    if (index >= w.size()) {
+      throw ai00::InvalidArgument(std::string(fn) + ": index " + std::to_string(index) +
+                                  " is past the " + std::to_string(w.size()) + " warnings");
+    }
+    *out_text = w[index].c_str();
+    *out_len = w[index].size();
+    return AI00_OK;
+  } catch (...) {
+    return ai00::abi::handle_exception(slot_of(gen));
+  }
+}
+
+}  // extern "C"

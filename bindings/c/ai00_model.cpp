@@ -1,0 +1,117 @@
+// Model handle of the C ABI: load, free, shape queries and the grammar vocabulary.
+#include <limits>
+#include <string>
+
+#include "abi_internal.h"
+#include "core/grammar_spec.h"
+#include "core/model.h"
+#include "core/state.h"
+#include "core/tokenizer.h"
+#include "cpu_kernels/kernels.h"
+
+namespace ai00::abi {
+
+std::shared_ptr<GrammarCache> grammar_cache(const ai00_model& handle) {
+  std::lock_guard<std::mutex> lock(handle.cache_mutex);
+  if (!handle.grammar_cache) handle.grammar_cache = std::make_shared<GrammarCache>(*handle.model);
+  return handle.grammar_cache;
+}
+
+}  // namespace ai00::abi
+
+namespace {
+uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
+}  // namespace
+
+extern "C" {
+
+AI00_API ai00_status ai00_model_params_default(ai00_model_params* out_params) {
+  try {
+    ai00::abi::require(out_params, "ai00_model_params_default", "out_params");
+    *out_params = ai00_model_params{};
+    out_params->struct_size = sizeof(ai00_model_params);
+    out_params->n_threads = 1;
+    return AI00_OK;
+  } catch (...) {
+    return ai00::abi::handle_exception(nullptr);
+  }
+}
+
+AI00_API ai00_status ai00_model_load(ai00_model** out_model, const char* path, size_t path_len,
+                                     const ai00_model_params* params) {
+  try {
+    using ai00::abi::require;
+    require(out_model, "ai00_model_load", "out_model");
+    require(path, "ai00_model_load", "path");
+    std::string file(ai00::abi::text_arg(path, path_len, "ai00_model_load", "path"));
+    ai00::ModelParams p;
+    if (params != nullptr) {
+      ai00::abi::check_struct_size(params->struct_size, sizeof(ai00_model_params),
+                                   sizeof(ai00_model_params), "ai00_model_load",
+                                   "ai00_model_params");
+      p.n_threads = params->n_threads;
+      if (params->forced_isa != nullptr) p.forced_isa = params->forced_isa;
+      if (params->vocab_path != nullptr) p.vocab_path = params->vocab_path;
+    }
+    auto handle = std::make_unique<ai00_model>();
+    handle->model = ai00::Model::load(file, p);
+    *out_model = handle.release();
+    return AI00_OK;
+  } catch (...) {
+    return ai00::abi::handle_exception(nullptr);
+  }
+}
+
+AI00_API ai00_status ai00_model_free(ai00_model* model) {
+  try {
+    delete model;
+    return AI00_OK;
+  } catch (...) {
+    return ai00::abi::handle_exception(nullptr);
+  }
+}
+
+AI00_API const char* ai00_model_last_error(const ai00_model* model) {
+  try {
+    return model ? model->error.get() : "";
+  } catch (...) {
+    return "";
+  }
+}
+
+AI00_API ai00_status ai00_model_get_info(ai00_model_info* out_info, const ai00_model* model) {
+  ai00::abi::ErrorSlot* slot = model ? &model->error : nullptr;
+  try {
+    ai00::abi::require(out_info, "ai00_model_get_info", "out_info");
+    ai00::abi::require(model, "ai00_model_get_info", "model");
+    ai00::abi::check_struct_size(out_info->struct_size, sizeof(ai00_model_info),
+                                 sizeof(ai00_model_info), "ai00_model_get_info", "ai00_model_info");
+    const ai00::ModelConfig& c = model->model->config();
+    const ai00::Tokenizer* tok = model->model->tokenizer();
+    out_info->n_layer = u32(c.n_layer);
+    out_info->n_embd = u32(c.n_embd);
+    out_info->n_head = u32(c.n_head);
+    out_info->head_size = u32(c.head_size);
+    out_info->n_vocab = u32(c.vocab);
+    out_info->n_tokens = tok ? static_cast<uint32_t>(tok->vocab_size()) : 0u;
+    out_info->n_threads = static_cast<uint32_t>(model->model->n_threads());
+    out_info->state_bytes = ai00::State(*model->model).serialized_size();
+    return AI00_OK;
+  } catch (...) {
+    return ai00::abi::handle_exception(slot);
+  }
+}
+
+AI00_API ai00_status ai00_model_isa_name(const char** out_name, const ai00_model* model) {
+  ai00::abi::ErrorSlot* slot = model ? &model->error : nullptr;
+  try {
+    ai00::abi::require(out_name, "ai00_model_isa_name", "out_name");
+    ai00::abi::require(model, "ai00_model_isa_name", "model");
+    *out_name = model->model->kernels().name;
+    return AI00_OK;
+  } catch (...) {
+    return ai00::abi::handle_exception(slot);
+  }
+}
+
+}  // extern "C"

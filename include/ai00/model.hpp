@@ -1,0 +1,101 @@
+// ai00 C++ API — Model: weights, configuration, tokenizer (header-only RAII over ai00.h).
+//
+// Ownership: a Model is a cheap, copyable reference to one loaded ai00_model (shared
+// ownership); the weights are released when the last copy — and every State, Grammar and
+// Generator made from it — is gone. Threading: immutable, so any number of threads may use one
+// Model (and its copies) at once. Errors: every call throws ai00::Error on failure (the status
+// and message of the C call, e.g. AI00_ERR_IO naming the path).
+//
+// Usage:
+//
+//   ai00::ModelOptions options;
+//   options.n_threads = 4;
+//   ai00::Model model = ai00::Model::load("rwkv7-g1-1.5b.gguf", options);
+//   std::vector<uint32_t> ids = model.tokenize("Hello");
+//   ai00_model_info info = model.info();  // n_layer, n_embd, n_vocab, state_bytes, ...
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ai00/ai00.h"
+#include "ai00/error.hpp"
+
+namespace ai00 {
+inline namespace api {
+
+struct ModelOptions {
+  int32_t n_threads = 1;   // pool size; 1 = the calling thread only. Results never depend on it
+  std::string forced_isa;  // "" = best supported; "scalar", "avx2", ... to force
+  std::string vocab_path;  // vocabulary to attach when the weight file has none
+};
+
+class Model {
+ public:
+  // Loads any supported weight file (GGUF, safetensors, rwkv.cpp .bin, .pth).
+  static Model load(const std::string& path, const ModelOptions& options = {}) {
+    ai00_model_params p;
+    detail::check(ai00_model_params_default(&p));
+    p.n_threads = options.n_threads;
+    p.forced_isa = options.forced_isa.empty() ? nullptr : options.forced_isa.c_str();
+    p.vocab_path = options.vocab_path.empty() ? nullptr : options.vocab_path.c_str();
+    ai00_model* m = nullptr;
+    detail::check(ai00_model_load(&m, path.data(), path.size(), &p));
+    return Model(m);
+  }
+
+  // Takes ownership of a handle from the C API.
+  explicit Model(ai00_model* owned) : handle_(owned, &free_model) {}
+
+  ai00_model_info info() const {
+    ai00_model_info info{};
+    info.struct_size = sizeof info;
+    detail::check(ai00_model_get_info(&info, get()));
+    return info;
+  }
+  uint32_t n_vocab() const { return info().n_vocab; }
+
+  // The kernel ISA chosen at load ("avx2", ...).
+  std::string isa() const {
+    const char* name = nullptr;
+    detail::check(ai00_model_isa_name(&name, get()));
+    return name;
+  }
+
+  // Greedy World tokenization of arbitrary bytes (never produces id 0).
+  std::vector<uint32_t> tokenize(std::string_view text) const {
+    size_t n = 0;
+    ai00_status s = ai00_model_tokenize(&n, nullptr, 0, get(), text.data(), text.size());
+    if (s != AI00_ERR_BUFFER_TOO_SMALL) detail::check(s);
+    std::vector<uint32_t> ids(n);
+    if (n > 0)
+      detail::check(
+          ai00_model_tokenize(&n, ids.data(), ids.size(), get(), text.data(), text.size()));
+    return ids;
+  }
+
+  // Valid UTF-8 text of the ids (ill-formed bytes become U+FFFD), stopping at id 0.
+  std::string detokenize(const std::vector<uint32_t>& ids) const {
+    size_t n = 0;
+    ai00_status s = ai00_model_detokenize(&n, nullptr, 0, get(), ids.data(), ids.size());
+    if (s != AI00_ERR_BUFFER_TOO_SMALL) detail::check(s);
+    std::string text(n, '\0');
+    if (n > 0)
+      detail::check(
+          ai00_model_detokenize(&n, &text[0], text.size(), get(), ids.data(), ids.size()));
+    return text;
+  }
+
+  // The C handle, for mixing with the C API (still owned by this Model).
+  ai00_model* get() const noexcept { return handle_.get(); }
+
+ private:
+  static void free_model(ai00_model* m) noexcept { ai00_model_free(m); }
+  std::shared_ptr<ai00_model> handle_;
+};
+
+}  // namespace api
+}  // namespace ai00

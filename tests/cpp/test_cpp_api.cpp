@@ -1,0 +1,222 @@
+// The header-only C++ API (include/ai00/*.hpp) over libai00: RAII, ai00::Error on failures,
+// the three driving styles of a Generator, State save/load/clone, grammars and messages.
+// Links only the shared library (ai00::ai00), like a user program.
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ai00/ai00.hpp"
+#include "fixtures.h"
+
+namespace {
+
+const std::string kModel = "models/rand-rwkv7-c128-l3-v512-F16.gguf";
+
+ai00::Model model() {
+  static ai00::Model m = ai00::Model::load(ai00::test::shared_path(kModel));
+  return m;
+}
+
+ai00::GenerateOptions seeded(uint32_t max_tokens) {
+  ai00::GenerateOptions o;
+  o.seed = 1234;
+  o.max_tokens = max_tokens;
+  return o;
+}
+
+const std::vector<ai00::Message> kConversation = {
+    ai00::Message::text("system", "You are terse."),
+    ai00::Message::text("user", "Say \"hi\"\nplease")};
+
+}  // namespace
+
+TEST_CASE("model load, info, tokenizer round trip", "[cpp][model]") {
+  ai00::Model m = model();
+  ai00_model_info info = m.info();
+  CHECK(info.n_vocab == 512);
+  CHECK(info.n_layer == 3);
+  CHECK_FALSE(m.isa().empty());
+  std::vector<uint32_t> ids = m.tokenize("héllo wörld");
+  CHECK_FALSE(ids.empty());
+  CHECK(m.detokenize(ids) == "héllo wörld");
+  CHECK(ai00::library_version() == AI00_VERSION_NUMBER);
+}
+
+TEST_CASE("errors are ai00::Error with the status and the message", "[cpp][errors]") {
+  try {
+    ai00::Model::load("/nonexistent/model.gguf");
+    FAIL("no exception");
+  } catch (const ai00::Error& e) {
+    CHECK(e.status() == AI00_ERR_IO);
+    CHECK(std::string(e.what()).find("/nonexistent/model.gguf") != std::string::npos);
+  }
+  try {
+    ai00::Grammar::kbnf(model(), "start ::= \"a\"\nb ::= ;");
+    FAIL("no exception");
+  } catch (const ai00::Error& e) {
+    CHECK(e.status() == AI00_ERR_GRAMMAR);
+    CHECK(std::string(e.what()).find("line 2") != std::string::npos);
+  }
+  CHECK_THROWS_AS(ai00::ChatTemplate("nope"), ai00::Error);
+}
+
+TEST_CASE("state save, load, clone continue identically", "[cpp][state]") {
+  ai00::Model m = model();
+  ai00::State s(m);
+  s.eval(m.tokenize("Once upon a time"));
+  std::vector<uint8_t> bytes = s.save();
+  ai00::State c = s.clone();
+  ai00::State r = ai00::State::load(m, bytes);
+  std::vector<uint32_t> next = m.tokenize(" there");
+  std::vector<float> a = s.eval(next);
+  CHECK(r.eval(next) == a);
+  CHECK(c.eval(next) == a);
+  bytes[bytes.size() / 2] ^= 0x55;
+  try {
+    ai00::State::load(m, bytes);
+    FAIL("no exception");
+  } catch (const ai00::Error& e) {
+    CHECK(e.status() == AI00_ERR_MODEL_FILE);
+  }
+  ai00::SamplerParams greedy;
+  greedy.method = AI00_SAMPLER_GREEDY;
+  uint32_t t = s.sample(a, greedy);
+  CHECK(t < a.size());
+}
+
+TEST_CASE("a chat turn: push, pull and step agree", "[cpp][generator]") {
+  ai00::Model m = model();
+  ai00::ChatTemplate tmpl("goose");
+  ai00::State base(m);
+  ai00::State s1 = base.clone(), s2 = base.clone(), s3 = base.clone();
+
+  std::string pushed;
+  ai00::Generator g1 = ai00::Generator::chat(m, s1, tmpl, kConversation, {}, seeded(10));
+  ai00::FinishReason r1 = g1.run([&](const ai00::Delta& d) {
+    if (d.kind == ai00::DeltaKind::text) pushed += d.text;
+    return true;
+  });
+  CHECK((r1 == ai00::FinishReason::length || r1 == ai00::FinishReason::stop));
+  CHECK(g1.message().content == pushed);
+  CHECK(g1.message_json().find("\"assistant\"") != std::string::npos);
+
+  std::string pulled;
+  ai00::Generator g2 = ai00::Generator::chat(m, s2, tmpl, kConversation, {}, seeded(10));
+  while (auto d = g2.next())
+    if (d->kind == ai00::DeltaKind::text) pulled += d->text;
+  CHECK(pulled == pushed);
+  CHECK(g2.tokens() == g1.tokens());
+
+  std::string stepped;
+  ai00::Generator g3 = ai00::Generator::chat(m, s3, tmpl, kConversation, {}, seeded(10));
+  int calls = 0;
+  while (!g3.step(1, [&](const ai00::Delta& d) {
+    if (d.kind == ai00::DeltaKind::text) stepped += d.text;
+    return true;
+  }) && ++calls < 100) {
+  }
+  CHECK(stepped == pushed);
+  CHECK(g3.finish_reason() == r1);
+}
+
+TEST_CASE("a callback exception ends the turn and is rethrown", "[cpp][generator]") {
+  ai00::Model m = model();
+  ai00::State s(m);
+  ai00::Generator g = ai00::Generator::raw(m, s, "Hello", seeded(20));
+  CHECK_THROWS_AS(g.run([](const ai00::Delta&) -> bool { throw std::runtime_error("boom"); }),
+                  std::runtime_error);
+  CHECK(g.finish_reason() == ai00::FinishReason::cancelled);
+}
+
+TEST_CASE("a grammar constrains a raw turn", "[cpp][grammar]") {
+  ai00::Model m = model();
+  ai00::Grammar g = ai00::Grammar::json_schema(m, R"({"type":"boolean"})");
+  CHECK(g.accepts("false"));
+  CHECK_FALSE(g.accepts("maybe"));
+  ai00::State s(m);
+  ai00::GenerateOptions o = seeded(16);
+  o.grammar = g;
+  ai00::Generator gen = ai00::Generator::raw(m, s, "Answer: ", o);
+  gen.run();
+  CHECK(g.accepts(gen.message().content));
+}
+
+TEST_CASE("C++ messages render like their JSON", "[cpp][chat_template]") {
+  ai00::ChatTemplate tmpl("ai00-v1");
+  ai00::Rendered a = tmpl.render(kConversation);
+  ai00::Rendered b = tmpl.render_json(R"([{"role":"system","content":"You are terse."},)"
+                                      R"({"role":"user","content":"Say \"hi\"\nplease"}])");
+  CHECK(a.prompt == b.prompt);
+  CHECK_FALSE(a.stops.empty());
+  ai00::Message m;
+  ai00::accumulate(
+      m, ai00::Delta{ai00::DeltaKind::text, 0, ai00::FinishReason::none, "Hi", "", "", true});
+  ai00::accumulate(m, ai00::Delta{ai00::DeltaKind::tool_call, 0, ai00::FinishReason::none,
+                                  "{\"x\":1}", "call_1", "f", true});
+  CHECK(m.content == "Hi");
+  REQUIRE(m.tool_calls.size() == 1);
+  CHECK(ai00::to_json(m).find("\"arguments\":{\"x\":1}") != std::string::npos);
+}
+
+TEST_CASE("cancel from another thread stops a running turn", "[cpp][generator]") {
+  ai00::Model m = model();
+  ai00::State s(m);
+  ai00::GenerateOptions o = seeded(100000);  // would run for a long time
+  o.sampler.ban_eos = 1;
+  ai00::Generator g = ai00::Generator::raw(m, s, "Once", o);
+  std::atomic<bool> started{false};
+  std::thread canceller([&] {
+    while (!started.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    g.cancel();
+  });
+  ai00::FinishReason r = g.run([&](const ai00::Delta&) {
+    started.store(true);
+    return true;
+  });
+  canceller.join();
+  CHECK(r == ai00::FinishReason::cancelled);
+  CHECK(g.tokens().size() < 100000);
+}
+
+TEST_CASE("many characters share one model from several threads", "[cpp][generator]") {
+  ai00::Model m = model();
+  std::vector<std::string> out(3);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < 3; ++i) {
+    threads.emplace_back([&, i] {
+      ai00::State s(m);
+      ai00::Generator g = ai00::Generator::raw(m, s, "Hi", seeded(8));
+      g.run();
+      out[i] = g.message().content;
+    });
+  }
+  for (auto& t : threads) t.join();
+  // Same seed and prompt on independent States: same text, whatever the interleaving.
+  CHECK(out[0] == out[1]);
+  CHECK(out[1] == out[2]);
+}
+
+TEST_CASE("a frame loop: step returns the deltas of bounded work", "[cpp][generator]") {
+  ai00::Model m = model();
+  ai00::State a(m), b(m);
+  ai00::Generator pushed = ai00::Generator::raw(m, a, "Hello there", seeded(9));
+  pushed.run();
+  ai00::Generator g = ai00::Generator::raw(m, b, "Hello there", seeded(9));
+  std::string text;
+  int frames = 0;
+  while (!g.finished() && ++frames < 100) {
+    size_t before = g.tokens().size();
+    for (const ai00::Delta& d : g.step(2))
+      if (d.kind == ai00::DeltaKind::text) text += d.text;
+    CHECK(g.tokens().size() - before <= 2);  // never more than the budget
+  }
+  CHECK(g.finished());
+  CHECK(frames > 2);
+  CHECK(text == pushed.message().content);
+  CHECK(g.tokens() == pushed.tokens());
+}
