@@ -4,8 +4,9 @@
 // public C++ API.
 //
 // Each turn re-renders the whole conversation on a fresh State: simple and always correct for
-// every format. TODO(#6): continue the previous turn's State instead (render only the new
-// messages) once the prefix cache can verify the rendered prefix.
+// every format, since nothing guarantees that one turn's render is a byte prefix of the next.
+// Continuing the previous turn's State would need a prefix cache that verifies the rendered
+// prefix; for an interactive chat the extra prefill is small next to decoding.
 #include <cstdio>
 #include <iostream>
 #include <string>
