@@ -1,7 +1,15 @@
 # Configures, builds and runs tests/package against an installed ai00 (PREFIX); the program
 # gets the fixture folder (SHARED) as its argument.
+# SANITIZE: the sanitizers libai00 was built with (asan preset); the consumer must use the same
+# runtime, as any application linking a sanitized library would.
 file(REMOVE_RECURSE ${BINARY})
+set(flags "")
+if(SANITIZE)
+  set(flags "-fsanitize=${SANITIZE}")
+endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE} -B ${BINARY} -DCMAKE_PREFIX_PATH=${PREFIX}
+                        "-DCMAKE_C_FLAGS=${flags}" "-DCMAKE_CXX_FLAGS=${flags}"
+                        "-DCMAKE_EXE_LINKER_FLAGS=${flags}"
                 RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "configure of the package test failed")
