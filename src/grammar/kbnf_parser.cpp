@@ -352,7 +352,7 @@ std::string unescape_one(std::string_view s, size_t& i, std::string& out) {
   }
   return std::string(
              "expected a valid escape (\\b \\f \\n \\r \\t \\v \\' \\\" \\\\ \\/ "
-             "\\uXXXX \\u{X} \\xHH \\NNN), found `\\") +
+             "\\uHHHH \\u{X} \\xHH \\NNN), found `\\") +
          c + "`";
 }
 

@@ -23,7 +23,7 @@ struct ParseOptions {
 Result<Grammar> parse_kbnf(std::string_view text, const ParseOptions& options = {});
 
 // Unescapes the body of a KBNF literal (without its quotes) as kbnf-syntax does: \b \f \n \r \t
-// \v \' \" \\ \/, \uXXXX, \u{X...}, \xHH, octal \NNN; anything else is an error. `pos` is the
+// \v \' \" \\ \/, \uHHHH, \u{X...}, \xHH, octal \NNN; anything else is an error. `pos` is the
 // position of the first body byte, used in the error message.
 Result<std::string> unescape_kbnf_literal(std::string_view body, SourcePos pos);
 
