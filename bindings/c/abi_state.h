@@ -25,9 +25,8 @@ struct ai00_state {
 
 namespace ai00::abi {
 
-// The core State record, sampler state included (core/state.h).
-std::vector<uint8_t> save_state(const ai00_state& s);
-size_t saved_size(const ai00_state& s);
+// Saving is State::serialize (the record carries the sampler state too); loading goes through
+// here so the error names its source.
 // `name` prefixes error messages (a path or the function name).
 std::unique_ptr<ai00_state> load_state(const ai00_model& model, const uint8_t* bytes, size_t size,
                                        const std::string& name);

@@ -20,10 +20,6 @@
 
 namespace ai00::abi {
 
-size_t saved_size(const ai00_state& s) { return s.core.serialized_size(); }
-
-std::vector<uint8_t> save_state(const ai00_state& s) { return s.core.serialize(); }
-
 std::unique_ptr<ai00_state> load_state(const ai00_model& model, const uint8_t* bytes, size_t size,
                                        const std::string& name) {
   try {
@@ -179,15 +175,14 @@ AI00_API ai00_status ai00_state_save(size_t* out_size, void* buffer, size_t capa
     const char* fn = "ai00_state_save";
     require(out_size, fn, "out_size");
     require(state, fn, "state");
-    const size_t need = ai00::abi::saved_size(*state);
+    const size_t need = state->core.serialized_size();
     *out_size = need;
     if (need > (buffer == nullptr ? 0 : capacity)) {
       return ai00::abi::fail(&state->error, AI00_ERR_BUFFER_TOO_SMALL,
                              std::string(fn) + ": the State needs " + std::to_string(need) +
                                  " bytes, capacity is " + std::to_string(buffer ? capacity : 0));
     }
-    std::vector<uint8_t> bytes = ai00::abi::save_state(*state);
-    std::memcpy(buffer, bytes.data(), bytes.size());
+    state->core.serialize_into(static_cast<uint8_t*>(buffer), capacity);
     return AI00_OK;
   } catch (...) {
     return ai00::abi::handle_exception(slot_of(state));
@@ -215,7 +210,7 @@ AI00_API ai00_status ai00_state_save_file(const ai00_state* state, const char* p
     require(state, "ai00_state_save_file", "state");
     require(path, "ai00_state_save_file", "path");
     std::string file(ai00::abi::text_arg(path, path_len, "ai00_state_save_file", "path"));
-    write_file(file, ai00::abi::save_state(*state));
+    write_file(file, state->core.serialize());
     return AI00_OK;
   } catch (...) {
     return ai00::abi::handle_exception(slot_of(state));

@@ -40,4 +40,16 @@ void append_json_escaped(std::string& out, std::string_view s) {
   }
 }
 
+void append_json_pointer_token(std::string& out, std::string_view key) {
+  for (char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+}
+
 }  // namespace ai00

@@ -117,14 +117,7 @@ class Ai00V0Parser final : public ParserBase {
         continue;
       }
       const std::vector<std::string_view> ms = {kCallOpen};
-      auto hit = find_marker(buf_, ms);
-      const size_t upto = hit ? hit->pos : buf_.size() - partial_marker_suffix(buf_, ms);
-      emit_text(buf_.substr(0, upto));
-      if (!hit) {
-        buf_.erase(0, upto);
-        return;
-      }
-      buf_.erase(0, upto + kCallOpen.size());
+      if (!emit_until_marker(buf_, ms, false)) return;
       end_text(1);  // the newline the renderer writes before each call
       in_call_ = true;
     }

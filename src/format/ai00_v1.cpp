@@ -500,16 +500,9 @@ void Ai00V1Parser::consume(std::string_view text) {
     } else {
       ms = {kCallsOpen, kThinkOpen};
     }
-    auto hit = find_marker(buf_, ms);
-    const size_t upto = hit ? hit->pos : buf_.size() - partial_marker_suffix(buf_, ms);
-    const std::string before = buf_.substr(0, upto);
-    mode_ == Mode::reasoning ? emit_reasoning(before) : emit_text(before);
-    if (!hit) {
-      buf_.erase(0, upto);
-      return;
-    }
-    buf_.erase(0, upto + ms[hit->index].size());
-    on_marker(ms[hit->index]);
+    auto marker = emit_until_marker(buf_, ms, mode_ == Mode::reasoning);
+    if (!marker) return;
+    on_marker(*marker);
   }
   if (mode_ == Mode::calls && !buf_.empty()) {
     std::string rest;

@@ -155,15 +155,7 @@ class GooseParser final : public ParserBase {
       }
       // A model may open thinking on its own, but only at the start of its turn.
       const std::vector<std::string_view> ms = {mode_ == Mode::reasoning ? "</think>" : "<think>"};
-      auto hit = find_marker(buf_, ms);
-      const size_t upto = hit ? hit->pos : buf_.size() - partial_marker_suffix(buf_, ms);
-      const std::string before = buf_.substr(0, upto);
-      mode_ == Mode::reasoning ? emit_reasoning(before) : emit_text(before);
-      if (!hit) {
-        buf_.erase(0, upto);
-        return;
-      }
-      buf_.erase(0, upto + ms[hit->index].size());
+      if (!emit_until_marker(buf_, ms, mode_ == Mode::reasoning)) return;
       if (mode_ == Mode::reasoning) {
         end_reasoning(1);
         mode_ = Mode::content;

@@ -439,15 +439,7 @@ Result<Value> parse(std::string_view text) {
 
 std::string pointer_append(const std::string& pointer, std::string_view key) {
   std::string out = pointer + "/";
-  for (char c : key) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
+  append_json_pointer_token(out, key);
   return out;
 }
 

@@ -281,16 +281,9 @@ void OpenChatMLParser::consume(std::string_view text) {
       continue;
     }
     const auto ms = markers();
-    auto hit = find_marker(buf_, ms);
-    const size_t upto = hit ? hit->pos : buf_.size() - partial_marker_suffix(buf_, ms);
-    const std::string before = buf_.substr(0, upto);
-    mode_ == Mode::content ? emit_text(before) : emit_reasoning(before);
-    if (!hit) {
-      buf_.erase(0, upto);
-      return;
-    }
-    buf_.erase(0, upto + ms[hit->index].size());
-    on_marker(ms[hit->index]);
+    auto marker = emit_until_marker(buf_, ms, mode_ != Mode::content);
+    if (!marker) return;
+    on_marker(*marker);
   }
 }
 

@@ -249,6 +249,20 @@ size_t ParserBase::release(Channel& ch, bool reasoning, size_t max_drop) {
 
 void ParserBase::emit_text(std::string_view s) { emit(text_, false, s); }
 void ParserBase::emit_reasoning(std::string_view s) { emit(reasoning_, true, s); }
+
+std::optional<std::string_view> ParserBase::emit_until_marker(
+    std::string& buf, const std::vector<std::string_view>& ms, bool reasoning) {
+  auto hit = find_marker(buf, ms);
+  const size_t upto = hit ? hit->pos : buf.size() - partial_marker_suffix(buf, ms);
+  const std::string_view before(buf.data(), upto);
+  reasoning ? emit_reasoning(before) : emit_text(before);
+  if (!hit) {
+    buf.erase(0, upto);
+    return std::nullopt;
+  }
+  buf.erase(0, upto + ms[hit->index].size());
+  return ms[hit->index];
+}
 size_t ParserBase::end_text(size_t max_drop) { return release(text_, false, max_drop); }
 void ParserBase::end_reasoning(size_t max_drop) { release(reasoning_, true, max_drop); }
 

@@ -78,6 +78,13 @@ class ParserBase : public OutputParser {
 
   void emit_text(std::string_view s);
   void emit_reasoning(std::string_view s);
+  // The scanning step every format parser shares: emits the bytes of `buf` before the first
+  // marker of `ms` (as reasoning or text) and holds back a suffix that may still begin one.
+  // Returns the marker found, erased from `buf` with what came before it; nullopt when no
+  // marker is complete yet (`buf` then keeps only the held suffix).
+  std::optional<std::string_view> emit_until_marker(std::string& buf,
+                                                    const std::vector<std::string_view>& ms,
+                                                    bool reasoning);
   // Emits one whole tool call; the id is tool_call_id(id_seed, position).
   void emit_call(const std::string& name, const json::Value& arguments);
   // Releases held trailing newlines of a channel, dropping up to `max_drop` of them (those the

@@ -13,6 +13,7 @@
 #include <set>
 #include <utility>
 
+#include "base/json_escape.h"
 #include "grammar/json_schema.h"
 #include "grammar/kbnf_writer.h"
 #include "grammar/schema_regex.h"
@@ -58,15 +59,7 @@ inline const char* const kTypes[] = {"null",   "boolean", "object", "array",
 
 inline std::string pointer_token(std::string_view key) {
   std::string out;
-  for (char c : key) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
+  append_json_pointer_token(out, key);
   return out;
 }
 
