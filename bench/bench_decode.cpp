@@ -25,9 +25,9 @@
 #include <vector>
 
 #include "base/half.h"
-#include "core/model.h"
-#include "core/rwkv7.h"
-#include "core/state.h"
+#include "core/model/model.h"
+#include "core/model/rwkv7.h"
+#include "core/model/state.h"
 
 namespace {
 
@@ -105,11 +105,11 @@ struct BinWriter {
     std::uniform_real_distribution<float> u(-scale, scale);
     std::uniform_int_distribution<int> q(-127, 127);
     std::vector<uint8_t> row(type == 1 ? cols * 2 : cols / 32 * 34);
-    const uint16_t d = ai00::f32_to_f16(scale / 127.0f);
+    const uint16_t d = ai00::internal::f32_to_f16(scale / 127.0f);
     for (uint32_t r = 0; r < rows; ++r) {
       for (uint32_t c = 0; c < cols; ++c) {
         if (type == 1) {
-          const uint16_t h = ai00::f32_to_f16(u(rng));
+          const uint16_t h = ai00::internal::f32_to_f16(u(rng));
           std::memcpy(&row[2 * c], &h, 2);
         } else {
           if (c % 32 == 0) std::memcpy(&row[c / 32 * 34], &d, 2);
@@ -166,18 +166,18 @@ std::string shared_models() {
 
 // Decode: one token per iteration, last-token logits (what a chat turn does per token).
 void BM_decode(benchmark::State& bs, std::string path, int threads) {
-  ai00::ModelParams p;
+  ai00::internal::ModelParams p;
   p.n_threads = threads;
-  auto model = ai00::Model::load(path, p);
-  ai00::State st(*model);
+  auto model = ai00::internal::Model::load(path, p);
+  ai00::internal::State st(*model);
   std::vector<float> logits(static_cast<size_t>(model->config().vocab));
   uint32_t tok = 1;
   for (auto _ : bs) {
-    ai00::forward(*model, st, &tok, 1, logits.data());
+    ai00::internal::forward(*model, st, &tok, 1, logits.data());
     tok = (tok * 7 + 3) % 200 + 1;
     benchmark::DoNotOptimize(logits.data());
   }
-  const double per_token = static_cast<double>(ai00::decode_weight_bytes(*model));
+  const double per_token = static_cast<double>(ai00::internal::decode_weight_bytes(*model));
   bs.SetItemsProcessed(bs.iterations());
   bs.SetBytesProcessed(static_cast<int64_t>(per_token * static_cast<double>(bs.iterations())));
   bs.counters["weight_MB_per_token"] = per_token / 1e6;
@@ -187,15 +187,15 @@ void BM_decode(benchmark::State& bs, std::string path, int threads) {
 
 // Prefill: 64 tokens per iteration, last-token logits.
 void BM_prefill(benchmark::State& bs, std::string path, int threads) {
-  ai00::ModelParams p;
+  ai00::internal::ModelParams p;
   p.n_threads = threads;
-  auto model = ai00::Model::load(path, p);
+  auto model = ai00::internal::Model::load(path, p);
   std::vector<uint32_t> tokens(64);
   for (size_t i = 0; i < tokens.size(); ++i) tokens[i] = static_cast<uint32_t>(i * 5 % 200 + 1);
   std::vector<float> logits(static_cast<size_t>(model->config().vocab));
   for (auto _ : bs) {
-    ai00::State st(*model);
-    ai00::forward(*model, st, tokens.data(), tokens.size(), logits.data());
+    ai00::internal::State st(*model);
+    ai00::internal::forward(*model, st, tokens.data(), tokens.size(), logits.data());
     benchmark::DoNotOptimize(logits.data());
   }
   bs.SetItemsProcessed(bs.iterations() * static_cast<int64_t>(tokens.size()));

@@ -12,7 +12,7 @@
 
 namespace {
 
-using namespace ai00::format;
+using namespace ai00::internal::format;
 
 // About 64 KiB of ai00 v1 output: reasoning, prose with markup-like text, then a call block.
 std::string v1_output() {

@@ -10,15 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "core/generator.h"
-#include "core/model.h"
-#include "core/rwkv7.h"
-#include "core/state.h"
+#include "core/pipeline/generator.h"
+#include "core/model/model.h"
+#include "core/model/rwkv7.h"
+#include "core/model/state.h"
 #include "format/format.h"
 
 namespace {
 
-using namespace ai00;
+using namespace ai00::internal;
 
 std::shared_ptr<const Model> fixture() {
   static auto m = Model::load(std::string(AI00_DEFAULT_SHARED_DIR) +

@@ -18,7 +18,7 @@
 
 namespace {
 
-using namespace ai00::grammar;
+using namespace ai00::internal::grammar;
 using Clock = std::chrono::steady_clock;
 
 // (a) seed 003 unified grammar with the section 5 fixes: one terminal per text region that

@@ -23,8 +23,8 @@
 
 namespace {
 
-using ai00::cpu::KernelTable;
-using ai00::cpu::WType;
+using ai00::internal::cpu::KernelTable;
+using ai00::internal::cpu::WType;
 
 // ---- machine limits ----------------------------------------------------------------------
 
@@ -103,11 +103,11 @@ const char* wtype_name(WType t) {
 // A rows x cols matrix of random bytes with every block scale set to a sane f16 value (random
 // bits could make NaN or huge scales; the speed would not change, the numbers would be ugly).
 std::vector<uint8_t> make_weights(WType t, int64_t rows, int64_t cols, std::mt19937& rng) {
-  const size_t row_bytes = ai00::cpu::wtype_row_bytes(t, cols);
+  const size_t row_bytes = ai00::internal::cpu::wtype_row_bytes(t, cols);
   std::vector<uint8_t> w(row_bytes * static_cast<size_t>(rows));
   std::uniform_int_distribution<int> byte(0, 255);
   for (uint8_t& b : w) b = static_cast<uint8_t>(byte(rng));
-  const uint16_t scale = ai00::f32_to_f16(0.01f);
+  const uint16_t scale = ai00::internal::f32_to_f16(0.01f);
   auto set_scale = [&](size_t block_bytes, std::initializer_list<size_t> offsets) {
     for (size_t b = 0; b < w.size(); b += block_bytes) {
       for (size_t o : offsets) std::memcpy(w.data() + b + o, &scale, 2);
@@ -125,7 +125,7 @@ std::vector<uint8_t> make_weights(WType t, int64_t rows, int64_t cols, std::mt19
     case WType::BF16:
       for (size_t i = 0; i < w.size(); i += 2) {
         const float f = dist(rng);
-        const uint16_t h = t == WType::F16 ? ai00::f32_to_f16(f) : ai00::f32_to_bf16(f);
+        const uint16_t h = t == WType::F16 ? ai00::internal::f32_to_f16(f) : ai00::internal::f32_to_bf16(f);
         std::memcpy(w.data() + i, &h, 2);
       }
       break;
@@ -163,15 +163,15 @@ std::vector<float> random_floats(size_t n, std::mt19937& rng, float lo = -1.0f, 
 // in L2 (the kernel's compute ceiling).
 void matvec(benchmark::State& state, const KernelTable* k, WType t, int64_t n, bool from_dram) {
   std::mt19937 rng(1);
-  const size_t bytes = ai00::cpu::wtype_row_bytes(t, n) * static_cast<size_t>(n);
+  const size_t bytes = ai00::internal::cpu::wtype_row_bytes(t, n) * static_cast<size_t>(n);
   const size_t copies = from_dram ? std::max<size_t>(1, (96u << 20) / bytes + 1) : 1;
   std::vector<std::vector<uint8_t>> w;
   for (size_t i = 0; i < copies; ++i) w.push_back(make_weights(t, n, n, rng));
   const std::vector<float> x = random_floats(static_cast<size_t>(n), rng);
   std::vector<float> y(static_cast<size_t>(n));
-  ai00::cpu::MatmulArgs p;
+  ai00::internal::cpu::MatmulArgs p;
   p.wtype = t;
-  p.w_row_bytes = ai00::cpu::wtype_row_bytes(t, n);
+  p.w_row_bytes = ai00::internal::cpu::wtype_row_bytes(t, n);
   p.cols = n;
   p.x = x.data();
   p.x_stride = n;
@@ -195,10 +195,10 @@ void prefill(benchmark::State& state, const KernelTable* k, WType t, int64_t n, 
   const std::vector<uint8_t> w = make_weights(t, n, n, rng);
   const std::vector<float> x = random_floats(static_cast<size_t>(n * T), rng);
   std::vector<float> y(static_cast<size_t>(n * T));
-  ai00::cpu::MatmulArgs p;
+  ai00::internal::cpu::MatmulArgs p;
   p.w = w.data();
   p.wtype = t;
-  p.w_row_bytes = ai00::cpu::wtype_row_bytes(t, n);
+  p.w_row_bytes = ai00::internal::cpu::wtype_row_bytes(t, n);
   p.cols = n;
   p.x = x.data();
   p.x_stride = n;
@@ -252,7 +252,7 @@ void norm(benchmark::State& state, const KernelTable* k, int64_t group) {
   std::mt19937 rng(4);
   std::vector<float> x = random_floats(kVec, rng), w = random_floats(kVec, rng),
                      b = random_floats(kVec, rng), y(kVec);
-  ai00::cpu::NormArgs p;
+  ai00::internal::cpu::NormArgs p;
   p.x = x.data();
   p.y = y.data();
   p.weight = w.data();
@@ -275,7 +275,7 @@ void wkv7(benchmark::State& state, const KernelTable* k, int64_t T) {
                      kk = random_floats(C * T, rng), v = random_floats(C * T, rng),
                      a = random_floats(C * T, rng, -0.1f, 0.0f),
                      b = random_floats(C * T, rng, 0.0f, 0.1f), y(C * T);
-  ai00::cpu::Wkv7Args p;
+  ai00::internal::cpu::Wkv7Args p;
   p.state = S.data();
   p.r = r.data();
   p.w = w.data();
@@ -297,20 +297,20 @@ void wkv7(benchmark::State& state, const KernelTable* k, int64_t T) {
 
 void register_all() {
 #if defined(__x86_64__)
-  if (ai00::cpu::isa_supported("avx2")) {
+  if (ai00::internal::cpu::isa_supported("avx2")) {
     benchmark::RegisterBenchmark("fma_peak/avx2", BM_fma_peak_avx2);
   }
-  if (ai00::cpu::isa_supported("avx512")) {
+  if (ai00::internal::cpu::isa_supported("avx512")) {
     benchmark::RegisterBenchmark("fma_peak/avx512", BM_fma_peak_avx512);
   }
 #endif
   size_t count = 0;
-  const KernelTable* const* tables = ai00::cpu::all_kernel_tables(&count);
+  const KernelTable* const* tables = ai00::internal::cpu::all_kernel_tables(&count);
   const WType types[] = {WType::F32,  WType::F16,  WType::BF16, WType::Q4_0, WType::Q4_1,
                          WType::Q5_0, WType::Q5_1, WType::Q8_0, WType::Q6_K};
   for (size_t i = 0; i < count; ++i) {
     const KernelTable* k = tables[i];
-    if (!ai00::cpu::isa_supported(k->name)) continue;
+    if (!ai00::internal::cpu::isa_supported(k->name)) continue;
     const std::string isa = k->name;
     for (WType t : types) {
       benchmark::RegisterBenchmark(("matvec/" + isa + "/" + wtype_name(t) + "/4096x4096").c_str(),

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <vector>
 
-#include "core/rng.h"
-#include "core/sampler.h"
+#include "base/rng.h"
+#include "core/sampling/sampler.h"
 
 namespace {
 
@@ -17,7 +17,7 @@ constexpr size_t kVocab = 65536;
 
 // Model-like logits: a bell-shaped body (sum of four uniforms) with a few strong candidates.
 std::vector<float> fake_logits(uint64_t seed) {
-  ai00::Rng rng(seed);
+  ai00::internal::Rng rng(seed);
   std::vector<float> l(kVocab);
   for (float& x : l) {
     double s = 0;
@@ -28,21 +28,21 @@ std::vector<float> fake_logits(uint64_t seed) {
   return l;
 }
 
-void run(benchmark::State& bs, const ai00::SamplerParams& params, bool with_mask, size_t history) {
+void run(benchmark::State& bs, const ai00::internal::SamplerParams& params, bool with_mask, size_t history) {
   std::vector<std::vector<float>> logits;
   for (uint64_t i = 0; i < 8; ++i) logits.push_back(fake_logits(i));
   std::vector<uint64_t> mask(kVocab / 64, 0);
   for (size_t w = 0; w < mask.size(); ++w) mask[w] = (w % 4 == 0) ? ~uint64_t{0} : 0x5555ull;
-  ai00::Sampler sampler;
-  ai00::SamplerState state(1);
-  ai00::Rng pick(7);
+  ai00::internal::Sampler sampler;
+  ai00::internal::SamplerState state(1);
+  ai00::internal::Rng pick(7);
   for (size_t i = 0; i < history; ++i) {
     state.accept(static_cast<uint32_t>(pick.next_u64() % 65530), params);
   }
-  const ai00::SamplerState start = state;
+  const ai00::internal::SamplerState start = state;
   size_t step = 0;
   for (auto _ : bs) {
-    ai00::SamplerInput in;
+    ai00::internal::SamplerInput in;
     in.logits = logits[step % logits.size()].data();
     in.n_vocab = kVocab;
     if (with_mask) {
@@ -56,44 +56,44 @@ void run(benchmark::State& bs, const ai00::SamplerParams& params, bool with_mask
   bs.SetItemsProcessed(static_cast<int64_t>(bs.iterations()));
 }
 
-ai00::SamplerParams no_penalty(ai00::SamplerParams p) {
+ai00::internal::SamplerParams no_penalty(ai00::internal::SamplerParams p) {
   p.presence_penalty = 0.0f;
   p.frequency_penalty = 0.0f;
   return p;
 }
 
 void BM_Greedy(benchmark::State& bs) {
-  ai00::SamplerParams p;
-  p.method = ai00::SamplerMethod::greedy;
+  ai00::internal::SamplerParams p;
+  p.method = ai00::internal::SamplerMethod::greedy;
   run(bs, no_penalty(p), false, 0);
 }
 void BM_TopP(benchmark::State& bs) {  // top_p 0.9, no top_k, T 1
-  ai00::SamplerParams p;
+  ai00::internal::SamplerParams p;
   p.top_k = 0;
   p.top_p = 0.9f;
   run(bs, no_penalty(p), false, 0);
 }
 void BM_GooseChat(benchmark::State& bs) {
-  run(bs, ai00::goose_preset(ai00::GoosePreset::chat), false, 500);
+  run(bs, ai00::internal::goose_preset(ai00::internal::GoosePreset::chat), false, 500);
 }
 void BM_GooseChatMasked(benchmark::State& bs) {
-  run(bs, ai00::goose_preset(ai00::GoosePreset::chat), true, 500);
+  run(bs, ai00::internal::goose_preset(ai00::internal::GoosePreset::chat), true, 500);
 }
 void BM_GooseCreative(benchmark::State& bs) {
-  run(bs, ai00::goose_preset(ai00::GoosePreset::creative), false, 500);
+  run(bs, ai00::internal::goose_preset(ai00::internal::GoosePreset::creative), false, 500);
 }
 void BM_Typical(benchmark::State& bs) {
-  ai00::SamplerParams p;
-  p.method = ai00::SamplerMethod::typical;
+  ai00::internal::SamplerParams p;
+  p.method = ai00::internal::SamplerMethod::typical;
   run(bs, p, false, 500);
 }
 void BM_MirostatV2(benchmark::State& bs) {
-  ai00::SamplerParams p;
-  p.method = ai00::SamplerMethod::mirostat_v2;
+  ai00::internal::SamplerParams p;
+  p.method = ai00::internal::SamplerMethod::mirostat_v2;
   run(bs, p, false, 0);
 }
 void BM_FullTemperature(benchmark::State& bs) {  // top_k 0, top_p 1, T 0.8: every token kept
-  ai00::SamplerParams p;
+  ai00::internal::SamplerParams p;
   p.top_k = 0;
   p.top_p = 1.0f;
   p.temperature = 0.8f;

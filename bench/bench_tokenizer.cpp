@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "core/tokenizer.h"
-#include "core/utf8.h"
+#include "core/tokenizer/tokenizer.h"
+#include "base/utf8.h"
 
 namespace {
 
@@ -58,8 +58,8 @@ const std::string& corpus() {
   return text;
 }
 
-std::shared_ptr<const ai00::Tokenizer> tokenizer() {
-  static const auto tok = ai00::Tokenizer::from_vocab_file(vocab_path());
+std::shared_ptr<const ai00::internal::Tokenizer> tokenizer() {
+  static const auto tok = ai00::internal::Tokenizer::from_vocab_file(vocab_path());
   return tok;
 }
 
@@ -111,7 +111,7 @@ void BM_StreamDecode(benchmark::State& state) {
   const std::vector<uint32_t> ids = tok->encode(corpus());
   std::string out;
   for (auto _ : state) {
-    ai00::StreamDecoder dec(tok);
+    ai00::internal::StreamDecoder dec(tok);
     out.clear();
     for (uint32_t id : ids) dec.push(id, out);
     dec.flush(out);
@@ -124,7 +124,7 @@ BENCHMARK(BM_StreamDecode)->Unit(benchmark::kMillisecond);
 
 void BM_LoadTxt(benchmark::State& state) {
   const std::string path = vocab_path();
-  for (auto _ : state) benchmark::DoNotOptimize(ai00::Tokenizer::from_vocab_file(path));
+  for (auto _ : state) benchmark::DoNotOptimize(ai00::internal::Tokenizer::from_vocab_file(path));
 }
 BENCHMARK(BM_LoadTxt)->Unit(benchmark::kMillisecond);
 
@@ -135,7 +135,7 @@ void BM_LoadJson(benchmark::State& state) {
   for (uint32_t id = 1; id < tok->vocab_size(); ++id) {
     const std::string_view b = tok->token_bytes(id);
     json += (id > 1 ? ",\"" : "\"") + std::to_string(id) + "\":";
-    if (ai00::utf8::is_valid(b)) {
+    if (ai00::internal::utf8::is_valid(b)) {
       json += '"';
       for (char c : b) {
         char esc[8];
@@ -158,7 +158,7 @@ void BM_LoadJson(benchmark::State& state) {
   }
   json += '}';
   for (auto _ : state)
-    benchmark::DoNotOptimize(ai00::Tokenizer::from_vocab_bytes(json, "vocab.json"));
+    benchmark::DoNotOptimize(ai00::internal::Tokenizer::from_vocab_bytes(json, "vocab.json"));
 }
 BENCHMARK(BM_LoadJson)->Unit(benchmark::kMillisecond);
 

@@ -9,9 +9,9 @@
 
 // Immutable after creation; CompiledGrammar is itself a shared, thread-safe handle.
 struct ai00_grammar {
-  ai00_grammar(ai00::grammar::CompiledGrammar c, std::string text)
+  ai00_grammar(ai00::internal::grammar::CompiledGrammar c, std::string text)
       : compiled(std::move(c)), kbnf(std::move(text)) {}
-  ai00::grammar::CompiledGrammar compiled;
+  ai00::internal::grammar::CompiledGrammar compiled;
   std::string kbnf;  // the source (JSON Schemas converted to KBNF), for diagnostics
-  mutable ai00::abi::ErrorSlot error;
+  mutable ai00::internal::abi::ErrorSlot error;
 };

@@ -9,11 +9,11 @@
 //       ... validate with require(...), call src/, write outputs ...
 //       return AI00_OK;
 //     } catch (...) {
-//       return ai00::abi::handle_exception(slot);  // the handle's slot, or nullptr
+//       return ai00::internal::abi::handle_exception(slot);  // the handle's slot, or nullptr
 //     }
 //   }
 //
-// handle_exception() classifies everything (ai00::Error kinds map to statuses, std::bad_alloc to
+// handle_exception() classifies everything (ai00::internal::Error kinds map to statuses, std::bad_alloc to
 // AI00_ERR_OUT_OF_MEMORY, anything else to AI00_ERR_INTERNAL), records the message in the
 // thread's slot and the handle's slot, and returns the status: no exception crosses the ABI.
 // Nothing here is exported (hidden visibility + cmake/ai00.version).
@@ -29,12 +29,11 @@
 #include "ai00/ai00.h"
 #include "base/error.h"
 
-namespace ai00 {
+namespace ai00::internal {
 class Model;
 class GrammarCache;
-}  // namespace ai00
-
-namespace ai00::abi {
+}  // namespace ai00::internal
+namespace ai00::internal::abi {
 
 // The last error message of one handle. A Model or Grammar is shared between threads, so the
 // slot has a lock; the pointer it hands out is valid until the next failing call on the handle
@@ -74,21 +73,21 @@ std::string_view text_arg(const char* p, size_t len, const char* function, const
 void check_struct_size(uint32_t struct_size, size_t min_size, size_t max_size, const char* function,
                        const char* type);
 
-}  // namespace ai00::abi
+}  // namespace ai00::internal::abi
 
 // ---- handle structs (opaque to C) ------------------------------------------------------------
 
 struct ai00_model {
-  std::shared_ptr<const ai00::Model> model;
-  mutable ai00::abi::ErrorSlot error;
+  std::shared_ptr<const ai00::internal::Model> model;
+  mutable ai00::internal::abi::ErrorSlot error;
   // Compiled grammars by KBNF text over the model's vocabulary, built on the first grammar
   // compile or generator and shared by all of them (the vocabulary trie has 116k nodes for
   // RWKV World: build it once per model).
   mutable std::mutex cache_mutex;
-  mutable std::shared_ptr<ai00::GrammarCache> grammar_cache;
+  mutable std::shared_ptr<ai00::internal::GrammarCache> grammar_cache;
 };
 
-namespace ai00::abi {
+namespace ai00::internal::abi {
 // The model's GrammarCache (built on first use, thread-safe). InvalidArgument without tokenizer.
 std::shared_ptr<GrammarCache> grammar_cache(const ai00_model& model);
-}  // namespace ai00::abi
+}  // namespace ai00::internal::abi

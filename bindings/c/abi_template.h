@@ -10,12 +10,12 @@
 #include "format/format.h"
 
 struct ai00_chat_template {
-  std::shared_ptr<const ai00::format::ChatFormat> format;  // immutable, shareable
-  ai00::format::RenderResult last;  // the last render: owns the prompt handed out
-  mutable ai00::abi::ErrorSlot error;
+  std::shared_ptr<const ai00::internal::format::ChatFormat> format;  // immutable, shareable
+  ai00::internal::format::RenderResult last;  // the last render: owns the prompt handed out
+  mutable ai00::internal::abi::ErrorSlot error;
 };
 
-namespace ai00::abi {
+namespace ai00::internal::abi {
 
 // Value of a Result, or throws its error (kind kept) prefixed with `what`.
 template <typename T>
@@ -27,4 +27,4 @@ T unwrap(Result<T>&& r, const char* what) {
 // Converts (and validates) C render options; NULL = defaults.
 format::RenderOptions render_options(const ai00_render_options* options, const char* function);
 
-}  // namespace ai00::abi
+}  // namespace ai00::internal::abi

@@ -6,7 +6,7 @@
 #include "abi_template.h"
 #include "format/message.h"
 
-namespace ai00::abi {
+namespace ai00::internal::abi {
 
 format::RenderOptions render_options(const ai00_render_options* o, const char* fn) {
   format::RenderOptions r;
@@ -40,11 +40,11 @@ format::RenderOptions render_options(const ai00_render_options* o, const char* f
   return r;
 }
 
-}  // namespace ai00::abi
+}  // namespace ai00::internal::abi
 
 namespace {
-using ai00::abi::require;
-ai00::abi::ErrorSlot* slot_of(const ai00_chat_template* t) { return t ? &t->error : nullptr; }
+using ai00::internal::abi::require;
+ai00::internal::abi::ErrorSlot* slot_of(const ai00_chat_template* t) { return t ? &t->error : nullptr; }
 }  // namespace
 
 extern "C" {
@@ -58,7 +58,7 @@ AI00_API ai00_status ai00_render_options_default(ai00_render_options* out_option
     out_options->thinking = AI00_THINKING_OFF;
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(nullptr);
+    return ai00::internal::abi::handle_exception(nullptr);
   }
 }
 
@@ -67,13 +67,13 @@ AI00_API ai00_status ai00_chat_template_new(ai00_chat_template** out_template, c
   try {
     require(out_template, "ai00_chat_template_new", "out_template");
     require(name, "ai00_chat_template_new", "name");
-    std::string_view n = ai00::abi::text_arg(name, name_len, "ai00_chat_template_new", "name");
+    std::string_view n = ai00::internal::abi::text_arg(name, name_len, "ai00_chat_template_new", "name");
     auto t = std::make_unique<ai00_chat_template>();
-    t->format = ai00::abi::unwrap(ai00::format::make_format(n), "ai00_chat_template_new");
+    t->format = ai00::internal::abi::unwrap(ai00::internal::format::make_format(n), "ai00_chat_template_new");
     *out_template = t.release();
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(nullptr);
+    return ai00::internal::abi::handle_exception(nullptr);
   }
 }
 
@@ -82,7 +82,7 @@ AI00_API ai00_status ai00_chat_template_free(ai00_chat_template* tmpl) {
     delete tmpl;
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(nullptr);
+    return ai00::internal::abi::handle_exception(nullptr);
   }
 }
 
@@ -106,15 +106,15 @@ AI00_API ai00_status ai00_chat_template_render(const char** out_prompt, size_t* 
     require(tmpl, fn, "tmpl");
     require(conversation_json, fn, "conversation_json");
     std::string_view json =
-        ai00::abi::text_arg(conversation_json, conversation_len, fn, "conversation_json");
-    auto conversation = ai00::abi::unwrap(ai00::format::parse_conversation(json), "conversation");
-    ai00::format::RenderOptions ro = ai00::abi::render_options(options, fn);
-    tmpl->last = ai00::abi::unwrap(tmpl->format->render(conversation, ro), "render");
+        ai00::internal::abi::text_arg(conversation_json, conversation_len, fn, "conversation_json");
+    auto conversation = ai00::internal::abi::unwrap(ai00::internal::format::parse_conversation(json), "conversation");
+    ai00::internal::format::RenderOptions ro = ai00::internal::abi::render_options(options, fn);
+    tmpl->last = ai00::internal::abi::unwrap(tmpl->format->render(conversation, ro), "render");
     *out_prompt = tmpl->last.prompt.c_str();
     *out_len = tmpl->last.prompt.size();
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(slot_of(tmpl));
+    return ai00::internal::abi::handle_exception(slot_of(tmpl));
   }
 }
 
@@ -126,7 +126,7 @@ AI00_API ai00_status ai00_chat_template_stop_count(size_t* out_count,
     *out_count = tmpl->last.stop_sequences.size();
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(slot_of(tmpl));
+    return ai00::internal::abi::handle_exception(slot_of(tmpl));
   }
 }
 
@@ -139,7 +139,7 @@ AI00_API ai00_status ai00_chat_template_stop(const char** out_text, size_t* out_
     require(tmpl, fn, "tmpl");
     const auto& stops = tmpl->last.stop_sequences;
     if (index >= stops.size()) {
-      throw ai00::InvalidArgument(std::string(fn) + ": index " + std::to_string(index) +
+      throw ai00::internal::InvalidArgument(std::string(fn) + ": index " + std::to_string(index) +
                                   " is past the " + std::to_string(stops.size()) +
                                   " stop strings of the last render");
     }
@@ -147,7 +147,7 @@ AI00_API ai00_status ai00_chat_template_stop(const char** out_text, size_t* out_
     *out_len = stops[index].size();
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(slot_of(tmpl));
+    return ai00::internal::abi::handle_exception(slot_of(tmpl));
   }
 }
 

@@ -6,7 +6,7 @@
 
 #include "abi_internal.h"
 
-namespace ai00::abi {
+namespace ai00::internal::abi {
 namespace {
 // The calling thread's last message. A function-local thread_local has no static destructor
 // doing work at unload beyond freeing the string (docs/chat-and-abi.md G12).
@@ -93,13 +93,13 @@ void check_struct_size(uint32_t struct_size, size_t min_size, size_t max_size, c
   }
 }
 
-}  // namespace ai00::abi
+}  // namespace ai00::internal::abi
 
 extern "C" {
 
 AI00_API const char* ai00_last_error(void) {
   try {
-    return ai00::abi::thread_message().c_str();
+    return ai00::internal::abi::thread_message().c_str();
   } catch (...) {
     return "";
   }

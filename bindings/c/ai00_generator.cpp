@@ -10,15 +10,15 @@
 #include "abi_grammar.h"
 #include "abi_state.h"
 #include "abi_template.h"
-#include "core/generator.h"
-#include "core/grammar_spec.h"
+#include "core/pipeline/generator.h"
+#include "core/pipeline/grammar_spec.h"
 #include "format/json.h"
 #include "format/message.h"
 
 namespace {
 
-using ai00::abi::require;
-using ai00::format::FinishReason;
+using ai00::internal::abi::require;
+using ai00::internal::format::FinishReason;
 
 // One ai00_delta with owned strings.
 struct Flat {
@@ -49,11 +49,11 @@ int32_t finish_code(FinishReason r) {
 
 // Reasoning, then content text, then tool calls, then the finish: the order a reader of the
 // one-field deltas the parsers emit would see them in. Non-text parts are never streamed.
-void flatten(const ai00::format::MessageDelta& d, std::deque<Flat>& out) {
+void flatten(const ai00::internal::format::MessageDelta& d, std::deque<Flat>& out) {
   if (!d.reasoning.empty())
     out.push_back(Flat{AI00_DELTA_REASONING, 0, AI00_FINISH_NONE, d.reasoning, {}, {}, true});
   for (const auto& p : d.contents) {
-    if (p.type == ai00::format::PartType::text && !p.text.empty())
+    if (p.type == ai00::internal::format::PartType::text && !p.text.empty())
       out.push_back(Flat{AI00_DELTA_TEXT, 0, AI00_FINISH_NONE, p.text, {}, {}, true});
   }
   for (const auto& c : d.tool_calls) {
@@ -82,12 +82,12 @@ void fill(const Flat& f, ai00_delta* out) {
 }  // namespace
 
 struct ai00_generator {
-  std::unique_ptr<ai00::Generator> gen;
+  std::unique_ptr<ai00::internal::Generator> gen;
   std::deque<Flat> pending;  // flattened, not yet handed out by next()
   Flat current;              // the delta handed out last (its strings back the ai00_delta)
   bool finish_seen = false;  // the FINISH delta was handed out
   std::string message_json;
-  mutable ai00::abi::ErrorSlot error;
+  mutable ai00::internal::abi::ErrorSlot error;
 
   // Passes `pending` to `cb` in order; a non-zero return cancels the turn and reports true.
   bool deliver(ai00_delta_callback cb, void* user_data) {
@@ -109,15 +109,15 @@ struct ai00_generator {
 
 namespace {
 
-ai00::abi::ErrorSlot* slot_of(const ai00_generator* g) { return g ? &g->error : nullptr; }
+ai00::internal::abi::ErrorSlot* slot_of(const ai00_generator* g) { return g ? &g->error : nullptr; }
 
-ai00::GenerateOptions options(const ai00_model& model, const ai00_sampler_params* sampler,
+ai00::internal::GenerateOptions options(const ai00_model& model, const ai00_sampler_params* sampler,
                               const ai00_generate_params* p, const char* fn) {
-  ai00::GenerateOptions o;
-  o.sampler = ai00::abi::sampler_params(sampler, fn);
-  o.grammar_cache = ai00::abi::grammar_cache(model);
+  ai00::internal::GenerateOptions o;
+  o.sampler = ai00::internal::abi::sampler_params(sampler, fn);
+  o.grammar_cache = ai00::internal::abi::grammar_cache(model);
   if (p == nullptr) return o;
-  ai00::abi::check_struct_size(p->struct_size, sizeof(ai00_generate_params),
+  ai00::internal::abi::check_struct_size(p->struct_size, sizeof(ai00_generate_params),
                                sizeof(ai00_generate_params), fn, "ai00_generate_params");
   o.max_tokens = p->max_tokens;
   o.prefill_chunk = p->prefill_chunk;
@@ -134,19 +134,19 @@ ai00::GenerateOptions options(const ai00_model& model, const ai00_sampler_params
   }
   switch (p->grammar_mode) {
     case AI00_GRAMMAR_AUTOMATIC:
-      o.grammar.mode = ai00::GrammarMode::automatic;
+      o.grammar.mode = ai00::internal::GrammarMode::automatic;
       break;
     case AI00_GRAMMAR_NONE:
-      o.grammar.mode = ai00::GrammarMode::none;
+      o.grammar.mode = ai00::internal::GrammarMode::none;
       break;
     case AI00_GRAMMAR_STRUCTURAL:
-      o.grammar.mode = ai00::GrammarMode::structural;
+      o.grammar.mode = ai00::internal::GrammarMode::structural;
       break;
     case AI00_GRAMMAR_SCHEMA_AWARE:
-      o.grammar.mode = ai00::GrammarMode::schema_aware;
+      o.grammar.mode = ai00::internal::GrammarMode::schema_aware;
       break;
     default:
-      throw ai00::InvalidArgument(std::string(fn) + ": ai00_generate_params.grammar_mode = " +
+      throw ai00::internal::InvalidArgument(std::string(fn) + ": ai00_generate_params.grammar_mode = " +
                                   std::to_string(p->grammar_mode) + " is not an ai00_grammar_mode");
   }
   return o;
@@ -159,7 +159,7 @@ extern "C" {
 AI00_API ai00_status ai00_generate_params_default(ai00_generate_params* out_params) {
   try {
     require(out_params, "ai00_generate_params_default", "out_params");
-    ai00::GenerateOptions d;
+    ai00::internal::GenerateOptions d;
     *out_params = ai00_generate_params{};
     out_params->struct_size = sizeof(ai00_generate_params);
     out_params->max_tokens = static_cast<uint32_t>(d.max_tokens);
@@ -167,7 +167,7 @@ AI00_API ai00_status ai00_generate_params_default(ai00_generate_params* out_para
     out_params->grammar_mode = AI00_GRAMMAR_AUTOMATIC;
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(nullptr);
+    return ai00::internal::abi::handle_exception(nullptr);
   }
 }
 
@@ -185,19 +185,19 @@ AI00_API ai00_status ai00_generator_new_chat(ai00_generator** out_generator,
     require(state, fn, "state");
     require(tmpl, fn, "tmpl");
     require(conversation_json, fn, "conversation_json");
-    ai00::ChatRequest req;
+    ai00::internal::ChatRequest req;
     req.format = tmpl->format;
     std::string_view json =
-        ai00::abi::text_arg(conversation_json, conversation_len, fn, "conversation_json");
-    req.conversation = ai00::abi::unwrap(ai00::format::parse_conversation(json), "conversation");
-    req.render = ai00::abi::render_options(render, fn);
+        ai00::internal::abi::text_arg(conversation_json, conversation_len, fn, "conversation_json");
+    req.conversation = ai00::internal::abi::unwrap(ai00::internal::format::parse_conversation(json), "conversation");
+    req.render = ai00::internal::abi::render_options(render, fn);
     auto g = std::make_unique<ai00_generator>();
-    g->gen = std::make_unique<ai00::Generator>(model->model, state->core, req,
+    g->gen = std::make_unique<ai00::internal::Generator>(model->model, state->core, req,
                                                options(*model, sampler, params, fn));
     *out_generator = g.release();
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(state ? &state->error : nullptr);
+    return ai00::internal::abi::handle_exception(state ? &state->error : nullptr);
   }
 }
 
@@ -211,16 +211,16 @@ AI00_API ai00_status ai00_generator_new_raw(ai00_generator** out_generator, cons
     require(model, fn, "model");
     require(state, fn, "state");
     require(prompt, fn, "prompt");
-    ai00::RawRequest req;
-    req.prompt = std::string(ai00::abi::text_arg(prompt, prompt_len, fn, "prompt"));
-    if (req.prompt.empty()) throw ai00::InvalidArgument(std::string(fn) + ": the prompt is empty");
+    ai00::internal::RawRequest req;
+    req.prompt = std::string(ai00::internal::abi::text_arg(prompt, prompt_len, fn, "prompt"));
+    if (req.prompt.empty()) throw ai00::internal::InvalidArgument(std::string(fn) + ": the prompt is empty");
     auto g = std::make_unique<ai00_generator>();
-    g->gen = std::make_unique<ai00::Generator>(model->model, state->core, req,
+    g->gen = std::make_unique<ai00::internal::Generator>(model->model, state->core, req,
                                                options(*model, sampler, params, fn));
     *out_generator = g.release();
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(state ? &state->error : nullptr);
+    return ai00::internal::abi::handle_exception(state ? &state->error : nullptr);
   }
 }
 
@@ -229,7 +229,7 @@ AI00_API ai00_status ai00_generator_free(ai00_generator* gen) {
     delete gen;
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(nullptr);
+    return ai00::internal::abi::handle_exception(nullptr);
   }
 }
 
@@ -247,7 +247,7 @@ AI00_API ai00_status ai00_generator_run(int32_t* out_finish_reason, ai00_generat
     require(gen, "ai00_generator_run", "gen");
     bool stopped = gen->deliver(callback, user_data);
     if (!stopped) {
-      gen->gen->run([&](const ai00::format::MessageDelta& d) -> int {
+      gen->gen->run([&](const ai00::internal::format::MessageDelta& d) -> int {
         flatten(d, gen->pending);
         return gen->deliver(callback, user_data) ? 1 : 0;
       });
@@ -259,7 +259,7 @@ AI00_API ai00_status ai00_generator_run(int32_t* out_finish_reason, ai00_generat
     if (out_finish_reason != nullptr) *out_finish_reason = finish_code(gen->gen->finish_reason());
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(slot_of(gen));
+    return ai00::internal::abi::handle_exception(slot_of(gen));
   }
 }
 
@@ -287,7 +287,7 @@ AI00_API ai00_status ai00_generator_next(ai00_delta* out_delta, ai00_generator* 
     fill(gen->current, out_delta);
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(slot_of(gen));
+    return ai00::internal::abi::handle_exception(slot_of(gen));
   }
 }
 
@@ -297,7 +297,7 @@ AI00_API ai00_status ai00_generator_step(int32_t* out_finished, ai00_generator* 
   try {
     require(gen, "ai00_generator_step", "gen");
     if (!gen->gen->finished()) {
-      ai00::StepResult r = gen->gen->step(max_tokens);
+      ai00::internal::StepResult r = gen->gen->step(max_tokens);
       for (const auto& d : r.deltas) flatten(d, gen->pending);
     }
     if (callback != nullptr) gen->deliver(callback, user_data);
@@ -306,7 +306,7 @@ AI00_API ai00_status ai00_generator_step(int32_t* out_finished, ai00_generator* 
     if (out_finished != nullptr) *out_finished = gen->gen->finished() ? 1 : 0;
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(slot_of(gen));
+    return ai00::internal::abi::handle_exception(slot_of(gen));
   }
 }
 
@@ -317,7 +317,7 @@ AI00_API ai00_status ai00_generator_pending(size_t* out_count, const ai00_genera
     *out_count = gen->pending.size();
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(slot_of(gen));
+    return ai00::internal::abi::handle_exception(slot_of(gen));
   }
 }
 
@@ -329,7 +329,7 @@ AI00_API ai00_status ai00_generator_cancel(ai00_generator* gen) {
     gen->gen->cancel();
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(nullptr);
+    return ai00::internal::abi::handle_exception(nullptr);
   }
 }
 
@@ -342,7 +342,7 @@ AI00_API ai00_status ai00_generator_finish_reason(int32_t* out_finish_reason,
         gen->gen->finished() ? finish_code(gen->gen->finish_reason()) : AI00_FINISH_NONE;
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(slot_of(gen));
+    return ai00::internal::abi::handle_exception(slot_of(gen));
   }
 }
 
@@ -352,12 +352,12 @@ AI00_API ai00_status ai00_generator_message_json(const char** out_json, size_t* 
     require(out_json, "ai00_generator_message_json", "out_json");
     require(out_len, "ai00_generator_message_json", "out_len");
     require(gen, "ai00_generator_message_json", "gen");
-    gen->message_json = ai00::json::write(ai00::format::to_json(gen->gen->message()));
+    gen->message_json = ai00::internal::json::write(ai00::internal::format::to_json(gen->gen->message()));
     *out_json = gen->message_json.c_str();
     *out_len = gen->message_json.size();
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(slot_of(gen));
+    return ai00::internal::abi::handle_exception(slot_of(gen));
   }
 }
 
@@ -371,7 +371,7 @@ AI00_API ai00_status ai00_generator_tokens(const uint32_t** out_tokens, size_t* 
     *out_count = gen->gen->tokens().size();
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(slot_of(gen));
+    return ai00::internal::abi::handle_exception(slot_of(gen));
   }
 }
 
@@ -382,7 +382,7 @@ AI00_API ai00_status ai00_generator_warning_count(size_t* out_count, const ai00_
     *out_count = gen->gen->warnings().size();
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(slot_of(gen));
+    return ai00::internal::abi::handle_exception(slot_of(gen));
   }
 }
 
@@ -395,14 +395,14 @@ AI00_API ai00_status ai00_generator_warning(const char** out_text, size_t* out_l
     require(gen, fn, "gen");
     const auto& w = gen->gen->warnings();
     if (index >= w.size()) {
-      throw ai00::InvalidArgument(std::string(fn) + ": index " + std::to_string(index) +
+      throw ai00::internal::InvalidArgument(std::string(fn) + ": index " + std::to_string(index) +
                                   " is past the " + std::to_string(w.size()) + " warnings");
     }
     *out_text = w[index].c_str();
     *out_len = w[index].size();
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(slot_of(gen));
+    return ai00::internal::abi::handle_exception(slot_of(gen));
   }
 }
 

@@ -4,16 +4,16 @@
 #include <string>
 
 #include "abi_grammar.h"
-#include "core/grammar_spec.h"
+#include "core/pipeline/grammar_spec.h"
 #include "grammar/json_schema.h"
 #include "grammar/matcher.h"
 
 namespace {
-using ai00::abi::require;
-ai00::abi::ErrorSlot* slot_of(const ai00_grammar* g) { return g ? &g->error : nullptr; }
+using ai00::internal::abi::require;
+ai00::internal::abi::ErrorSlot* slot_of(const ai00_grammar* g) { return g ? &g->error : nullptr; }
 
 ai00_grammar* compile(const ai00_model& model, std::string kbnf) {
-  ai00::grammar::CompiledGrammar compiled = ai00::abi::grammar_cache(model)->compile(kbnf);
+  ai00::internal::grammar::CompiledGrammar compiled = ai00::internal::abi::grammar_cache(model)->compile(kbnf);
   return new ai00_grammar(std::move(compiled), std::move(kbnf));
 }
 }  // namespace
@@ -27,10 +27,10 @@ AI00_API ai00_status ai00_grammar_compile(ai00_grammar** out_grammar, const ai00
     require(out_grammar, fn, "out_grammar");
     require(model, fn, "model");
     require(kbnf, fn, "kbnf");
-    *out_grammar = compile(*model, std::string(ai00::abi::text_arg(kbnf, kbnf_len, fn, "kbnf")));
+    *out_grammar = compile(*model, std::string(ai00::internal::abi::text_arg(kbnf, kbnf_len, fn, "kbnf")));
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(model ? &model->error : nullptr);
+    return ai00::internal::abi::handle_exception(model ? &model->error : nullptr);
   }
 }
 
@@ -42,16 +42,16 @@ AI00_API ai00_status ai00_grammar_from_json_schema(ai00_grammar** out_grammar,
     require(out_grammar, fn, "out_grammar");
     require(model, fn, "model");
     require(schema_json, fn, "schema_json");
-    std::string_view schema = ai00::abi::text_arg(schema_json, schema_len, fn, "schema_json");
-    auto converted = ai00::grammar::json_schema_to_kbnf(schema);
+    std::string_view schema = ai00::internal::abi::text_arg(schema_json, schema_len, fn, "schema_json");
+    auto converted = ai00::internal::grammar::json_schema_to_kbnf(schema);
     if (!converted.ok()) {
-      throw ai00::Error(converted.error().kind,
+      throw ai00::internal::Error(converted.error().kind,
                         std::string("JSON Schema: ") + converted.error().message);
     }
     *out_grammar = compile(*model, std::move(converted.value().kbnf));
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(model ? &model->error : nullptr);
+    return ai00::internal::abi::handle_exception(model ? &model->error : nullptr);
   }
 }
 
@@ -60,7 +60,7 @@ AI00_API ai00_status ai00_grammar_free(ai00_grammar* grammar) {
     delete grammar;
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(nullptr);
+    return ai00::internal::abi::handle_exception(nullptr);
   }
 }
 
@@ -78,12 +78,12 @@ AI00_API ai00_status ai00_grammar_accepts(int32_t* out_accepted, const ai00_gram
     const char* fn = "ai00_grammar_accepts";
     require(out_accepted, fn, "out_accepted");
     require(grammar, fn, "grammar");
-    std::string_view bytes = ai00::abi::text_arg(text, text_len, fn, "text");
-    ai00::grammar::Matcher m(grammar->compiled);
+    std::string_view bytes = ai00::internal::abi::text_arg(text, text_len, fn, "text");
+    ai00::internal::grammar::Matcher m(grammar->compiled);
     *out_accepted = (m.accept_bytes(bytes) && m.is_complete()) ? 1 : 0;
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(slot_of(grammar));
+    return ai00::internal::abi::handle_exception(slot_of(grammar));
   }
 }
 

@@ -3,13 +3,13 @@
 #include <string>
 
 #include "abi_internal.h"
-#include "core/grammar_spec.h"
-#include "core/model.h"
-#include "core/state.h"
-#include "core/tokenizer.h"
+#include "core/pipeline/grammar_spec.h"
+#include "core/model/model.h"
+#include "core/model/state.h"
+#include "core/tokenizer/tokenizer.h"
 #include "cpu_kernels/kernels.h"
 
-namespace ai00::abi {
+namespace ai00::internal::abi {
 
 std::shared_ptr<GrammarCache> grammar_cache(const ai00_model& handle) {
   std::lock_guard<std::mutex> lock(handle.cache_mutex);
@@ -17,7 +17,7 @@ std::shared_ptr<GrammarCache> grammar_cache(const ai00_model& handle) {
   return handle.grammar_cache;
 }
 
-}  // namespace ai00::abi
+}  // namespace ai00::internal::abi
 
 namespace {
 uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
@@ -27,26 +27,26 @@ extern "C" {
 
 AI00_API ai00_status ai00_model_params_default(ai00_model_params* out_params) {
   try {
-    ai00::abi::require(out_params, "ai00_model_params_default", "out_params");
+    ai00::internal::abi::require(out_params, "ai00_model_params_default", "out_params");
     *out_params = ai00_model_params{};
     out_params->struct_size = sizeof(ai00_model_params);
     out_params->n_threads = 1;
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(nullptr);
+    return ai00::internal::abi::handle_exception(nullptr);
   }
 }
 
 AI00_API ai00_status ai00_model_load(ai00_model** out_model, const char* path, size_t path_len,
                                      const ai00_model_params* params) {
   try {
-    using ai00::abi::require;
+    using ai00::internal::abi::require;
     require(out_model, "ai00_model_load", "out_model");
     require(path, "ai00_model_load", "path");
-    std::string file(ai00::abi::text_arg(path, path_len, "ai00_model_load", "path"));
-    ai00::ModelParams p;
+    std::string file(ai00::internal::abi::text_arg(path, path_len, "ai00_model_load", "path"));
+    ai00::internal::ModelParams p;
     if (params != nullptr) {
-      ai00::abi::check_struct_size(params->struct_size, sizeof(ai00_model_params),
+      ai00::internal::abi::check_struct_size(params->struct_size, sizeof(ai00_model_params),
                                    sizeof(ai00_model_params), "ai00_model_load",
                                    "ai00_model_params");
       p.n_threads = params->n_threads;
@@ -54,11 +54,11 @@ AI00_API ai00_status ai00_model_load(ai00_model** out_model, const char* path, s
       if (params->vocab_path != nullptr) p.vocab_path = params->vocab_path;
     }
     auto handle = std::make_unique<ai00_model>();
-    handle->model = ai00::Model::load(file, p);
+    handle->model = ai00::internal::Model::load(file, p);
     *out_model = handle.release();
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(nullptr);
+    return ai00::internal::abi::handle_exception(nullptr);
   }
 }
 
@@ -67,7 +67,7 @@ AI00_API ai00_status ai00_model_free(ai00_model* model) {
     delete model;
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(nullptr);
+    return ai00::internal::abi::handle_exception(nullptr);
   }
 }
 
@@ -80,14 +80,14 @@ AI00_API const char* ai00_model_last_error(const ai00_model* model) {
 }
 
 AI00_API ai00_status ai00_model_get_info(ai00_model_info* out_info, const ai00_model* model) {
-  ai00::abi::ErrorSlot* slot = model ? &model->error : nullptr;
+  ai00::internal::abi::ErrorSlot* slot = model ? &model->error : nullptr;
   try {
-    ai00::abi::require(out_info, "ai00_model_get_info", "out_info");
-    ai00::abi::require(model, "ai00_model_get_info", "model");
-    ai00::abi::check_struct_size(out_info->struct_size, sizeof(ai00_model_info),
+    ai00::internal::abi::require(out_info, "ai00_model_get_info", "out_info");
+    ai00::internal::abi::require(model, "ai00_model_get_info", "model");
+    ai00::internal::abi::check_struct_size(out_info->struct_size, sizeof(ai00_model_info),
                                  sizeof(ai00_model_info), "ai00_model_get_info", "ai00_model_info");
-    const ai00::ModelConfig& c = model->model->config();
-    const ai00::Tokenizer* tok = model->model->tokenizer();
+    const ai00::internal::ModelConfig& c = model->model->config();
+    const ai00::internal::Tokenizer* tok = model->model->tokenizer();
     out_info->n_layer = u32(c.n_layer);
     out_info->n_embd = u32(c.n_embd);
     out_info->n_head = u32(c.n_head);
@@ -95,22 +95,22 @@ AI00_API ai00_status ai00_model_get_info(ai00_model_info* out_info, const ai00_m
     out_info->n_vocab = u32(c.vocab);
     out_info->n_tokens = tok ? static_cast<uint32_t>(tok->vocab_size()) : 0u;
     out_info->n_threads = static_cast<uint32_t>(model->model->n_threads());
-    out_info->state_bytes = ai00::State(*model->model).serialized_size();
+    out_info->state_bytes = ai00::internal::State(*model->model).serialized_size();
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(slot);
+    return ai00::internal::abi::handle_exception(slot);
   }
 }
 
 AI00_API ai00_status ai00_model_isa_name(const char** out_name, const ai00_model* model) {
-  ai00::abi::ErrorSlot* slot = model ? &model->error : nullptr;
+  ai00::internal::abi::ErrorSlot* slot = model ? &model->error : nullptr;
   try {
-    ai00::abi::require(out_name, "ai00_model_isa_name", "out_name");
-    ai00::abi::require(model, "ai00_model_isa_name", "model");
+    ai00::internal::abi::require(out_name, "ai00_model_isa_name", "out_name");
+    ai00::internal::abi::require(model, "ai00_model_isa_name", "model");
     *out_name = model->model->kernels().name;
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(slot);
+    return ai00::internal::abi::handle_exception(slot);
   }
 }
 

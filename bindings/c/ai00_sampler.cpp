@@ -6,7 +6,7 @@
 
 namespace {
 
-void from_core(const ai00::SamplerParams& p, ai00_sampler_params* out) {
+void from_core(const ai00::internal::SamplerParams& p, ai00_sampler_params* out) {
   *out = ai00_sampler_params{};
   out->struct_size = sizeof(ai00_sampler_params);
   out->method = static_cast<int32_t>(p.method);
@@ -26,7 +26,7 @@ void from_core(const ai00::SamplerParams& p, ai00_sampler_params* out) {
 
 }  // namespace
 
-namespace ai00::abi {
+namespace ai00::internal::abi {
 
 SamplerParams sampler_params(const ai00_sampler_params* c, const char* function) {
   SamplerParams p;
@@ -58,43 +58,43 @@ SamplerParams sampler_params(const ai00_sampler_params* c, const char* function)
   return p;
 }
 
-}  // namespace ai00::abi
+}  // namespace ai00::internal::abi
 
 extern "C" {
 
 AI00_API ai00_status ai00_sampler_params_default(ai00_sampler_params* out_params) {
   try {
-    ai00::abi::require(out_params, "ai00_sampler_params_default", "out_params");
-    from_core(ai00::SamplerParams{}, out_params);
+    ai00::internal::abi::require(out_params, "ai00_sampler_params_default", "out_params");
+    from_core(ai00::internal::SamplerParams{}, out_params);
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(nullptr);
+    return ai00::internal::abi::handle_exception(nullptr);
   }
 }
 
 AI00_API ai00_status ai00_sampler_params_preset(ai00_sampler_params* out_params, int32_t preset) {
   try {
-    ai00::abi::require(out_params, "ai00_sampler_params_preset", "out_params");
+    ai00::internal::abi::require(out_params, "ai00_sampler_params_preset", "out_params");
     switch (preset) {
       case AI00_PRESET_CHAT:
-        from_core(ai00::goose_preset(ai00::GoosePreset::chat), out_params);
+        from_core(ai00::internal::goose_preset(ai00::internal::GoosePreset::chat), out_params);
         break;
       case AI00_PRESET_MATH:
-        from_core(ai00::goose_preset(ai00::GoosePreset::math), out_params);
+        from_core(ai00::internal::goose_preset(ai00::internal::GoosePreset::math), out_params);
         break;
       case AI00_PRESET_CREATIVE:
-        from_core(ai00::goose_preset(ai00::GoosePreset::creative), out_params);
+        from_core(ai00::internal::goose_preset(ai00::internal::GoosePreset::creative), out_params);
         break;
       case AI00_PRESET_AI00_SERVER:
-        from_core(ai00::ai00_server_defaults(), out_params);
+        from_core(ai00::internal::ai00_server_defaults(), out_params);
         break;
       default:
-        throw ai00::InvalidArgument("ai00_sampler_params_preset: preset " + std::to_string(preset) +
+        throw ai00::internal::InvalidArgument("ai00_sampler_params_preset: preset " + std::to_string(preset) +
                                     " is not an ai00_sampler_preset");
     }
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(nullptr);
+    return ai00::internal::abi::handle_exception(nullptr);
   }
 }
 

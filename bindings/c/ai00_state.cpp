@@ -12,13 +12,13 @@
 
 #include "abi_internal.h"
 #include "abi_state.h"
-#include "core/model.h"
-#include "core/rwkv7.h"
-#include "core/sampler.h"
-#include "core/state.h"
-#include "core/state_file.h"
+#include "core/model/model.h"
+#include "core/model/rwkv7.h"
+#include "core/sampling/sampler.h"
+#include "core/model/state.h"
+#include "core/model/state_file.h"
 
-namespace ai00::abi {
+namespace ai00::internal::abi {
 
 std::unique_ptr<ai00_state> load_state(const ai00_model& model, const uint8_t* bytes, size_t size,
                                        const std::string& name) {
@@ -29,36 +29,36 @@ std::unique_ptr<ai00_state> load_state(const ai00_model& model, const uint8_t* b
   }
 }
 
-}  // namespace ai00::abi
+}  // namespace ai00::internal::abi
 
 namespace {
 
-using ai00::abi::require;
+using ai00::internal::abi::require;
 
 // Reads a whole file; IoError names the path.
 std::vector<uint8_t> read_file(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) throw ai00::IoError("cannot open '" + path + "' for reading");
+  if (f == nullptr) throw ai00::internal::IoError("cannot open '" + path + "' for reading");
   std::vector<uint8_t> bytes;
   uint8_t buf[65536];
   size_t n = 0;
   while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) bytes.insert(bytes.end(), buf, buf + n);
   bool bad = std::ferror(f) != 0;
   std::fclose(f);
-  if (bad) throw ai00::IoError("error reading '" + path + "'");
+  if (bad) throw ai00::internal::IoError("error reading '" + path + "'");
   return bytes;
 }
 
 void write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) throw ai00::IoError("cannot open '" + path + "' for writing");
+  if (f == nullptr) throw ai00::internal::IoError("cannot open '" + path + "' for writing");
   size_t n = std::fwrite(bytes.data(), 1, bytes.size(), f);
   bool bad = n != bytes.size() || std::fflush(f) != 0;
   bad = (std::fclose(f) != 0) || bad;
-  if (bad) throw ai00::IoError("error writing '" + path + "'");
+  if (bad) throw ai00::internal::IoError("error writing '" + path + "'");
 }
 
-ai00::abi::ErrorSlot* slot_of(const ai00_state* s) { return s ? &s->error : nullptr; }
+ai00::internal::abi::ErrorSlot* slot_of(const ai00_state* s) { return s ? &s->error : nullptr; }
 
 }  // namespace
 
@@ -68,10 +68,10 @@ AI00_API ai00_status ai00_state_new(ai00_state** out_state, const ai00_model* mo
   try {
     require(out_state, "ai00_state_new", "out_state");
     require(model, "ai00_state_new", "model");
-    *out_state = new ai00_state(model->model, ai00::State(*model->model));
+    *out_state = new ai00_state(model->model, ai00::internal::State(*model->model));
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(model ? &model->error : nullptr);
+    return ai00::internal::abi::handle_exception(model ? &model->error : nullptr);
   }
 }
 
@@ -83,7 +83,7 @@ AI00_API ai00_status ai00_state_clone(ai00_state** out_state, const ai00_state* 
     *out_state = copy.release();
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(slot_of(state));
+    return ai00::internal::abi::handle_exception(slot_of(state));
   }
 }
 
@@ -95,7 +95,7 @@ AI00_API ai00_status ai00_state_reset(ai00_state* state) {
     sampler.reset(sampler.seed());
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(slot_of(state));
+    return ai00::internal::abi::handle_exception(slot_of(state));
   }
 }
 
@@ -104,7 +104,7 @@ AI00_API ai00_status ai00_state_free(ai00_state* state) {
     delete state;
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(nullptr);
+    return ai00::internal::abi::handle_exception(nullptr);
   }
 }
 
@@ -122,7 +122,7 @@ AI00_API ai00_status ai00_state_set_seed(ai00_state* state, uint64_t seed) {
     state->core.sampler().set_seed(seed);
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(slot_of(state));
+    return ai00::internal::abi::handle_exception(slot_of(state));
   }
 }
 
@@ -134,19 +134,19 @@ AI00_API ai00_status ai00_state_eval(size_t* out_count, float* logits, size_t ca
     require(model, fn, "model");
     require(state, fn, "state");
     require(tokens, fn, "tokens");
-    if (n_tokens == 0) throw ai00::InvalidArgument(std::string(fn) + ": n_tokens is 0");
+    if (n_tokens == 0) throw ai00::internal::InvalidArgument(std::string(fn) + ": n_tokens is 0");
     const size_t vocab = static_cast<size_t>(model->model->config().vocab);
     if (logits != nullptr && capacity < vocab) {
       if (out_count != nullptr) *out_count = vocab;
-      return ai00::abi::fail(&state->error, AI00_ERR_BUFFER_TOO_SMALL,
+      return ai00::internal::abi::fail(&state->error, AI00_ERR_BUFFER_TOO_SMALL,
                              std::string(fn) + ": logits need " + std::to_string(vocab) +
                                  " floats, capacity is " + std::to_string(capacity));
     }
-    ai00::forward(*model->model, state->core, tokens, n_tokens, logits);
+    ai00::internal::forward(*model->model, state->core, tokens, n_tokens, logits);
     if (out_count != nullptr) *out_count = logits ? vocab : 0;
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(slot_of(state));
+    return ai00::internal::abi::handle_exception(slot_of(state));
   }
 }
 
@@ -158,14 +158,14 @@ AI00_API ai00_status ai00_state_sample(uint32_t* out_token, ai00_state* state,
     require(out_token, fn, "out_token");
     require(state, fn, "state");
     require(logits, fn, "logits");
-    ai00::SamplerParams p = ai00::abi::sampler_params(params, fn);
-    ai00::SamplerInput in;
+    ai00::internal::SamplerParams p = ai00::internal::abi::sampler_params(params, fn);
+    ai00::internal::SamplerInput in;
     in.logits = logits;
     in.n_vocab = n_logits;
     *out_token = state->scratch.sample(p, state->core.sampler(), in).token;
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(slot_of(state));
+    return ai00::internal::abi::handle_exception(slot_of(state));
   }
 }
 
@@ -178,14 +178,14 @@ AI00_API ai00_status ai00_state_save(size_t* out_size, void* buffer, size_t capa
     const size_t need = state->core.serialized_size();
     *out_size = need;
     if (need > (buffer == nullptr ? 0 : capacity)) {
-      return ai00::abi::fail(&state->error, AI00_ERR_BUFFER_TOO_SMALL,
+      return ai00::internal::abi::fail(&state->error, AI00_ERR_BUFFER_TOO_SMALL,
                              std::string(fn) + ": the State needs " + std::to_string(need) +
                                  " bytes, capacity is " + std::to_string(buffer ? capacity : 0));
     }
     state->core.serialize_into(static_cast<uint8_t*>(buffer), capacity);
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(slot_of(state));
+    return ai00::internal::abi::handle_exception(slot_of(state));
   }
 }
 
@@ -196,11 +196,11 @@ AI00_API ai00_status ai00_state_load(ai00_state** out_state, const ai00_model* m
     require(model, "ai00_state_load", "model");
     require(data, "ai00_state_load", "data");
     auto s =
-        ai00::abi::load_state(*model, static_cast<const uint8_t*>(data), size, "ai00_state_load");
+        ai00::internal::abi::load_state(*model, static_cast<const uint8_t*>(data), size, "ai00_state_load");
     *out_state = s.release();
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(model ? &model->error : nullptr);
+    return ai00::internal::abi::handle_exception(model ? &model->error : nullptr);
   }
 }
 
@@ -209,11 +209,11 @@ AI00_API ai00_status ai00_state_save_file(const ai00_state* state, const char* p
   try {
     require(state, "ai00_state_save_file", "state");
     require(path, "ai00_state_save_file", "path");
-    std::string file(ai00::abi::text_arg(path, path_len, "ai00_state_save_file", "path"));
+    std::string file(ai00::internal::abi::text_arg(path, path_len, "ai00_state_save_file", "path"));
     write_file(file, state->core.serialize());
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(slot_of(state));
+    return ai00::internal::abi::handle_exception(slot_of(state));
   }
 }
 
@@ -223,12 +223,12 @@ AI00_API ai00_status ai00_state_load_file(ai00_state** out_state, const ai00_mod
     require(out_state, "ai00_state_load_file", "out_state");
     require(model, "ai00_state_load_file", "model");
     require(path, "ai00_state_load_file", "path");
-    std::string file(ai00::abi::text_arg(path, path_len, "ai00_state_load_file", "path"));
+    std::string file(ai00::internal::abi::text_arg(path, path_len, "ai00_state_load_file", "path"));
     std::vector<uint8_t> bytes = read_file(file);
-    *out_state = ai00::abi::load_state(*model, bytes.data(), bytes.size(), file).release();
+    *out_state = ai00::internal::abi::load_state(*model, bytes.data(), bytes.size(), file).release();
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(model ? &model->error : nullptr);
+    return ai00::internal::abi::handle_exception(model ? &model->error : nullptr);
   }
 }
 
@@ -238,12 +238,12 @@ AI00_API ai00_status ai00_state_load_initial(ai00_state** out_state, const ai00_
     require(out_state, "ai00_state_load_initial", "out_state");
     require(model, "ai00_state_load_initial", "model");
     require(path, "ai00_state_load_initial", "path");
-    std::string file(ai00::abi::text_arg(path, path_len, "ai00_state_load_initial", "path"));
-    ai00::State st = ai00::load_ai00_state_file(*model->model, file);
+    std::string file(ai00::internal::abi::text_arg(path, path_len, "ai00_state_load_initial", "path"));
+    ai00::internal::State st = ai00::internal::load_ai00_state_file(*model->model, file);
     *out_state = new ai00_state(model->model, std::move(st));
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(model ? &model->error : nullptr);
+    return ai00::internal::abi::handle_exception(model ? &model->error : nullptr);
   }
 }
 

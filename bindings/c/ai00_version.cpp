@@ -5,21 +5,21 @@ extern "C" {
 
 AI00_API ai00_status ai00_version_number(uint32_t* out_version) {
   try {
-    ai00::abi::require(out_version, "ai00_version_number", "out_version");
+    ai00::internal::abi::require(out_version, "ai00_version_number", "out_version");
     *out_version = AI00_VERSION_NUMBER;
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(nullptr);
+    return ai00::internal::abi::handle_exception(nullptr);
   }
 }
 
 AI00_API ai00_status ai00_abi_version(uint32_t* out_abi_version) {
   try {
-    ai00::abi::require(out_abi_version, "ai00_abi_version", "out_abi_version");
+    ai00::internal::abi::require(out_abi_version, "ai00_abi_version", "out_abi_version");
     *out_abi_version = AI00_ABI_VERSION;
     return AI00_OK;
   } catch (...) {
-    return ai00::abi::handle_exception(nullptr);
+    return ai00::internal::abi::handle_exception(nullptr);
   }
 }
 

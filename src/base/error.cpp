@@ -1,6 +1,6 @@
 #include "base/error.h"
 
-namespace ai00::detail {
+namespace ai00::internal::detail {
 
 void throw_check_failed(const char* file, int line, const char* cond, const std::string& message) {
   std::string text =
@@ -9,4 +9,4 @@ void throw_check_failed(const char* file, int line, const char* cond, const std:
   throw InternalError(text);
 }
 
-}  // namespace ai00::detail
+}  // namespace ai00::internal::detail

@@ -1,8 +1,8 @@
 // Internal error types of ai00 (docs/ARCHITECTURE.md section 5, docs/STYLE.md habit 15).
 //
 // Three kinds of failure, none of which aborts or prints:
-//  * parse paths (KBNF, chat-format parsers, JSON) return ai00::Result<T> (result.h);
-//  * load and IO failures throw a subclass of ai00::Error, caught only in bindings/c and tools;
+//  * parse paths (KBNF, chat-format parsers, JSON) return ai00::internal::Result<T> (result.h);
+//  * load and IO failures throw a subclass of ai00::internal::Error, caught only in bindings/c and tools;
 //  * broken invariants use AI00_CHECK, which is always on and throws InternalError with file:line.
 // Every message says what and where: file and byte offset, tensor name and shape, grammar
 // line:column, JSON pointer.
@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace ai00 {
+namespace ai00::internal {
 
 // Stable categories; bindings/c maps each one to an ai00_status value.
 enum class ErrorKind {
@@ -65,12 +65,11 @@ namespace detail {
                                      const std::string& message);
 }  // namespace detail
 
-}  // namespace ai00
-
-// Always-on invariant check: throws ai00::InternalError("file:line: check `cond` failed: msg").
+}  // namespace ai00::internal
+// Always-on invariant check: throws ai00::internal::InternalError("file:line: check `cond` failed: msg").
 #define AI00_CHECK(cond, msg)                                                          \
   do {                                                                                 \
-    if (!(cond)) ::ai00::detail::throw_check_failed(__FILE__, __LINE__, #cond, (msg)); \
+    if (!(cond)) ::ai00::internal::detail::throw_check_failed(__FILE__, __LINE__, #cond, (msg)); \
   } while (0)
 
 // Debug-only invariant check for hot paths.

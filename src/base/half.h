@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace ai00 {
+namespace ai00::internal {
 
 inline float bf16_to_f32(uint16_t h) {
   uint32_t u = static_cast<uint32_t>(h) << 16;
@@ -67,4 +67,4 @@ inline uint16_t f32_to_f16(float f) {
   return static_cast<uint16_t>(sign | (r >> 13));
 }
 
-}  // namespace ai00
+}  // namespace ai00::internal

@@ -1,6 +1,6 @@
 #include "base/json_escape.h"
 
-namespace ai00 {
+namespace ai00::internal {
 
 void append_json_escaped(std::string& out, std::string_view s) {
   static const char kHex[] = "0123456789abcdef";
@@ -52,4 +52,4 @@ void append_json_pointer_token(std::string& out, std::string_view key) {
   }
 }
 
-}  // namespace ai00
+}  // namespace ai00::internal

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace ai00 {
+namespace ai00::internal {
 
 // Appends `s` escaped as the inside of a JSON string (no surrounding quotes): `"` and `\`
 // escaped, \n \r \t \b \f by their short forms, other control bytes as \u00XX (lower-case hex);
@@ -15,4 +15,4 @@ void append_json_escaped(std::string& out, std::string_view s);
 // Appends `key` as one JSON Pointer reference token (RFC 6901): `~` as `~0`, `/` as `~1`.
 void append_json_pointer_token(std::string& out, std::string_view key);
 
-}  // namespace ai00
+}  // namespace ai00::internal

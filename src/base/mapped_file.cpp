@@ -11,7 +11,7 @@
 
 #include "base/error.h"
 
-namespace ai00 {
+namespace ai00::internal {
 
 MappedFile MappedFile::open(const std::string& path) {
   MappedFile f;
@@ -93,4 +93,4 @@ void MappedFile::release() noexcept {
   owned_.clear();
 }
 
-}  // namespace ai00
+}  // namespace ai00::internal

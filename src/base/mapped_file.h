@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace ai00 {
+namespace ai00::internal {
 
 class MappedFile {
  public:
@@ -37,4 +37,4 @@ class MappedFile {
   std::string path_;
 };
 
-}  // namespace ai00
+}  // namespace ai00::internal

@@ -9,7 +9,7 @@
 
 #include "base/error.h"
 
-namespace ai00 {
+namespace ai00::internal {
 
 struct ErrorInfo {
   ErrorKind kind = ErrorKind::internal;
@@ -59,4 +59,4 @@ inline ErrorInfo make_error(ErrorKind kind, std::string message) {
   return ErrorInfo{kind, std::move(message)};
 }
 
-}  // namespace ai00
+}  // namespace ai00::internal

@@ -1,5 +1,5 @@
 // Kernel table for AVX2 + FMA + F16C (Haswell, Zen and later); built with -mavx2 -mfma -mf16c.
-// The -inl.h kernels are instantiated here inside namespace ai00::cpu::avx2 { namespace { } } so
+// The -inl.h kernels are instantiated here inside namespace ai00::internal::cpu::avx2 { namespace { } } so
 // none of their symbols can merge with another ISA's copy (docs/STYLE.md habits 3 and 5).
 #include <immintrin.h>
 
@@ -14,7 +14,7 @@
 #include "cpu_kernels/isa_tables.h"
 #include "cpu_kernels/quant_layout.h"
 
-namespace ai00::cpu::avx2 {
+namespace ai00::internal::cpu::avx2 {
 namespace {
 
 using Arch = xsimd::fma3<xsimd::avx2>;
@@ -36,4 +36,4 @@ constexpr KernelTable kTable = make_table<Arch>("avx2");
 
 const KernelTable& kernel_table() { return kTable; }
 
-}  // namespace ai00::cpu::avx2
+}  // namespace ai00::internal::cpu::avx2

@@ -1,5 +1,5 @@
 // Kernel table for AVX-512 F/CD/DQ/BW + F16C + FMA (Skylake-X, Zen 4 and later).
-// The -inl.h kernels are instantiated here inside namespace ai00::cpu::avx512 { namespace { } } so
+// The -inl.h kernels are instantiated here inside namespace ai00::internal::cpu::avx512 { namespace { } } so
 // none of their symbols can merge with another ISA's copy (docs/STYLE.md habits 3 and 5).
 #include <immintrin.h>
 
@@ -14,7 +14,7 @@
 #include "cpu_kernels/isa_tables.h"
 #include "cpu_kernels/quant_layout.h"
 
-namespace ai00::cpu::avx512 {
+namespace ai00::internal::cpu::avx512 {
 namespace {
 
 using Arch = xsimd::avx512bw;
@@ -36,4 +36,4 @@ constexpr KernelTable kTable = make_table<Arch>("avx512");
 
 const KernelTable& kernel_table() { return kTable; }
 
-}  // namespace ai00::cpu::avx512
+}  // namespace ai00::internal::cpu::avx512

@@ -1,6 +1,6 @@
 // Kernel table for NEON on aarch64 (baseline there: no flags). Built only when
 // CMAKE_SYSTEM_PROCESSOR is aarch64.
-// The -inl.h kernels are instantiated here inside namespace ai00::cpu::neon64 { namespace { } } so
+// The -inl.h kernels are instantiated here inside namespace ai00::internal::cpu::neon64 { namespace { } } so
 // none of their symbols can merge with another ISA's copy (docs/STYLE.md habits 3 and 5).
 #include <arm_neon.h>
 
@@ -15,7 +15,7 @@
 #include "cpu_kernels/isa_tables.h"
 #include "cpu_kernels/quant_layout.h"
 
-namespace ai00::cpu::neon64 {
+namespace ai00::internal::cpu::neon64 {
 namespace {
 
 using Arch = xsimd::neon64;
@@ -37,4 +37,4 @@ constexpr KernelTable kTable = make_table<Arch>("neon64");
 
 const KernelTable& kernel_table() { return kTable; }
 
-}  // namespace ai00::cpu::neon64
+}  // namespace ai00::internal::cpu::neon64

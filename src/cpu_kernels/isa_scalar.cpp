@@ -10,10 +10,10 @@
 #include "cpu_kernels/isa_tables.h"
 #include "cpu_kernels/quant_layout.h"
 
-namespace ai00::cpu::scalar {
+namespace ai00::internal::cpu::scalar {
 namespace {
 
-using namespace ai00::cpu::quant;
+using namespace ai00::internal::cpu::quant;
 
 uint16_t load_u16(const uint8_t* p) {
   uint16_t v;
@@ -249,4 +249,4 @@ const KernelTable& kernel_table() {
   return table;
 }
 
-}  // namespace ai00::cpu::scalar
+}  // namespace ai00::internal::cpu::scalar

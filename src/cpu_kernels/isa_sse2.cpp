@@ -1,5 +1,5 @@
 // Kernel table for SSE2, the x86-64 baseline (no F16C: f16 weights are widened lane by lane).
-// The -inl.h kernels are instantiated here inside namespace ai00::cpu::sse2 { namespace { } } so
+// The -inl.h kernels are instantiated here inside namespace ai00::internal::cpu::sse2 { namespace { } } so
 // none of their symbols can merge with another ISA's copy (docs/STYLE.md habits 3 and 5).
 #include <emmintrin.h>
 
@@ -14,7 +14,7 @@
 #include "cpu_kernels/isa_tables.h"
 #include "cpu_kernels/quant_layout.h"
 
-namespace ai00::cpu::sse2 {
+namespace ai00::internal::cpu::sse2 {
 namespace {
 
 using Arch = xsimd::sse2;
@@ -36,4 +36,4 @@ constexpr KernelTable kTable = make_table<Arch>("sse2");
 
 const KernelTable& kernel_table() { return kTable; }
 
-}  // namespace ai00::cpu::sse2
+}  // namespace ai00::internal::cpu::sse2

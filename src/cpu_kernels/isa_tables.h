@@ -6,7 +6,7 @@
 
 #include "cpu_kernels/kernels.h"
 
-namespace ai00::cpu {
+namespace ai00::internal::cpu {
 namespace scalar {
 const KernelTable& kernel_table();
 }
@@ -22,4 +22,4 @@ const KernelTable& kernel_table();
 namespace neon64 {
 const KernelTable& kernel_table();
 }
-}  // namespace ai00::cpu
+}  // namespace ai00::internal::cpu

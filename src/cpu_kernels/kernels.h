@@ -16,9 +16,9 @@
 #include <cstdint>
 #include <string>
 
-namespace ai00::cpu {
+namespace ai00::internal::cpu {
 
-// Stored element type of a weight matrix. Same members and order as ai00::DType (core maps one
+// Stored element type of a weight matrix. Same members and order as ai00::internal::DType (core maps one
 // to the other); kernels cannot include core, hence the mirror.
 enum class WType : uint8_t { F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q6_K };
 
@@ -112,4 +112,4 @@ const KernelTable* select_kernels(const std::string& forced, std::string* error)
 // Bytes of one row of `cols` elements stored as `t`; 0 if cols is not a multiple of the block.
 size_t wtype_row_bytes(WType t, int64_t cols);
 
-}  // namespace ai00::cpu
+}  // namespace ai00::internal::cpu

@@ -17,7 +17,7 @@
 
 #include <cstddef>
 
-namespace ai00::cpu::quant {
+namespace ai00::internal::cpu::quant {
 
 inline constexpr int kQBlock = 32;   // weights per block of the Q4/Q5/Q8 types
 inline constexpr int kKBlock = 256;  // weights per K-quant super-block (Q6_K)
@@ -35,4 +35,4 @@ inline constexpr size_t kQ6_KQh = 128;
 inline constexpr size_t kQ6_KScales = 192;
 inline constexpr size_t kQ6_KD = 208;
 
-}  // namespace ai00::cpu::quant
+}  // namespace ai00::internal::cpu::quant

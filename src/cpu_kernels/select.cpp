@@ -7,7 +7,7 @@
 #include "cpu_kernels/isa_tables.h"
 #include "cpu_kernels/quant_layout.h"
 
-namespace ai00::cpu {
+namespace ai00::internal::cpu {
 namespace {
 
 // Best first; only the ISAs compiled into this binary (CMake defines AI00_KERNELS_HAVE_<ISA>).
@@ -144,4 +144,4 @@ size_t wtype_row_bytes(WType t, int64_t cols) {
   return 0;
 }
 
-}  // namespace ai00::cpu
+}  // namespace ai00::internal::cpu

@@ -4,7 +4,7 @@
 #include "format/render_util.h"
 #include "format/stream.h"
 
-namespace ai00::format {
+namespace ai00::internal::format {
 
 namespace {
 
@@ -166,4 +166,4 @@ std::shared_ptr<const ChatFormat> make_ai00_v0(const Ai00V0Options& options) {
   return std::make_shared<Ai00V0>(options);
 }
 
-}  // namespace ai00::format
+}  // namespace ai00::internal::format

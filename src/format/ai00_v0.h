@@ -16,7 +16,7 @@
 
 #include "format/format.h"
 
-namespace ai00::format {
+namespace ai00::internal::format {
 
 // The four values that describe a v0 setup: record = "{label}: {content}", sep = "\n\n",
 // prefix = "{assistant}:", and the role labels (`names`).
@@ -29,4 +29,4 @@ struct Ai00V0Options {
 
 std::shared_ptr<const ChatFormat> make_ai00_v0(const Ai00V0Options& options = {});
 
-}  // namespace ai00::format
+}  // namespace ai00::internal::format

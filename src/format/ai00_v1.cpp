@@ -6,7 +6,7 @@
 #include "format/render_util.h"
 #include "format/stream.h"
 
-namespace ai00::format {
+namespace ai00::internal::format {
 
 namespace {
 
@@ -616,4 +616,4 @@ std::shared_ptr<const ChatFormat> make_ai00_v1(const Ai00V1Options& options) {
   return std::make_shared<Ai00V1>(options);
 }
 
-}  // namespace ai00::format
+}  // namespace ai00::internal::format

@@ -30,7 +30,7 @@
 
 #include "format/format.h"
 
-namespace ai00::format {
+namespace ai00::internal::format {
 
 // The `[prompts]` section of Config.toml (seed 000 "Configuration").
 struct Ai00V1Options {
@@ -61,4 +61,4 @@ Result<std::string> ai00_v1_function_results(const std::vector<const Message*>& 
 json::Value ai00_v1_type_parameter(const std::string& raw, const json::Value* schema,
                                    std::string& warning);
 
-}  // namespace ai00::format
+}  // namespace ai00::internal::format

@@ -1,7 +1,7 @@
 // MessageDelta / PartDelta accumulation (see delta.h).
 #include "format/delta.h"
 
-namespace ai00::format {
+namespace ai00::internal::format {
 
 const char* finish_reason_name(FinishReason r) {
   switch (r) {
@@ -112,4 +112,4 @@ Message MessageDelta::finish() const {
   return m;
 }
 
-}  // namespace ai00::format
+}  // namespace ai00::internal::format

@@ -16,7 +16,7 @@
 
 #include "format/message.h"
 
-namespace ai00::format {
+namespace ai00::internal::format {
 
 // Why a turn ended (ARCHITECTURE section 4).
 enum class FinishReason { stop, length, tool_calls, cancelled, grammar_done, error };
@@ -62,4 +62,4 @@ struct MessageDelta {
   Message finish() const;
 };
 
-}  // namespace ai00::format
+}  // namespace ai00::internal::format

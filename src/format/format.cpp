@@ -8,7 +8,7 @@
 #include "format/goose.h"
 #include "format/openchatml.h"
 
-namespace ai00::format {
+namespace ai00::internal::format {
 
 const char* thinking_name(Thinking t) {
   switch (t) {
@@ -66,4 +66,4 @@ std::string tool_call_id(uint64_t seed, size_t position) {
   return fmt::format("call_{:08x}", static_cast<uint32_t>(z));
 }
 
-}  // namespace ai00::format
+}  // namespace ai00::internal::format

@@ -25,7 +25,7 @@
 #include "format/delta.h"
 #include "format/message.h"
 
-namespace ai00::format {
+namespace ai00::internal::format {
 
 // Thinking effort asked of the model (seed 001 tiers: a bit / standard / a lot).
 enum class Thinking { off, on, a_bit, a_lot };
@@ -123,4 +123,4 @@ std::vector<std::string> format_names();
 // 8 lowercase hex digits of a 64-bit mix of both (chat-and-abi.md section 2). Deterministic.
 std::string tool_call_id(uint64_t seed, size_t position);
 
-}  // namespace ai00::format
+}  // namespace ai00::internal::format

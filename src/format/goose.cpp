@@ -6,7 +6,7 @@
 #include "format/render_util.h"
 #include "format/stream.h"
 
-namespace ai00::format {
+namespace ai00::internal::format {
 
 const std::vector<SamplingPreset>& goose_sampling_presets() {
   static const std::vector<SamplingPreset> presets = {
@@ -196,4 +196,4 @@ std::shared_ptr<const ChatFormat> make_goose(const GooseOptions& options) {
   return std::make_shared<Goose>(options);
 }
 
-}  // namespace ai00::format
+}  // namespace ai00::internal::format

@@ -23,7 +23,7 @@
 
 #include "format/format.h"
 
-namespace ai00::format {
+namespace ai00::internal::format {
 
 struct GooseOptions {
   // seed 001 "Token 0 Prefix": ask the caller to feed token 0 before the prompt. Off because
@@ -52,4 +52,4 @@ std::optional<SamplingPreset> goose_sampling_preset(std::string_view name);
 // The suffix appended to the last user message for a thinking level ("" for off).
 std::string_view goose_thinking_suffix(Thinking t);
 
-}  // namespace ai00::format
+}  // namespace ai00::internal::format

@@ -1,4 +1,4 @@
-// ai00::json: value type, writer, and the simdjson On-Demand reader (see json.h).
+// ai00::internal::json: value type, writer, and the simdjson On-Demand reader (see json.h).
 #include "format/json.h"
 
 #include <fmt/format.h>
@@ -8,7 +8,7 @@
 
 #include "base/json_escape.h"
 
-namespace ai00::json {
+namespace ai00::internal::json {
 
 const char* type_phrase(Type t) {
   switch (t) {
@@ -447,4 +447,4 @@ std::string pointer_append(const std::string& pointer, size_t index) {
   return pointer + "/" + std::to_string(index);
 }
 
-}  // namespace ai00::json
+}  // namespace ai00::internal::json

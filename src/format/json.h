@@ -1,4 +1,4 @@
-// ai00::json — a small JSON value type with a byte-stable writer (docs/chat-and-abi.md section 1).
+// ai00::internal::json — a small JSON value type with a byte-stable writer (docs/chat-and-abi.md section 1).
 //
 // Value is a plain value type: null, bool, number, string, array or object. Numbers keep the text
 // they were written with ("1.50" stays "1.50", 611384164352 never becomes 6.11e11), and objects
@@ -19,7 +19,7 @@
 
 #include "base/result.h"
 
-namespace ai00::json {
+namespace ai00::internal::json {
 
 enum class Type { null, boolean, number, string, array, object };
 
@@ -110,4 +110,4 @@ Result<Value> parse(std::string_view text);
 std::string pointer_append(const std::string& pointer, std::string_view key);
 std::string pointer_append(const std::string& pointer, size_t index);
 
-}  // namespace ai00::json
+}  // namespace ai00::internal::json

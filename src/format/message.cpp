@@ -1,7 +1,7 @@
 // Message model: JSON import with JSON-pointer errors, and export (see message.h).
 #include "format/message.h"
 
-namespace ai00::format {
+namespace ai00::internal::format {
 
 const char* role_name(Role r) {
   switch (r) {
@@ -380,4 +380,4 @@ json::Value to_json(const ToolDesc& t) {
   return o;
 }
 
-}  // namespace ai00::format
+}  // namespace ai00::internal::format

@@ -22,7 +22,7 @@
 #include "base/result.h"
 #include "format/json.h"
 
-namespace ai00::format {
+namespace ai00::internal::format {
 
 enum class Role { system, user, assistant, tool };
 const char* role_name(Role r);  // "system", "user", "assistant", "tool"
@@ -98,4 +98,4 @@ json::Value to_json(const Message& m);
 json::Value to_json(const std::vector<Message>& conversation);
 json::Value to_json(const ToolDesc& t);  // {name, description?, parameters, returns?}
 
-}  // namespace ai00::format
+}  // namespace ai00::internal::format

@@ -6,7 +6,7 @@
 #include "format/render_util.h"
 #include "format/stream.h"
 
-namespace ai00::format {
+namespace ai00::internal::format {
 
 namespace {
 
@@ -412,4 +412,4 @@ std::string openchatml_multi_file(const std::vector<std::string>& files, bool le
   return out;
 }
 
-}  // namespace ai00::format
+}  // namespace ai00::internal::format

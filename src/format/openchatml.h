@@ -30,7 +30,7 @@
 
 #include "format/format.h"
 
-namespace ai00::format {
+namespace ai00::internal::format {
 
 struct OpenChatMLOptions {
   std::string bos;          // text of [BOS]; "" for RWKV
@@ -56,4 +56,4 @@ std::string openchatml_fim_completion(std::string_view prefix, std::string_view 
 std::string openchatml_multi_file(const std::vector<std::string>& files,
                                   bool leading_separator = false);
 
-}  // namespace ai00::format
+}  // namespace ai00::internal::format

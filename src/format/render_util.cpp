@@ -5,7 +5,7 @@
 
 #include "format/stream.h"
 
-namespace ai00::format {
+namespace ai00::internal::format {
 
 std::string message_pointer(size_t index) { return json::pointer_append("", index); }
 
@@ -117,4 +117,4 @@ std::string collapse_blank_lines(std::string_view text) {
   return out.substr(b, e - b);
 }
 
-}  // namespace ai00::format
+}  // namespace ai00::internal::format

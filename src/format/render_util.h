@@ -18,7 +18,7 @@
 #include "format/json.h"
 #include "format/message.h"
 
-namespace ai00::format {
+namespace ai00::internal::format {
 
 // "/<index>" — the JSON pointer of message `index` in a conversation.
 std::string message_pointer(size_t index);
@@ -49,4 +49,4 @@ std::string collapse_blank_lines(std::string_view text);
 // Error for a role/feature a format cannot carry (kind unsupported).
 ErrorInfo unsupported(const std::string& pointer, const std::string& what);
 
-}  // namespace ai00::format
+}  // namespace ai00::internal::format

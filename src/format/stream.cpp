@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-namespace ai00::format {
+namespace ai00::internal::format {
 
 namespace {
 constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD
@@ -281,4 +281,4 @@ void ParserBase::emit_call(const std::string& name, const json::Value& arguments
 
 void ParserBase::warn(std::string message) { result_.warnings.push_back(std::move(message)); }
 
-}  // namespace ai00::format
+}  // namespace ai00::internal::format

@@ -21,7 +21,7 @@
 
 #include "format/format.h"
 
-namespace ai00::format {
+namespace ai00::internal::format {
 
 class Utf8Holdback {
  public:
@@ -126,4 +126,4 @@ class ParserBase : public OutputParser {
   bool finished_ = false;
 };
 
-}  // namespace ai00::format
+}  // namespace ai00::internal::format

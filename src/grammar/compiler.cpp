@@ -6,7 +6,7 @@
 #include "grammar/compiler_internal.h"
 #include "grammar/normalize.h"
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 namespace {
 
 // One walk of the vocabulary trie from DFA state s (section 4: per-state token classes).
@@ -169,4 +169,4 @@ size_t CompiledGrammar::memory_bytes() const {
   return bytes;
 }
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

@@ -18,7 +18,7 @@
 #include "grammar/matcher.h"
 #include "grammar/regex.h"
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 
 struct Terminal {
   ExprKind kind;
@@ -72,4 +72,4 @@ struct CompiledGrammar::Impl {
   const TokenClasses& token_classes(uint32_t t, uint32_t s) const;
 };
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

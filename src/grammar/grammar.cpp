@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <utility>
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 
 Expr Expr::literal(std::string bytes, SourcePos pos) {
   return terminal(ExprKind::literal, std::move(bytes), pos);
@@ -180,4 +180,4 @@ std::string Grammar::to_kbnf() const {
   return out;
 }
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 
 // 1-based position in the KBNF source; {0, 0} for nodes a program synthesised.
 struct SourcePos {
@@ -78,4 +78,4 @@ std::string to_kbnf(const Expr& e);
 // control bytes); the KBNF parser reads it back to exactly `bytes`.
 std::string kbnf_quote(std::string_view bytes);
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

@@ -4,7 +4,7 @@
 
 #include "grammar/json_schema_impl.h"
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 
 SchemaConverter::SchemaConverter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 SchemaConverter::SchemaConverter(SchemaConverter&&) noexcept = default;
@@ -115,4 +115,4 @@ Result<JsonSchemaGrammar> json_schema_to_kbnf(std::string_view schema_json,
   return g;
 }
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

@@ -35,7 +35,7 @@
 
 #include "base/result.h"
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 
 struct JsonSchemaOptions {
   // Absent additionalProperties means false next to `properties` (XGrammar's choice: no invented
@@ -112,4 +112,4 @@ class SchemaConverter {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

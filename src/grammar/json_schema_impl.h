@@ -18,7 +18,7 @@
 #include "grammar/kbnf_writer.h"
 #include "grammar/schema_regex.h"
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 
 namespace dom = simdjson::dom;
 
@@ -451,4 +451,4 @@ struct SchemaConverter::Impl {
   std::optional<int64_t> int_bound(dom::object o, const std::string& ptr, const char* kw);
 };
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

@@ -4,7 +4,7 @@
 
 #include "grammar/json_schema_impl.h"
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 
 namespace {
 
@@ -400,4 +400,4 @@ std::string SchemaConverter::Impl::any_expr(Mode mode, const std::string& term) 
   return value;
 }
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <utility>
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 namespace {
 
 bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
@@ -404,4 +404,4 @@ ErrorInfo check_references(const Grammar& g) {
   return err;
 }
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

@@ -14,7 +14,7 @@
 #include "base/result.h"
 #include "grammar/grammar.h"
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 
 struct ParseOptions {
   std::string start = "start";  // start symbol stored in Grammar::start
@@ -31,4 +31,4 @@ Result<std::string> unescape_kbnf_literal(std::string_view body, SourcePos pos);
 // that has no definition, or "undefined start rule `start`"; an empty ErrorInfo message if fine.
 ErrorInfo check_references(const Grammar& g);
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

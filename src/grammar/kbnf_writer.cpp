@@ -6,7 +6,7 @@
 
 #include "base/json_escape.h"
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 
 namespace {
 
@@ -153,4 +153,4 @@ std::string kbnf_identifier(std::string_view hint) {
   return out;
 }
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

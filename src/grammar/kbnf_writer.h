@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 
 // `'bytes'`: a KBNF literal that parse_kbnf reads back to exactly `bytes`. Printable ASCII and
 // valid UTF-8 sequences are written as they are; `'` and `\` are escaped; \n \r \t use their short
@@ -59,4 +59,4 @@ std::string kbnf_identifier(std::string_view hint);
 // Length in bytes of the valid UTF-8 sequence starting at s[i], or 0 if none starts there.
 size_t utf8_sequence_length(std::string_view s, size_t i);
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

@@ -11,7 +11,7 @@
 #include "base/error.h"
 #include "grammar/compiler_internal.h"
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 
 namespace {
 struct Item {
@@ -455,4 +455,4 @@ void Matcher::walk_uncertain(const CompiledGrammar::Impl& g, State& st, const Vo
   while (e.num_sets() > base) e.pop_set();
 }
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

@@ -38,7 +38,7 @@
 #include "grammar/kbnf_parser.h"
 #include "grammar/vocab_index.h"
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 
 // When the text may end (docs/grammar.md section 3, row 3).
 enum class EndPolicy {
@@ -133,4 +133,4 @@ class Matcher {
                              uint64_t* mask);
 };
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

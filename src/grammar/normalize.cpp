@@ -10,7 +10,7 @@
 
 #include "base/error.h"
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 namespace {
 
 std::string where(SourcePos p) {
@@ -230,4 +230,4 @@ void lower_grammar(const Grammar& grammar, const CompileOptions& options,
   Lowering(grammar, options, impl).run();
 }
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

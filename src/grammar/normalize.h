@@ -13,9 +13,9 @@
 
 #include "grammar/compiler_internal.h"
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 
 void lower_grammar(const Grammar& grammar, const CompileOptions& options,
                    CompiledGrammar::Impl& impl);
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

@@ -7,7 +7,7 @@
 
 #include "grammar/regex_internal.h"
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 namespace {
 
 enum class EdgeKind : uint8_t { byte, eps, start_assert, end_assert };
@@ -417,4 +417,4 @@ Result<Dfa> build_terminal_dfa(ExprKind kind, std::string_view text, DfaBudget& 
   return SubsetBuilder(nfa, mode, budget).run();
 }
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

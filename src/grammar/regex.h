@@ -30,7 +30,7 @@
 #include "base/result.h"
 #include "grammar/grammar.h"
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 
 struct Dfa {
   static constexpr uint32_t kDead = 0xffffffffu;
@@ -61,4 +61,4 @@ using CodeRanges = std::vector<std::pair<uint32_t, uint32_t>>;
 // Looks up a Unicode property name for \p{name} (unicode_tables.cpp); false if unknown.
 bool unicode_property(std::string_view name, CodeRanges& out);
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

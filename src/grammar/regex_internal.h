@@ -10,7 +10,7 @@
 #include "base/result.h"
 #include "grammar/regex.h"
 
-namespace ai00::grammar::rx {
+namespace ai00::internal::grammar::rx {
 
 constexpr uint32_t kMaxCodePoint = 0x10FFFF;
 
@@ -47,4 +47,4 @@ struct Ast {
 // "regex offset N: ...".
 Result<Ast> parse_regex(std::string_view pattern);
 
-}  // namespace ai00::grammar::rx
+}  // namespace ai00::internal::grammar::rx

@@ -5,7 +5,7 @@
 
 #include "grammar/regex_internal.h"
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 
 namespace unicode_data {
 struct Category {
@@ -694,4 +694,4 @@ class RegexParser {
 Result<Ast> parse_regex(std::string_view pattern) { return RegexParser(pattern).run(); }
 
 }  // namespace rx
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

@@ -9,7 +9,7 @@
 #include "grammar/kbnf_writer.h"
 #include "grammar/schema_regex.h"
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 
 namespace {
 
@@ -493,4 +493,4 @@ Result<std::string> translate_pattern(std::string_view pattern, StringEncoding e
   }
 }
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

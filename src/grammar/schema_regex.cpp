@@ -10,7 +10,7 @@
 
 #include "grammar/kbnf_writer.h"
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 
 namespace {
 
@@ -329,4 +329,4 @@ std::pair<std::string, std::string> json_string_excluding_regex(
           "\"" + group(excluding_from(root, false))};
 }
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

@@ -17,7 +17,7 @@
 
 #include "base/result.h"
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 
 // Canonical JSON integers (no leading zeros, no "-0") in [lo, hi]; a missing bound is unbounded.
 // nullopt when lo > hi. Bounds must satisfy |b| <= 1e18 (the converter checks).
@@ -66,4 +66,4 @@ std::pair<std::string, std::string> json_string_excluding_regex(
 // the result never produces a raw `"`, `\` or control character.
 Result<std::string> translate_pattern(std::string_view pattern, StringEncoding enc);
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

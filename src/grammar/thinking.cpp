@@ -7,7 +7,7 @@
 #include "grammar/kbnf_parser.h"
 #include "grammar/kbnf_writer.h"
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 
 Result<ValidationLevel> parse_validation_level(std::string_view name) {
   if (name == "none") return ValidationLevel::none;
@@ -110,4 +110,4 @@ Result<std::string> wrap_thinking_kbnf(std::string_view kbnf, ThinkingStart star
   return wrapped.value().to_kbnf();
 }
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

@@ -17,7 +17,7 @@
 #include "base/result.h"
 #include "grammar/grammar.h"
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 
 // Seed 003 validation levels.
 enum class ValidationLevel {
@@ -57,4 +57,4 @@ Result<Grammar> wrap_thinking(Grammar g, ThinkingStart start, const ThinkingMark
 Result<std::string> wrap_thinking_kbnf(std::string_view kbnf, ThinkingStart start,
                                        const ThinkingMarkers& markers = {});
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

@@ -8,7 +8,7 @@
 
 #include "grammar/kbnf_writer.h"
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 
 namespace dom = simdjson::dom;
 
@@ -305,4 +305,4 @@ Result<ToolGrammar> build_tool_grammar(const std::vector<ToolSpec>& tools,
   }
 }
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

@@ -27,7 +27,7 @@
 #include "grammar/json_schema.h"
 #include "grammar/thinking.h"
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 
 // One tool as the chat formats describe it. Accepted JSON spellings: {name, description,
 // parameters, returns?}, the OpenAI wrapper {type: "function", function: {...}}, and seed 000's
@@ -65,4 +65,4 @@ struct ToolGrammar {
 Result<ToolGrammar> build_tool_grammar(const std::vector<ToolSpec>& tools,
                                        const ToolGrammarOptions& options);
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

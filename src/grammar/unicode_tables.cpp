@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace ai00::grammar::unicode_data {
+namespace ai00::internal::grammar::unicode_data {
 const uint32_t kCc[] = {
     0x0,
     0x1f,
@@ -915,4 +915,4 @@ extern const Category kCategories[] = {
     {"Zs", kZs, sizeof(kZs) / sizeof(uint32_t) / 2},
 };
 extern const size_t kNumCategories = sizeof(kCategories) / sizeof(kCategories[0]);
-}  // namespace ai00::grammar::unicode_data
+}  // namespace ai00::internal::grammar::unicode_data

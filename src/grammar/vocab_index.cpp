@@ -6,7 +6,7 @@
 
 #include "base/error.h"
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 
 std::shared_ptr<const VocabIndex> VocabIndex::build(std::vector<std::string> tokens,
                                                     size_t mask_size) {
@@ -95,4 +95,4 @@ std::vector<uint32_t> VocabIndex::greedy_encode(std::string_view bytes) const {
   return out;
 }
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ai00::grammar {
+namespace ai00::internal::grammar {
 
 class VocabIndex {
  public:
@@ -67,4 +67,4 @@ class VocabIndex {
   size_t mask_words_ = 0;
 };
 
-}  // namespace ai00::grammar
+}  // namespace ai00::internal::grammar

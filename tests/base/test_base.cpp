@@ -9,7 +9,8 @@
 #include "base/result.h"
 #include "fixtures.h"
 
-using namespace ai00;
+using namespace ai00::internal;
+namespace test = ai00::test;
 
 TEST_CASE("f16 and bf16 conversions round-trip every finite half", "[base][half]") {
   for (uint32_t h = 0; h < 0x10000; ++h) {

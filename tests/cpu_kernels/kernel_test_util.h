@@ -11,6 +11,7 @@
 #include "cpu_kernels/kernels.h"
 
 namespace ai00::test {
+using namespace ::ai00::internal;  // test helpers of the internal layers
 
 // The scalar reference table.
 inline const cpu::KernelTable& scalar_table() {

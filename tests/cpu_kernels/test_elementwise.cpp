@@ -8,7 +8,7 @@
 
 namespace {
 
-using ai00::cpu::KernelTable;
+using ai00::internal::cpu::KernelTable;
 using ai00::test::Buffer;
 
 using Unary = void (*)(const float*, float*, int64_t);

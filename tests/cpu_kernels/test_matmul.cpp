@@ -17,8 +17,8 @@
 
 namespace {
 
-using ai00::cpu::KernelTable;
-using ai00::cpu::WType;
+using ai00::internal::cpu::KernelTable;
+using ai00::internal::cpu::WType;
 
 const char* wtype_name(WType t) {
   static const char* const names[] = {"F32",  "F16",  "BF16", "Q4_0", "Q4_1",
@@ -41,9 +41,9 @@ void put_u16(uint8_t* p, uint16_t v) { std::memcpy(p, &v, 2); }
 
 // Draws an f16 scale in [lo, hi) and returns its exact value.
 float f16_scale(uint8_t* p, std::mt19937& rng, float lo, float hi) {
-  const uint16_t h = ai00::f32_to_f16(std::uniform_real_distribution<float>(lo, hi)(rng));
+  const uint16_t h = ai00::internal::f32_to_f16(std::uniform_real_distribution<float>(lo, hi)(rng));
   put_u16(p, h);
-  return ai00::f16_to_f32(h);
+  return ai00::internal::f16_to_f32(h);
 }
 
 // One 32-weight block of Q4_0/Q4_1/Q5_0/Q5_1/Q8_0 from random codes.
@@ -100,7 +100,7 @@ void quantize_q6_k(uint8_t* b, double* val, std::mt19937& rng) {
 }
 
 Matrix make_matrix(WType t, int64_t rows, int64_t cols, std::mt19937& rng) {
-  Matrix m{t, rows, cols, ai00::cpu::wtype_row_bytes(t, cols), {}, {}};
+  Matrix m{t, rows, cols, ai00::internal::cpu::wtype_row_bytes(t, cols), {}, {}};
   REQUIRE(m.row_bytes > 0);
   m.store.assign(1 + m.row_bytes * rows, 0);
   m.value.assign(static_cast<size_t>(rows * cols), 0.0);
@@ -114,11 +114,11 @@ Matrix make_matrix(WType t, int64_t rows, int64_t cols, std::mt19937& rng) {
         std::memcpy(row + 4 * c, &f, 4);
         val[c] = f;
       } else if (t == WType::F16) {
-        put_u16(row + 2 * c, ai00::f32_to_f16(f));
-        val[c] = ai00::f16_to_f32(ai00::f32_to_f16(f));
+        put_u16(row + 2 * c, ai00::internal::f32_to_f16(f));
+        val[c] = ai00::internal::f16_to_f32(ai00::internal::f32_to_f16(f));
       } else if (t == WType::BF16) {
-        put_u16(row + 2 * c, ai00::f32_to_bf16(f));
-        val[c] = ai00::bf16_to_f32(ai00::f32_to_bf16(f));
+        put_u16(row + 2 * c, ai00::internal::f32_to_bf16(f));
+        val[c] = ai00::internal::bf16_to_f32(ai00::internal::f32_to_bf16(f));
       }
     }
     if (t == WType::Q6_K) {
@@ -149,7 +149,7 @@ constexpr float kUnwritten = -777.0f;
 // Y for rows [r0, r1) by one call; the output has stride rows + 5, pre-filled with kUnwritten.
 void run(const KernelTable& k, const Matrix& m, const Acts& a, std::vector<float>& y, int64_t r0,
          int64_t r1) {
-  ai00::cpu::MatmulArgs p;
+  ai00::internal::cpu::MatmulArgs p;
   p.w = m.data();
   p.wtype = m.type;
   p.w_row_bytes = m.row_bytes;
@@ -307,7 +307,7 @@ TEST_CASE("f16 and bf16 weights decode special values exactly", "[cpu_kernels][m
         std::vector<float> x(40, 0.0f);
         x[c] = 1.0f;
         float y = 0.0f;
-        ai00::cpu::MatmulArgs p;
+        ai00::internal::cpu::MatmulArgs p;
         p.w = w.data();
         p.wtype = t;
         p.w_row_bytes = 80;
@@ -319,7 +319,7 @@ TEST_CASE("f16 and bf16 weights decode special values exactly", "[cpu_kernels][m
         p.row_end = 1;
         k->matmul(p);
         const float want =
-            t == WType::F16 ? ai00::f16_to_f32(special[c]) : ai00::bf16_to_f32(special[c]);
+            t == WType::F16 ? ai00::internal::f16_to_f32(special[c]) : ai00::internal::bf16_to_f32(special[c]);
         INFO(k->name << ", " << wtype_name(t) << ", column " << c);
         CHECK(y == want);
       }
@@ -336,7 +336,7 @@ TEST_CASE("f16 infinity and NaN weights propagate", "[cpu_kernels][matmul][per_i
   x[0] = 1.0f;
   for (const KernelTable* k : ai00::test::runnable_tables()) {
     float y[2] = {0.0f, 0.0f};
-    ai00::cpu::MatmulArgs p;
+    ai00::internal::cpu::MatmulArgs p;
     p.w = reinterpret_cast<const uint8_t*>(w16);
     p.wtype = WType::F16;
     p.w_row_bytes = 64;

@@ -7,12 +7,12 @@
 
 namespace {
 
-using ai00::cpu::KernelTable;
+using ai00::internal::cpu::KernelTable;
 using ai00::test::Buffer;
 
 void run_norm(const KernelTable& t, const Buffer& x, Buffer& y, const Buffer& w, const Buffer& b,
               int64_t rows, int64_t n, int64_t group) {
-  ai00::cpu::NormArgs a;
+  ai00::internal::cpu::NormArgs a;
   a.x = x.data();
   a.y = y.data();
   a.weight = w.data();
@@ -98,7 +98,7 @@ WkvCase make_wkv(int64_t H, int64_t N, int64_t T, std::mt19937& rng) {
 }
 
 void run_wkv(const KernelTable& t, WkvCase& c, int64_t h0, int64_t h1) {
-  ai00::cpu::Wkv7Args a;
+  ai00::internal::cpu::Wkv7Args a;
   a.state = c.state.data();
   a.r = c.r.data();
   a.w = c.w.data();
@@ -158,7 +158,7 @@ TEST_CASE("wkv7 follows the recurrence on a hand-checked case", "[cpu_kernels][w
   // S' = 1 - 0.5 + 12 = 12.5, y = 125.
   for (const KernelTable* t : ai00::test::runnable_tables()) {
     float S = 2.0f, r = 10.0f, w = 0.5f, k = 4.0f, v = 3.0f, a = -1.0f, b = 0.25f, y = 0.0f;
-    ai00::cpu::Wkv7Args args;
+    ai00::internal::cpu::Wkv7Args args;
     args.state = &S;
     args.r = &r;
     args.w = &w;

@@ -6,27 +6,27 @@
 
 #include "cpu_kernels/kernels.h"
 
-using ai00::cpu::select_kernels;
+using ai00::internal::cpu::select_kernels;
 
 TEST_CASE("an unknown forced ISA fails with a message", "[cpu_kernels][select]") {
   std::string err;
   CHECK(select_kernels("bogus", &err) == nullptr);
   CHECK(err.find("'bogus'") != std::string::npos);
   CHECK(err.find("scalar") != std::string::npos);  // lists the known names
-  CHECK_FALSE(ai00::cpu::isa_supported("bogus"));
+  CHECK_FALSE(ai00::internal::cpu::isa_supported("bogus"));
   CHECK(select_kernels("bogus", nullptr) == nullptr);  // no message wanted: still no crash
 }
 
 TEST_CASE("every compiled ISA can be forced exactly when supported", "[cpu_kernels][select]") {
   size_t n = 0;
-  const ai00::cpu::KernelTable* const* all = ai00::cpu::all_kernel_tables(&n);
+  const ai00::internal::cpu::KernelTable* const* all = ai00::internal::cpu::all_kernel_tables(&n);
   REQUIRE(n >= 1);
   CHECK(std::string(all[n - 1]->name) == "scalar");  // best first, scalar last
   for (size_t i = 0; i < n; ++i) {
     std::string err;
-    const ai00::cpu::KernelTable* t = select_kernels(all[i]->name, &err);
+    const ai00::internal::cpu::KernelTable* t = select_kernels(all[i]->name, &err);
     INFO(all[i]->name << ": " << err);
-    if (ai00::cpu::isa_supported(all[i]->name)) {
+    if (ai00::internal::cpu::isa_supported(all[i]->name)) {
       REQUIRE(t == all[i]);
       CHECK(t->matmul != nullptr);
       CHECK(t->dot != nullptr);
@@ -41,10 +41,10 @@ TEST_CASE("without a forced name the best supported ISA is chosen", "[cpu_kernel
   const char* env = std::getenv("AI00_FORCE_ISA");
   if (env != nullptr && env[0] != '\0') return;  // the [forced] case below covers that run
   size_t n = 0;
-  const ai00::cpu::KernelTable* const* all = ai00::cpu::all_kernel_tables(&n);
-  const ai00::cpu::KernelTable* best = nullptr;
+  const ai00::internal::cpu::KernelTable* const* all = ai00::internal::cpu::all_kernel_tables(&n);
+  const ai00::internal::cpu::KernelTable* best = nullptr;
   for (size_t i = 0; i < n && best == nullptr; ++i) {
-    if (ai00::cpu::isa_supported(all[i]->name)) best = all[i];
+    if (ai00::internal::cpu::isa_supported(all[i]->name)) best = all[i];
   }
   std::string err;
   CHECK(select_kernels("", &err) == best);
@@ -55,7 +55,7 @@ TEST_CASE("AI00_FORCE_ISA is honoured and a parameter wins over it", "[cpu_kerne
   const std::string saved = old != nullptr ? old : "";
   std::string err;
   ::setenv("AI00_FORCE_ISA", "scalar", 1);
-  const ai00::cpu::KernelTable* t = select_kernels("", &err);
+  const ai00::internal::cpu::KernelTable* t = select_kernels("", &err);
   REQUIRE(t != nullptr);
   CHECK(std::string(t->name) == "scalar");
   ::setenv("AI00_FORCE_ISA", "bogus", 1);
@@ -75,9 +75,9 @@ TEST_CASE("the ISA forced by the environment is active", "[cpu_kernels][select][
   const char* env = std::getenv("AI00_FORCE_ISA");
   REQUIRE(env != nullptr);
   std::string err;
-  const ai00::cpu::KernelTable* t = select_kernels("", &err);
+  const ai00::internal::cpu::KernelTable* t = select_kernels("", &err);
   INFO(err);
-  if (std::string(env) != "bogus" && !ai00::cpu::isa_supported(env)) {
+  if (std::string(env) != "bogus" && !ai00::internal::cpu::isa_supported(env)) {
     CHECK(t == nullptr);  // compiled but not runnable here: an error, never SIGILL
     return;
   }
@@ -86,8 +86,8 @@ TEST_CASE("the ISA forced by the environment is active", "[cpu_kernels][select][
 }
 
 TEST_CASE("wtype_row_bytes follows the block sizes", "[cpu_kernels][select]") {
-  using ai00::cpu::WType;
-  using ai00::cpu::wtype_row_bytes;
+  using ai00::internal::cpu::WType;
+  using ai00::internal::cpu::wtype_row_bytes;
   CHECK(wtype_row_bytes(WType::F32, 7) == 28);
   CHECK(wtype_row_bytes(WType::F16, 7) == 14);
   CHECK(wtype_row_bytes(WType::BF16, 4096) == 8192);

@@ -15,6 +15,7 @@
 #include "format/message.h"
 
 namespace ai00::test {
+using namespace ::ai00::internal;  // test helpers of the internal layers
 
 inline std::string format_data(const std::string& name) {
   return std::string(AI00_FORMAT_DATA_DIR) + "/" + name;

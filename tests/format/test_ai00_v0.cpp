@@ -5,7 +5,7 @@
 #include "format/ai00_v1.h"
 #include "format_test_util.h"
 
-using namespace ai00::format;
+using namespace ai00::internal::format;
 using namespace ai00::test;
 
 namespace {
@@ -45,7 +45,7 @@ TEST_CASE("ai00 v0: the seed 000 migration table", "[format][ai00_v0]") {
   Message call;
   call.role = Role::assistant;
   call.tool_calls.push_back(
-      ToolCall{"c", "get_weather", ai00::json::parse(R"({"city":"Tokyo"})").value()});
+      ToolCall{"c", "get_weather", ai00::internal::json::parse(R"({"city":"Tokyo"})").value()});
   CHECK(render_ok(v0(), {call}, no_gen()) ==
         R"(Assistant: <tool_call>{"name":"get_weather","arguments":{"city":"Tokyo"}}</tool_call>)");
   CHECK(render_ok(*v1, {call}, no_gen()) ==
@@ -74,7 +74,7 @@ TEST_CASE("ai00 v0: prompts, options and normalisation", "[format][ai00_v0]") {
   };
   RenderOptions tools;
   tools.tools = parse_tools(R"([{"name": "f"}])").value();
-  CHECK(bad("[]", tools).kind == ai00::ErrorKind::unsupported);
+  CHECK(bad("[]", tools).kind == ai00::internal::ErrorKind::unsupported);
   RenderOptions think;
   think.thinking = Thinking::on;
   CHECK(bad("[]", think).message.rfind("thinking: ai00 v0 has no thinking syntax", 0) == 0);
@@ -97,7 +97,7 @@ TEST_CASE("ai00 v0: output parses back at every split point", "[format][ai00_v0]
   CHECK(c.message.text() == "Let me look.");
   REQUIRE(c.message.tool_calls.size() == 2);
   CHECK(c.message.tool_calls[0].id == tool_call_id(11, 0));
-  CHECK(ai00::json::write(c.message.tool_calls[1].arguments) == R"({"a":1})");
+  CHECK(ai00::internal::json::write(c.message.tool_calls[1].arguments) == R"({"a":1})");
   CHECK(c.finish_reason == FinishReason::tool_calls);
   auto bad = parse_every_way(v0(), {}, " <tool_call>oops</tool_call> and <tool_call>{\"name\":");
   CHECK(bad.message.tool_calls.empty());

@@ -3,7 +3,7 @@
 
 #include "format/delta.h"
 
-using namespace ai00::format;
+using namespace ai00::internal::format;
 
 TEST_CASE("delta: accumulate and finish", "[format][delta]") {
   MessageDelta acc;
@@ -28,8 +28,8 @@ TEST_CASE("delta: accumulate and finish", "[format][delta]") {
   REQUIRE(m.tool_calls.size() == 2);
   CHECK(m.tool_calls[0].id == "call_1");
   CHECK(m.tool_calls[0].name == "get_weather");
-  CHECK(ai00::json::write(m.tool_calls[0].arguments) == R"({"city":"Tokyo"})");
-  CHECK(ai00::json::write(m.tool_calls[1].arguments) == "{}");
+  CHECK(ai00::internal::json::write(m.tool_calls[0].arguments) == R"({"city":"Tokyo"})");
+  CHECK(ai00::internal::json::write(m.tool_calls[1].arguments) == "{}");
   CHECK(*acc.finish_reason == FinishReason::tool_calls);
 }
 
@@ -46,7 +46,7 @@ TEST_CASE("delta: PartDelta merges text and replaces other parts", "[format][del
   PartDelta p{PartType::text, "a", {}};
   p.accumulate(PartDelta{PartType::text, "b", {}});
   CHECK(p.finish().text == "ab");
-  p.accumulate(PartDelta{PartType::value, "", ai00::json::Value(3)});
+  p.accumulate(PartDelta{PartType::value, "", ai00::internal::json::Value(3)});
   CHECK(p.finish().type == PartType::value);
   CHECK(finish_reason_from_name("grammar_done") == FinishReason::grammar_done);
   CHECK_FALSE(finish_reason_from_name("done").has_value());

@@ -6,7 +6,7 @@
 #include "format/format.h"
 #include "format_test_util.h"
 
-using namespace ai00::format;
+using namespace ai00::internal::format;
 using namespace ai00::test;
 
 TEST_CASE("format: the factory knows the four formats", "[format]") {
@@ -17,7 +17,7 @@ TEST_CASE("format: the factory knows the four formats", "[format]") {
   }
   auto bad = make_format("chatml");
   REQUIRE_FALSE(bad.ok());
-  CHECK(bad.error().kind == ai00::ErrorKind::invalid_argument);
+  CHECK(bad.error().kind == ai00::internal::ErrorKind::invalid_argument);
   CHECK(bad.error().message ==
         "unknown chat format \"chatml\" (known: ai00-v1, ai00-v0, goose, openchatml)");
   CHECK(thinking_from_name("a-bit") == Thinking::a_bit);

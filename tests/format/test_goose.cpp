@@ -4,7 +4,7 @@
 #include "format/goose.h"
 #include "format_test_util.h"
 
-using namespace ai00::format;
+using namespace ai00::internal::format;
 using namespace ai00::test;
 
 namespace {
@@ -104,7 +104,7 @@ TEST_CASE("goose: tools and images are refused", "[format][goose]") {
   o.tools = parse_tools(R"([{"name": "f"}])").value();
   auto e = goose().render({}, o);
   REQUIRE_FALSE(e.ok());
-  CHECK(e.error().kind == ai00::ErrorKind::unsupported);
+  CHECK(e.error().kind == ai00::internal::ErrorKind::unsupported);
   CHECK(e.error().message.rfind("tools: seed 001 defines no tool syntax", 0) == 0);
   auto calls = conv_of(
       R"([{"role": "user", "content": "x"}, {"role": "assistant", "tool_calls": [{"function": {"name": "f"}}]}])");

@@ -3,8 +3,8 @@
 
 #include "format/json.h"
 
-using ai00::json::Value;
-namespace json = ai00::json;
+using ai00::internal::json::Value;
+namespace json = ai00::internal::json;
 
 TEST_CASE("json: parse then write is byte-stable and keeps number text", "[format][json]") {
   const std::string text =
@@ -38,7 +38,7 @@ TEST_CASE("json: syntax errors say what and where", "[format][json]") {
     auto v = json::parse(bad);
     INFO(bad);
     REQUIRE_FALSE(v.ok());
-    CHECK(v.error().kind == ai00::ErrorKind::format);
+    CHECK(v.error().kind == ai00::internal::ErrorKind::format);
     CHECK(v.error().message.find("JSON") != std::string::npos);
   }
   auto dup = json::parse("{\"a\":1,\"a\":2}");
@@ -75,5 +75,5 @@ TEST_CASE("json: building values", "[format][json]") {
   CHECK_FALSE(Value::is_number_text("1."));
   CHECK_FALSE(Value::is_number_text(".5"));
   CHECK(json::pointer_append("/a", "x/y~z") == "/a/x~1y~0z");
-  CHECK_THROWS_AS(Value(1).as_string(), ai00::InternalError);
+  CHECK_THROWS_AS(Value(1).as_string(), ai00::internal::InternalError);
 }

@@ -3,14 +3,14 @@
 
 #include "format/message.h"
 
-using namespace ai00::format;
-namespace json = ai00::json;
+using namespace ai00::internal::format;
+namespace json = ai00::internal::json;
 
 namespace {
 std::string error_of(const std::string& conversation) {
   auto c = parse_conversation(conversation);
   REQUIRE_FALSE(c.ok());
-  CHECK(c.error().kind == ai00::ErrorKind::format);
+  CHECK(c.error().kind == ai00::internal::ErrorKind::format);
   return c.error().message;
 }
 }  // namespace

@@ -4,9 +4,9 @@
 #include "format/openchatml.h"
 #include "format_test_util.h"
 
-using namespace ai00::format;
+using namespace ai00::internal::format;
 using namespace ai00::test;
-namespace json = ai00::json;
+namespace json = ai00::internal::json;
 
 namespace {
 

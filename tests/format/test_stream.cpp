@@ -3,7 +3,7 @@
 
 #include "format/stream.h"
 
-using namespace ai00::format;
+using namespace ai00::internal::format;
 
 TEST_CASE("stream: UTF-8 holdback passes whole code points only", "[format][stream]") {
   const std::string emoji = "\xF0\x9F\x98\x80";  // 😀 split over three "tokens"

@@ -5,7 +5,7 @@
 #include "grammar/matcher.h"
 #include "test_token_mask_vocab.h"
 
-using namespace ai00::grammar;
+using namespace ai00::internal::grammar;
 
 namespace {
 

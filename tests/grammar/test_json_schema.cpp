@@ -12,7 +12,7 @@
 #include "grammar/matcher.h"
 #include "grammar/schema_regex.h"
 
-using namespace ai00::grammar;
+using namespace ai00::internal::grammar;
 
 namespace {
 

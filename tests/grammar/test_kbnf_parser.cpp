@@ -7,20 +7,20 @@
 #include "grammar/kbnf_parser.h"
 #include "grammar/matcher.h"
 
-using namespace ai00::grammar;
+using namespace ai00::internal::grammar;
 using Catch::Matchers::Contains;
 
 namespace {
 std::string parse_error(const std::string& text) {
   auto r = parse_kbnf(text);
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error().kind == ai00::ErrorKind::grammar);
+  CHECK(r.error().kind == ai00::internal::ErrorKind::grammar);
   return r.error().message;
 }
 std::string compile_error(const std::string& text) {
   try {
     CompiledGrammar::compile_kbnf(text, nullptr);
-  } catch (const ai00::GrammarError& e) {
+  } catch (const ai00::internal::GrammarError& e) {
     return e.what();
   }
   FAIL("compiled without error: " << text);

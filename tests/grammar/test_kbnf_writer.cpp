@@ -8,7 +8,7 @@
 #include "grammar/kbnf_writer.h"
 #include "grammar/matcher.h"
 
-using namespace ai00::grammar;
+using namespace ai00::internal::grammar;
 
 namespace {
 

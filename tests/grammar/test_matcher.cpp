@@ -7,7 +7,7 @@
 #include "grammar/matcher.h"
 #include "test_token_mask_vocab.h"
 
-using namespace ai00::grammar;
+using namespace ai00::internal::grammar;
 
 namespace {
 CompiledGrammar compile(const std::string& kbnf, bool with_vocab = false) {
@@ -42,7 +42,7 @@ TEST_CASE("rollback and fork", "[grammar][matcher]") {
   CHECK_FALSE(f.is_complete());
   m.rollback(1);
   CHECK(m.debug_state() == s1);
-  CHECK_THROWS_AS(m.rollback(2), ai00::InvalidArgument);
+  CHECK_THROWS_AS(m.rollback(2), ai00::internal::InvalidArgument);
   m.rollback(1);
   CHECK(m.num_steps() == 0);
   m.reset();
@@ -70,8 +70,8 @@ TEST_CASE("token ids outside the vocabulary are rejected, not crashed on", "[gra
   CHECK_FALSE(m.accept_token(70000));
   CHECK_FALSE(m.accept_token(65535));  // padding id without bytes
   Matcher nv(compile("start ::= 'a';"));
-  CHECK_THROWS_AS(nv.mask(), ai00::InvalidArgument);
-  CHECK_THROWS_AS(nv.accept_token(1), ai00::InvalidArgument);
+  CHECK_THROWS_AS(nv.mask(), ai00::internal::InvalidArgument);
+  CHECK_THROWS_AS(nv.accept_token(1), ai00::internal::InvalidArgument);
 }
 
 TEST_CASE("forced bytes", "[grammar][matcher]") {

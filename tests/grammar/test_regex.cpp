@@ -3,7 +3,7 @@
 
 #include "grammar/regex.h"
 
-using namespace ai00::grammar;
+using namespace ai00::internal::grammar;
 using Catch::Matchers::Contains;
 
 namespace {

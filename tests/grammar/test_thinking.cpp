@@ -6,7 +6,7 @@
 #include "grammar/matcher.h"
 #include "grammar/thinking.h"
 
-using namespace ai00::grammar;
+using namespace ai00::internal::grammar;
 
 namespace {
 

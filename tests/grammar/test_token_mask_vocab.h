@@ -10,6 +10,7 @@
 #include "grammar/vocab_index.h"
 
 namespace ai00::test {
+using namespace ::ai00::internal;  // test helpers of the internal layers
 
 // tokens[id] = bytes; tokens[0] = "" (end of text). Throws std::runtime_error naming the line.
 std::vector<std::string> load_rwkv_vocab(const std::string& path);

@@ -9,7 +9,7 @@
 #include "grammar/tool_grammar.h"
 #include "test_token_mask_vocab.h"
 
-using namespace ai00::grammar;
+using namespace ai00::internal::grammar;
 
 namespace {
 

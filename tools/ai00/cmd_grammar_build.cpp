@@ -9,6 +9,9 @@
 #include "grammar/json_schema.h"
 #include "grammar/tool_grammar.h"
 
+using namespace ai00::internal;  // NOLINT: interim, until the command uses the public API
+namespace cli = ai00::cli;
+
 namespace ai00::cli {
 namespace {
 

@@ -8,12 +8,13 @@
 
 #include "base/error.h"
 #include "command.h"
-#include "core/tokenizer.h"
+#include "core/tokenizer/tokenizer.h"
 #include "grammar/matcher.h"
 
 namespace {
 
-using namespace ai00;
+using namespace ai00::internal;
+namespace cli = ai00::cli;
 
 bool in_mask(const std::vector<uint64_t>& m, uint32_t id) { return (m[id >> 6] >> (id & 63)) & 1; }
 

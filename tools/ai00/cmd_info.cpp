@@ -6,9 +6,12 @@
 #include <string>
 
 #include "command.h"
-#include "core/model.h"
-#include "core/tokenizer.h"
-#include "core/weights.h"
+#include "core/model/model.h"
+#include "core/tokenizer/tokenizer.h"
+#include "core/weights/weights.h"
+
+using namespace ai00::internal;  // NOLINT: interim, until the command uses the public API
+namespace cli = ai00::cli;
 
 namespace {
 
@@ -29,21 +32,21 @@ std::string json_string(const std::string& s) {
 
 int run_info(const std::vector<std::string>& argv) {
   ai00::cli::Args args(argv, {"--model", "--isa"}, {});
-  ai00::ModelParams params;
+  ai00::internal::ModelParams params;
   params.forced_isa = args.get("--isa").value_or("");
-  auto model = ai00::Model::load(args.require("--model"), params);
-  const ai00::ModelConfig& c = model->config();
+  auto model = ai00::internal::Model::load(args.require("--model"), params);
+  const ai00::internal::ModelConfig& c = model->config();
   std::map<std::string, int> dtypes;
   uint64_t weight_bytes = 0;
-  for (const ai00::TensorView& t : model->weights().tensors()) {
-    ++dtypes[ai00::dtype_name(t.dtype)];
+  for (const ai00::internal::TensorView& t : model->weights().tensors()) {
+    ++dtypes[ai00::internal::dtype_name(t.dtype)];
     weight_bytes += t.nbytes;
   }
   std::string dt;
   for (const auto& [name, count] : dtypes) {
     dt += fmt::format("{}{}: {}", dt.empty() ? "" : ", ", json_string(name), count);
   }
-  const ai00::Tokenizer* tok = model->tokenizer();
+  const ai00::internal::Tokenizer* tok = model->tokenizer();
   std::string out = fmt::format(
       "{{\"path\": {}, \"format\": {}, \"n_embd\": {}, \"n_layer\": {}, \"n_head\": {}, "
       "\"head_size\": {}, \"ffn_size\": {}, \"vocab_size\": {}, "
@@ -51,7 +54,7 @@ int run_info(const std::vector<std::string>& argv) {
       "\"dtypes\": {{{}}}, \"weight_bytes\": {}, \"isa\": {}, \"state_floats\": {}, "
       "\"state_bytes\": {}, \"tokenizer_vocab\": {}}}\n",
       json_string(model->weights().path),
-      json_string(ai00::weight_format_name(model->weights().format)), c.n_embd, c.n_layer, c.n_head,
+      json_string(ai00::internal::weight_format_name(model->weights().format)), c.n_embd, c.n_layer, c.n_head,
       c.head_size, c.ffn_size, c.vocab, c.d_w, c.d_a, c.d_v, c.d_g, dt, weight_bytes,
       json_string(model->kernels().name), c.state_floats(), c.state_floats() * 4,
       tok ? std::to_string(tok->vocab_size()) : std::string("null"));

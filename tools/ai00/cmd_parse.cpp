@@ -12,7 +12,8 @@
 
 namespace {
 
-using namespace ai00;
+using namespace ai00::internal;
+namespace cli = ai00::cli;
 
 json::Value delta_json(const format::MessageDelta& d) {
   json::Value o(json::Object{});

@@ -11,7 +11,8 @@
 
 namespace {
 
-using namespace ai00;
+using namespace ai00::internal;
+namespace cli = ai00::cli;
 
 // With --json: the prompt, the stop sequences and the constrained-decoding hints.
 std::string describe(const format::RenderResult& r) {

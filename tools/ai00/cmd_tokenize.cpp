@@ -9,24 +9,27 @@
 
 #include "base/error.h"
 #include "command.h"
-#include "core/model.h"
-#include "core/tokenizer.h"
+#include "core/model/model.h"
+#include "core/tokenizer/tokenizer.h"
+
+using namespace ai00::internal;  // NOLINT: interim, until the command uses the public API
+namespace cli = ai00::cli;
 
 namespace {
 
 using ai00::cli::UsageError;
 
-std::shared_ptr<const ai00::Tokenizer> load_tokenizer(const std::vector<std::string>& argv) {
+std::shared_ptr<const ai00::internal::Tokenizer> load_tokenizer(const std::vector<std::string>& argv) {
   ai00::cli::Args args(argv, {"--vocab", "--model"}, {});
   const auto vocab = args.get("--vocab");
   const auto model_path = args.get("--model");
   if (vocab.has_value() == model_path.has_value())
     throw UsageError("give exactly one of --vocab and --model");
-  if (vocab) return ai00::Tokenizer::from_vocab_file(*vocab);
-  const auto model = ai00::Model::load(*model_path);
+  if (vocab) return ai00::internal::Tokenizer::from_vocab_file(*vocab);
+  const auto model = ai00::internal::Model::load(*model_path);
   auto tok = model->tokenizer_shared();
   if (!tok) {
-    throw ai00::InvalidArgument(
+    throw ai00::internal::InvalidArgument(
         *model_path + ": the model carries no tokenizer and none was found beside it; use --vocab");
   }
   return tok;
@@ -39,7 +42,7 @@ std::vector<uint32_t> parse_id_array(const std::string& s) {
     while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) ++i;
   };
   auto fail = [&](const std::string& what) -> std::vector<uint32_t> {
-    throw ai00::InvalidArgument("<stdin>: byte offset " + std::to_string(i) + ": " + what);
+    throw ai00::internal::InvalidArgument("<stdin>: byte offset " + std::to_string(i) + ": " + what);
   };
   std::vector<uint32_t> ids;
   skip_ws();

@@ -5,6 +5,9 @@
 
 #include "base/error.h"
 
+using namespace ai00::internal;  // NOLINT: interim, until the command uses the public API
+namespace cli = ai00::cli;
+
 namespace ai00::cli {
 
 std::vector<format::ToolDesc> load_tools_flag(const Args& args) {

@@ -9,6 +9,8 @@
 
 namespace ai00::cli {
 
+namespace format = ai00::internal::format;
+
 // The tools of `--tools FILE` (a JSON array of tool descriptions); empty without the flag.
 // Throws FormatError naming the file and the JSON pointer.
 std::vector<format::ToolDesc> load_tools_flag(const Args& args);

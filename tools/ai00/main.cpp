@@ -13,6 +13,9 @@
 #include "base/error.h"
 #include "command.h"
 
+using namespace ai00::internal;  // NOLINT: interim, until the command uses the public API
+namespace cli = ai00::cli;
+
 namespace ai00::cli {
 
 std::map<std::string, Command>& registry() {

@@ -1,0 +1,337 @@
+// Model loading: weights -> config -> per-layer weight structs -> kernels -> arena.
+#include "core/model/model.h"
+
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+#include "base/half.h"
+#include "core/tokenizer/tokenizer.h"
+
+namespace ai00::internal {
+namespace {
+
+// FNV-1a, 64 bit: a stable hash for the fingerprint (not for security).
+uint64_t fnv1a(uint64_t h, const void* data, size_t n) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  for (size_t i = 0; i < n; ++i) {
+    h ^= p[i];
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+constexpr uint64_t kFnvBasis = 0xcbf29ce484222325ull;
+
+// Fingerprint: every config field, then the fp32 values of the first and last embedding rows
+// and of ln_out, so two models with the same shapes but other weights differ, while the same
+// weights stored in another format (FP32 .bin, F16 .st, ...) keep their States compatible.
+uint64_t compute_fingerprint(const ModelConfig& c, const GlobalWeights& g) {
+  int64_t fields[] = {c.n_embd, c.n_layer, c.head_size, c.n_head, c.ffn_size,
+                      c.vocab,  c.d_w,     c.d_a,       c.d_v,    c.d_g};
+  uint64_t h = fnv1a(kFnvBasis, fields, sizeof(fields));
+  const TensorView& e = *g.emb;
+  const size_t C = static_cast<size_t>(c.n_embd);
+  const size_t row_bytes = dtype_row_bytes(e.dtype, c.n_embd);
+  std::vector<float> row(C);
+  for (int64_t r : {int64_t{0}, c.vocab - 1}) {
+    dequantize_row(e.dtype, e.data + row_bytes * static_cast<size_t>(r), c.n_embd, row.data());
+    h = fnv1a(h, row.data(), C * sizeof(float));
+  }
+  h = fnv1a(h, g.ln_out_w, C * sizeof(float));
+  return h;
+}
+
+const cpu::KernelTable* choose_kernels(const std::string& forced_param) {
+  std::string forced = forced_param;
+  if (forced.empty()) {
+    if (const char* env = std::getenv("AI00_FORCE_ISA")) forced = env;
+  }
+  std::string err;
+  const cpu::KernelTable* k = cpu::select_kernels(forced, &err);
+  if (k) return k;
+  // select_kernels' message already names the ISA; only the error kind is decided here.
+  if (err.empty()) err = "cannot use ISA '" + forced + "'";
+  size_t n = 0;
+  const cpu::KernelTable* const* all = cpu::all_kernel_tables(&n);
+  for (size_t i = 0; i < n; ++i) {
+    if (forced == all[i]->name) throw UnsupportedError(err);  // compiled in, CPU lacks it
+  }
+  throw InvalidArgument(err);
+}
+
+}  // namespace
+
+cpu::WType to_wtype(DType t) {
+  // Same members in the same order (kernels.h mirrors weights.h); checked at compile time below.
+  return static_cast<cpu::WType>(static_cast<uint8_t>(t));
+}
+static_assert(static_cast<int>(cpu::WType::Q6_K) == static_cast<int>(DType::Q6_K),
+              "cpu::WType must mirror ai00::internal::DType");
+static_assert(static_cast<int>(cpu::WType::Q8_0) == static_cast<int>(DType::Q8_0),
+              "cpu::WType must mirror ai00::internal::DType");
+
+Model::~Model() = default;
+
+std::shared_ptr<const Model> Model::load(const std::string& path, const ModelParams& params) {
+  if (params.n_threads < 1) {
+    throw InvalidArgument("ModelParams.n_threads must be >= 1, got " +
+                          std::to_string(params.n_threads));
+  }
+  std::shared_ptr<Model> m(new Model());
+  m->kernels_ = choose_kernels(params.forced_isa);
+  m->weights_ = open_weights(path);
+  m->config_ = derive_config(*m->weights_);
+  m->bind_weights();
+  m->fingerprint_ = compute_fingerprint(m->config_, m->global_);
+  m->attach_tokenizer(path, params.vocab_path);
+  m->n_threads_ = params.n_threads;
+  if (params.n_threads > 1) {
+    // One slot is reserved for the calling thread, which joins the work in execute().
+    m->arena_ = std::make_unique<tbb::task_arena>(params.n_threads, 1);
+  }
+  return m;
+}
+
+// The tokenizer, first found wins: the GGUF vocabulary, ModelParams::vocab_path, the World vocab
+// file beside the model, a byte-level vocabulary for a 256-token model; else none.
+void Model::attach_tokenizer(const std::string& model_path, const std::string& vocab_path) {
+  std::string source;
+  if (!weights_->gguf_tokens.empty()) {
+    tokenizer_ = Tokenizer::from_gguf(weights_->gguf_tokens, weights_->gguf_token_types);
+    source = model_path + " (tokenizer.ggml.tokens)";
+  } else if (!vocab_path.empty()) {
+    tokenizer_ = Tokenizer::from_vocab_file(vocab_path);
+    source = vocab_path;
+  } else {
+    const size_t slash = model_path.find_last_of('/');
+    const std::string dir = slash == std::string::npos ? "" : model_path.substr(0, slash + 1);
+    const std::string beside = dir + "rwkv_vocab_v20230424.txt";
+    if (std::FILE* f = std::fopen(beside.c_str(), "rb")) {
+      std::fclose(f);
+      tokenizer_ = Tokenizer::from_vocab_file(beside);
+      source = beside;
+    } else if (config_.vocab == 256) {
+      tokenizer_ = Tokenizer::byte_level(256);
+    }
+  }
+  if (tokenizer_ && static_cast<int64_t>(tokenizer_->vocab_size()) > config_.vocab) {
+    throw MismatchError(source + ": vocabulary of " + std::to_string(tokenizer_->vocab_size()) +
+                        " tokens does not fit the model's " + std::to_string(config_.vocab) +
+                        " embedding rows");
+  }
+}
+
+// Converts a small float tensor (vector or r_k) of exactly n elements to an owned fp32 copy.
+const float* Model::vec_f32(const std::string& name, int64_t n) {
+  const TensorView& t = weights_->get(name);
+  if (t.numel() != n) {
+    throw ModelFileError(weights_->path + ": tensor " + name + " has shape " + t.shape_string() +
+                         ", expected " + std::to_string(n) + " elements");
+  }
+  if (t.dtype != DType::F32 && t.dtype != DType::F16 && t.dtype != DType::BF16) {
+    throw ModelFileError(weights_->path + ": tensor " + name + " has dtype " + dtype_name(t.dtype) +
+                         ", expected F32, F16 or BF16");
+  }
+  auto store = std::make_unique<std::vector<float>>(static_cast<size_t>(n));
+  dequantize_row(t.dtype, t.data, n, store->data());
+  const float* p = store->data();
+  f32_store_.push_back(std::move(store));
+  return p;
+}
+
+Mat Model::mat(const std::string& name, int64_t rows, int64_t cols) const {
+  const TensorView& t = weights_->get(name);
+  if (t.shape.size() != 2 || t.shape[0] != rows || t.shape[1] != cols) {
+    throw ModelFileError(weights_->path + ": tensor " + name + " has shape " + t.shape_string() +
+                         ", expected (" + std::to_string(rows) + ", " + std::to_string(cols) + ")");
+  }
+  Mat m;
+  m.data = t.data;
+  m.type = to_wtype(t.dtype);
+  m.rows = rows;
+  m.cols = cols;
+  m.row_bytes = dtype_row_bytes(t.dtype, cols);
+  if (m.row_bytes * static_cast<size_t>(rows) > t.nbytes) {
+    throw ModelFileError(weights_->path + ": tensor " + name + " holds " +
+                         std::to_string(t.nbytes) + " bytes, shape " + t.shape_string() +
+                         " needs " + std::to_string(m.row_bytes * rows));
+  }
+  return m;
+}
+
+void Model::bind_weights() {
+  const ModelConfig& c = config_;
+  const int64_t C = c.n_embd, F = c.ffn_size, V = c.vocab;
+  global_.emb = &weights_->get("emb.weight");
+  mat("emb.weight", V, C);  // shape and size check only; rows are dequantized in embed()
+  global_.ln0_w = vec_f32("blocks.0.ln0.weight", C);
+  global_.ln0_b = vec_f32("blocks.0.ln0.bias", C);
+  global_.ln_out_w = vec_f32("ln_out.weight", C);
+  global_.ln_out_b = vec_f32("ln_out.bias", C);
+  global_.head = mat("head.weight", V, C);
+  layers_.resize(static_cast<size_t>(c.n_layer));
+  for (int64_t l = 0; l < c.n_layer; ++l) {
+    LayerWeights& w = layers_[static_cast<size_t>(l)];
+    auto v = [&](const char* s) { return vec_f32(block_tensor(l, s), C); };
+    auto m = [&](const char* s, int64_t r, int64_t k) { return mat(block_tensor(l, s), r, k); };
+    w.ln1_w = v("ln1.weight"), w.ln1_b = v("ln1.bias");
+    w.ln2_w = v("ln2.weight"), w.ln2_b = v("ln2.bias");
+    w.x_r = v("att.x_r"), w.x_w = v("att.x_w"), w.x_k = v("att.x_k");
+    w.x_v = v("att.x_v"), w.x_a = v("att.x_a"), w.x_g = v("att.x_g");
+    w.w0 = v("att.w0"), w.a0 = v("att.a0");
+    w.k_k = v("att.k_k"), w.k_a = v("att.k_a"), w.r_k = v("att.r_k");
+    w.ln_x_w = v("att.ln_x.weight"), w.ln_x_b = v("att.ln_x.bias");
+    w.ffn_x_k = v("ffn.x_k");
+    w.w1 = m("att.w1", c.d_w, C), w.w2 = m("att.w2", C, c.d_w);
+    w.a1 = m("att.a1", c.d_a, C), w.a2 = m("att.a2", C, c.d_a);
+    w.g1 = m("att.g1", c.d_g, C), w.g2 = m("att.g2", C, c.d_g);
+    if (l > 0) {  // block 0 has no value residual (docs/rwkv7.md 5.5)
+      w.v0 = v("att.v0");
+      w.v1 = m("att.v1", c.d_v, C), w.v2 = m("att.v2", C, c.d_v);
+    }
+    w.receptance = m("att.receptance.weight", C, C);
+    w.key = m("att.key.weight", C, C);
+    w.value = m("att.value.weight", C, C);
+    w.output = m("att.output.weight", C, C);
+    w.ffn_key = m("ffn.key.weight", F, C);
+    w.ffn_value = m("ffn.value.weight", C, F);
+  }
+}
+
+void Model::embed(uint32_t token, float* out) const {
+  const TensorView& e = *global_.emb;
+  const int64_t C = config_.n_embd;
+  size_t row_bytes = dtype_row_bytes(e.dtype, C);
+  dequantize_row(e.dtype, e.data + row_bytes * token, C, out);
+  cpu::NormArgs a;
+  a.x = out, a.y = out, a.weight = global_.ln0_w, a.bias = global_.ln0_b;
+  a.rows = 1, a.n = C, a.eps = 1e-5f;
+  kernels_->norm(a);
+}
+
+void Model::execute(const std::function<void()>& f) const {
+  if (arena_) {
+    arena_->execute(f);
+  } else {
+    f();
+  }
+}
+
+void Model::parallel_blocks(int64_t n, int64_t block,
+                            const std::function<void(int64_t, int64_t)>& body) const {
+  if (n <= 0) return;
+  const int64_t n_blocks = (n + block - 1) / block;
+  auto run = [&](int64_t b) { body(b * block, std::min(n, (b + 1) * block)); };
+  if (!arena_ || n_blocks == 1) {
+    for (int64_t b = 0; b < n_blocks; ++b) run(b);
+    return;
+  }
+  tbb::parallel_for(
+      tbb::blocked_range<int64_t>(0, n_blocks, 1),
+      [&](const tbb::blocked_range<int64_t>& r) {
+        for (int64_t b = r.begin(); b < r.end(); ++b) run(b);
+      },
+      tbb::static_partitioner());
+}
+
+namespace {
+
+// Quantized block layouts: docs/rwkv7.md section 9.1 (Q4_0 ... Q8_0) and ggml's
+// dequantize_row_q6_K. Weight e of a 32-block: low nibble of qs[e] for e < 16, high nibble of
+// qs[e - 16] otherwise.
+inline float f16_at(const uint8_t* p) {
+  uint16_t h;
+  std::memcpy(&h, p, 2);
+  return f16_to_f32(h);
+}
+inline int nibble(const uint8_t* qs, int e) { return e < 16 ? (qs[e] & 0x0f) : (qs[e - 16] >> 4); }
+inline int high_bit(uint32_t qh, int e) { return static_cast<int>((qh >> e) & 1u); }
+
+void dequant_q6_k_block(const uint8_t* b, float* y) {
+  const uint8_t* ql = b;
+  const uint8_t* qh = b + 128;
+  const auto* sc = reinterpret_cast<const int8_t*>(b + 192);
+  const float d = f16_at(b + 208);
+  for (int n = 0; n < 256; n += 128) {
+    for (int l = 0; l < 32; ++l) {
+      int is = l / 16;
+      int q1 = ((ql[l] & 0xF) | (((qh[l] >> 0) & 3) << 4)) - 32;
+      int q2 = ((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32;
+      int q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+      int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+      y[l + 0] = d * sc[is + 0] * static_cast<float>(q1);
+      y[l + 32] = d * sc[is + 2] * static_cast<float>(q2);
+      y[l + 64] = d * sc[is + 4] * static_cast<float>(q3);
+      y[l + 96] = d * sc[is + 6] * static_cast<float>(q4);
+    }
+    y += 128, ql += 64, qh += 32, sc += 8;
+  }
+}
+
+void dequant_block32(DType t, const uint8_t* b, float* y) {
+  const float d = f16_at(b);
+  uint32_t qh = 0;
+  switch (t) {
+    case DType::Q4_0:
+      for (int e = 0; e < 32; ++e) y[e] = d * static_cast<float>(nibble(b + 2, e) - 8);
+      break;
+    case DType::Q4_1: {
+      const float m = f16_at(b + 2);
+      for (int e = 0; e < 32; ++e) y[e] = d * static_cast<float>(nibble(b + 4, e)) + m;
+      break;
+    }
+    case DType::Q5_0:
+      std::memcpy(&qh, b + 2, 4);
+      for (int e = 0; e < 32; ++e)
+        y[e] = d * static_cast<float>(nibble(b + 6, e) + 16 * high_bit(qh, e) - 16);
+      break;
+    case DType::Q5_1: {
+      const float m = f16_at(b + 2);
+      std::memcpy(&qh, b + 4, 4);
+      for (int e = 0; e < 32; ++e)
+        y[e] = d * static_cast<float>(nibble(b + 8, e) + 16 * high_bit(qh, e)) + m;
+      break;
+    }
+    case DType::Q8_0:
+      for (int e = 0; e < 32; ++e) y[e] = d * static_cast<float>(static_cast<int8_t>(b[2 + e]));
+      break;
+    default:
+      AI00_CHECK(false, "not a 32-weight block type");
+  }
+}
+
+}  // namespace
+
+void dequantize_row(DType t, const uint8_t* src, int64_t n, float* out) {
+  switch (t) {
+    case DType::F32:
+      std::memcpy(out, src, static_cast<size_t>(n) * 4);
+      return;
+    case DType::F16:
+      for (int64_t i = 0; i < n; ++i) out[i] = f16_at(src + 2 * i);
+      return;
+    case DType::BF16:
+      for (int64_t i = 0; i < n; ++i) {
+        uint16_t h;
+        std::memcpy(&h, src + 2 * i, 2);
+        out[i] = bf16_to_f32(h);
+      }
+      return;
+    case DType::Q6_K:
+      for (int64_t i = 0; i < n / 256; ++i) dequant_q6_k_block(src + 210 * i, out + 256 * i);
+      return;
+    default: {
+      const int64_t bytes = dtype_block_bytes(t);
+      for (int64_t i = 0; i < n / 32; ++i) dequant_block32(t, src + bytes * i, out + 32 * i);
+    }
+  }
+}
+
+}  // namespace ai00::internal

@@ -1,0 +1,159 @@
+// Model: an RWKV-7 model loaded for inference (docs/rwkv7.md sections 3-5, docs/STYLE.md 7-9).
+//
+// A Model owns the WeightFile (memory-mapped, large matrices used in place in their stored dtype),
+// the ModelConfig derived from tensor shapes, plain structs of weight pointers per layer, small
+// vectors converted once to fp32, the kernel table chosen at load, a tbb::task_arena of
+// `n_threads` threads, and (when one is found) the tokenizer.
+//
+// Ownership and threading: a Model is immutable after load(); every method is const and any
+// number of threads may use one Model at the same time (each with its own State). It is handed
+// out as std::shared_ptr<const Model>; States do not point to it (they carry a fingerprint).
+// Parallel work runs inside the Model's own arena, never through a global_control; work is split
+// into fixed blocks (matmul rows, WKV heads), so results do not depend on the thread count.
+//
+// Errors: load() throws IoError / ModelFileError (from the weight loaders and the checks here),
+// InvalidArgument (bad params: n_threads < 1, unknown ISA name) or UnsupportedError (an ISA the
+// CPU cannot run).
+#pragma once
+
+#include <tbb/task_arena.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/model/model_config.h"
+#include "core/weights/weights.h"
+#include "cpu_kernels/kernels.h"
+
+namespace ai00::internal {
+
+class Tokenizer;
+
+struct ModelParams {
+  int n_threads = 1;       // threads of the Model's arena; 1 = run on the caller's thread
+  std::string forced_isa;  // "" = AI00_FORCE_ISA environment variable, else the best ISA
+  std::string vocab_path;  // RWKV World vocabulary to attach when the file carries none
+};
+
+// A weight matrix in Linear orientation: y[r] = sum_c W[r][c] * x[c]. Points into the mapped
+// file (or WeightFile-owned storage), in its stored type.
+struct Mat {
+  const uint8_t* data = nullptr;
+  cpu::WType type = cpu::WType::F32;
+  int64_t rows = 0;
+  int64_t cols = 0;
+  size_t row_bytes = 0;
+};
+
+// Per-block weights. Vectors are fp32 copies owned by the Model; matrices are views.
+struct LayerWeights {
+  const float* ln1_w = nullptr;    // [C]
+  const float* ln1_b = nullptr;    // [C]
+  const float* ln2_w = nullptr;    // [C]
+  const float* ln2_b = nullptr;    // [C]
+  const float* x_r = nullptr;      // [C] token-shift mix factors
+  const float* x_w = nullptr;      // [C]
+  const float* x_k = nullptr;      // [C]
+  const float* x_v = nullptr;      // [C]
+  const float* x_a = nullptr;      // [C]
+  const float* x_g = nullptr;      // [C]
+  const float* w0 = nullptr;       // [C] decay bias
+  const float* a0 = nullptr;       // [C] in-context-rate bias
+  const float* v0 = nullptr;       // [C] value-residual bias (blocks >= 1; nullptr in block 0)
+  const float* k_k = nullptr;      // [C]
+  const float* k_a = nullptr;      // [C]
+  const float* r_k = nullptr;      // [H, N] bonus weights, flattened to [C]
+  const float* ln_x_w = nullptr;   // [C] GroupNorm affine
+  const float* ln_x_b = nullptr;   // [C]
+  const float* ffn_x_k = nullptr;  // [C]
+  Mat w1;                          // [Dw, C] decay LoRA down
+  Mat w2;                          // [C, Dw] decay LoRA up
+  Mat a1;                          // [Da, C]
+  Mat a2;                          // [C, Da]
+  Mat v1;                          // [Dv, C] (blocks >= 1)
+  Mat v2;                          // [C, Dv] (blocks >= 1)
+  Mat g1;                          // [Dg, C]
+  Mat g2;                          // [C, Dg]
+  Mat receptance;                  // [C, C]
+  Mat key;                         // [C, C]
+  Mat value;                       // [C, C]
+  Mat output;                      // [C, C]
+  Mat ffn_key;                     // [F, C]
+  Mat ffn_value;                   // [C, F]
+};
+
+struct GlobalWeights {
+  const TensorView* emb = nullptr;  // (V, C) embedding rows, stored dtype (dequantized per row)
+  const float* ln0_w = nullptr;     // [C]
+  const float* ln0_b = nullptr;     // [C]
+  const float* ln_out_w = nullptr;  // [C]
+  const float* ln_out_b = nullptr;  // [C]
+  Mat head;                         // [V, C]
+};
+
+class Model {
+ public:
+  // Opens `path` (any supported weight format), derives the config, checks every tensor and
+  // chooses the kernels. See the header comment for errors.
+  static std::shared_ptr<const Model> load(const std::string& path, const ModelParams& params = {});
+
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+  ~Model();
+
+  const ModelConfig& config() const { return config_; }
+  const WeightFile& weights() const { return *weights_; }
+  const cpu::KernelTable& kernels() const { return *kernels_; }
+  const LayerWeights& layer(int64_t l) const { return layers_[static_cast<size_t>(l)]; }
+  const GlobalWeights& global() const { return global_; }
+  int n_threads() const { return n_threads_; }
+  // Hash of the config and of a few tensors' bytes; States and serialized States carry it.
+  uint64_t fingerprint() const { return fingerprint_; }
+  // The tokenizer, from the first source found: the GGUF vocabulary, ModelParams::vocab_path,
+  // `rwkv_vocab_v20230424.txt` beside the model file, a byte-level vocabulary when the model has
+  // 256 tokens; nullptr when none applies. A vocabulary larger than the model's is a
+  // MismatchError at load.
+  const Tokenizer* tokenizer() const { return tokenizer_.get(); }
+  std::shared_ptr<const Tokenizer> tokenizer_shared() const { return tokenizer_; }
+
+  // out[C] = LayerNorm(emb[token]; ln0). token must be < vocab (checked by the caller).
+  void embed(uint32_t token, float* out) const;
+
+  // Runs f inside the Model's arena (inline when n_threads == 1).
+  void execute(const std::function<void()>& f) const;
+  // Calls body(begin, end) for the fixed blocks [0, n) split every `block` items, in parallel
+  // when called inside execute() with n_threads > 1. Block boundaries depend only on n and
+  // block, never on the thread count.
+  void parallel_blocks(int64_t n, int64_t block,
+                       const std::function<void(int64_t, int64_t)>& body) const;
+
+ private:
+  Model() = default;
+  void bind_weights();
+  const float* vec_f32(const std::string& name, int64_t n);
+  Mat mat(const std::string& name, int64_t rows, int64_t cols) const;
+  void attach_tokenizer(const std::string& model_path, const std::string& vocab_path);
+
+  std::unique_ptr<WeightFile> weights_;
+  ModelConfig config_;
+  const cpu::KernelTable* kernels_ = nullptr;
+  std::vector<LayerWeights> layers_;
+  GlobalWeights global_;
+  std::vector<std::unique_ptr<std::vector<float>>> f32_store_;  // converted vectors
+  int n_threads_ = 1;
+  uint64_t fingerprint_ = 0;
+  std::unique_ptr<tbb::task_arena> arena_;
+  std::shared_ptr<const Tokenizer> tokenizer_;
+};
+
+// Element type mapping (same members and order).
+cpu::WType to_wtype(DType t);
+
+// Dequantizes one row of n elements stored as `t` into out[n] (fp32). Used for embedding rows.
+void dequantize_row(DType t, const uint8_t* src, int64_t n, float* out);
+
+}  // namespace ai00::internal

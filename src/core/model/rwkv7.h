@@ -1,0 +1,39 @@
+// The RWKV-7 forward pass (docs/rwkv7.md sections 5 and 7).
+//
+// forward() runs T tokens through the model, advancing `state`. All activations and the state
+// are fp32; weights are read in their stored type by the kernels. The T tokens are processed as
+// a sequence: every projection is one matmul over the T x C activations and only the WKV
+// recurrence is sequential over tokens, so one call with T tokens, T calls with one token and
+// chunked calls give the same results up to float rounding.
+//
+// Threading: uses the Model's arena (fixed row blocks per matmul, heads for WKV), so results do
+// not depend on ModelParams::n_threads. Any number of threads may call forward() on one Model
+// at once, each with its own State. Scratch memory is allocated per call (never in the Model).
+//
+// Errors (checked before any state is touched): InvalidArgument for a null or empty token list
+// or a token id >= vocab (the message names the id and its position); MismatchError for a State
+// of another model.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ai00::internal {
+
+class Model;
+class State;
+
+struct ForwardOptions {
+  bool all_logits = false;  // logits for every token ([n][V]) instead of the last one ([V])
+  size_t chunk = 0;         // tokens per internal pass (bounds scratch memory); 0 = 64
+};
+
+// logits: nullptr (prefill only, no head matmul), or [n][V] floats with all_logits, else [V].
+void forward(const Model& model, State& state, const uint32_t* tokens, size_t n, float* logits,
+             const ForwardOptions& options = {});
+
+// Bytes of weights one decode step (T = 1, last-token logits) reads: every matrix once, plus
+// one embedding row. Used by the benchmark to report bandwidth.
+size_t decode_weight_bytes(const Model& model);
+
+}  // namespace ai00::internal

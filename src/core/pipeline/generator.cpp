@@ -1,0 +1,358 @@
+// The generation loop of one turn (generator.h).
+#include "core/pipeline/generator.h"
+
+#include <algorithm>
+#include <exception>
+#include <new>
+#include <utility>
+
+#include "base/error.h"
+#include "core/model/model.h"
+#include "core/model/rwkv7.h"
+#include "core/model/state.h"
+
+namespace ai00::internal {
+
+namespace {
+
+std::shared_ptr<const Tokenizer> require_tokenizer(const std::shared_ptr<const Model>& model) {
+  if (!model) throw InvalidArgument("Generator: model is null");
+  auto tok = model->tokenizer_shared();
+  if (!tok) throw InvalidArgument("Generator: the model has no tokenizer (pass a vocabulary)");
+  return tok;
+}
+
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// Seed of the tool call ids: the State's sampler seed and its RNG position at the start of the
+// turn, read without drawing (chat-and-abi.md section 2: ids never change which tokens are drawn,
+// and two turns of one State get different ids).
+uint64_t derive_id_seed(const SamplerState& s) {
+  uint64_t h = splitmix64(s.seed());
+  for (uint64_t w : s.rng().words()) h = splitmix64(h ^ w);
+  return h;
+}
+
+// Throws the Error subclass matching `e.kind`, so callers can catch by type.
+[[noreturn]] void throw_error(const ErrorInfo& e) {
+  switch (e.kind) {
+    case ErrorKind::io:
+      throw IoError(e.message);
+    case ErrorKind::model_file:
+      throw ModelFileError(e.message);
+    case ErrorKind::format:
+      throw FormatError(e.message);
+    case ErrorKind::grammar:
+      throw GrammarError(e.message);
+    case ErrorKind::invalid_argument:
+      throw InvalidArgument(e.message);
+    case ErrorKind::mismatch:
+      throw MismatchError(e.message);
+    case ErrorKind::unsupported:
+      throw UnsupportedError(e.message);
+    case ErrorKind::internal:
+      throw InternalError(e.message);
+    default:
+      throw Error(e.kind, e.message);
+  }
+}
+
+}  // namespace
+
+Generator::Generator(std::shared_ptr<const Model> model, State& state, const ChatRequest& request,
+                     const GenerateOptions& options)
+    : model_(std::move(model)),
+      state_(state),
+      tokenizer_(require_tokenizer(model_)),
+      decoder_(tokenizer_) {
+  if (!request.format) throw InvalidArgument("Generator: chat request has no format");
+  init_common(options);
+  auto rendered = request.format->render(request.conversation, request.render);
+  if (!rendered.ok()) throw_error(rendered.error());
+  const format::RenderResult& r = rendered.value();
+  prompt_text_ = r.prompt;
+  // Goose option: the State starts from token 0 (end of text) as a separator.
+  if (r.prepend_token0) prompt_tokens_.push_back(0);
+  tokenizer_->encode_append(prompt_text_, prompt_tokens_);
+  check_prompt();
+
+  if (options.penalize_history) {
+    for (const format::Message& msg : request.conversation) {
+      if (msg.role != format::Role::assistant) continue;
+      std::vector<uint32_t> ids = tokenizer_->encode(msg.text());
+      sampler_state().accept(ids.data(), ids.size(), options_.sampler);
+    }
+  }
+
+  format::ParseOptions po;
+  po.thinking_open = r.constraints.thinking_open_in_prompt;
+  po.tools = request.render.tools;
+  po.id_seed = id_seed_;
+  po.assistant_name = request.render.assistant_name;
+  po.extra_stops = options.stop_sequences;
+  parser_ = request.format->make_parser(po);
+
+  GrammarContext ctx;
+  ctx.chat = true;
+  ctx.thinking = request.render.thinking != format::Thinking::off;
+  ctx.hints = r.constraints;
+  init_grammar(ctx);
+}
+
+Generator::Generator(std::shared_ptr<const Model> model, State& state, const RawRequest& request,
+                     const GenerateOptions& options)
+    : model_(std::move(model)),
+      state_(state),
+      tokenizer_(require_tokenizer(model_)),
+      decoder_(tokenizer_) {
+  init_common(options);
+  prompt_text_ = request.prompt;
+  if (!request.prompt_tokens.empty()) {
+    prompt_tokens_ = request.prompt_tokens;
+    for (size_t i = 0; i < prompt_tokens_.size(); ++i)
+      if (prompt_tokens_[i] >= vocab_)
+        throw InvalidArgument("Generator: prompt token " + std::to_string(prompt_tokens_[i]) +
+                              " at position " + std::to_string(i) + " is outside the vocabulary (" +
+                              std::to_string(vocab_) + ")");
+  } else {
+    tokenizer_->encode_append(prompt_text_, prompt_tokens_);
+  }
+  check_prompt();
+  stops_.emplace(options.stop_sequences);
+  GrammarContext ctx;
+  ctx.chat = false;
+  init_grammar(ctx);
+}
+
+Generator::~Generator() = default;
+
+void Generator::init_common(const GenerateOptions& options) {
+  state_.check_model(*model_);
+  validate(options.sampler);
+  if (options.max_tokens == 0) throw InvalidArgument("Generator: max_tokens must be >= 1");
+  if (options.prefill_chunk == 0) throw InvalidArgument("Generator: prefill_chunk must be >= 1");
+  options_ = options;
+  vocab_ = static_cast<size_t>(model_->config().vocab);
+  if (options_.seed) sampler_state().set_seed(*options_.seed);
+  id_seed_ = derive_id_seed(sampler_state());
+  // Ids past the tokenizer's vocabulary have no text: never draw them (the grammar's masks
+  // already exclude them, this covers unconstrained turns).
+  size_t tok_vocab = tokenizer_->vocab_size();
+  if (tok_vocab < vocab_) {
+    base_mask_.assign((vocab_ + 63) / 64, 0);
+    for (size_t i = 0; i < tok_vocab; ++i) base_mask_[i / 64] |= uint64_t{1} << (i % 64);
+  }
+}
+
+void Generator::check_prompt() {
+  if (!prompt_tokens_.empty()) return;
+  if (options_.initial_logits.size() != vocab_)
+    throw InvalidArgument("Generator: the prompt is empty and initial_logits has " +
+                          std::to_string(options_.initial_logits.size()) + " values, not the " +
+                          std::to_string(vocab_) + " of the model's vocabulary");
+  logits_ = std::move(options_.initial_logits);
+  options_.initial_logits.clear();
+}
+
+void Generator::init_grammar(const GrammarContext& ctx) {
+  if (options_.compiled_grammar) {
+    const grammar::VocabIndex* v = options_.compiled_grammar->vocab();
+    if (!v || v->size() != tokenizer_->vocab_size() || v->mask_bits() < vocab_)
+      throw MismatchError(
+          "Generator: the compiled grammar was not built for this model's "
+          "vocabulary (" +
+          std::to_string(tokenizer_->vocab_size()) + " tokens)");
+    matcher_.emplace(*options_.compiled_grammar);
+    mask_.assign(v->mask_words(), 0);
+    options_.compiled_grammar.reset();
+    return;
+  }
+  auto text = grammar_kbnf_for(options_.grammar, ctx);
+  if (!text.ok()) throw_error(text.error());
+  warnings_ = text.value().warnings;
+  grammar_kbnf_ = std::move(text.value().kbnf);
+  if (grammar_kbnf_.empty()) return;
+  std::shared_ptr<GrammarCache> cache = options_.grammar_cache;
+  if (!cache) {
+    cache = std::make_shared<GrammarCache>(*model_, 1);
+  } else if (cache->model_fingerprint() != model_->fingerprint()) {
+    throw MismatchError("Generator: the grammar cache belongs to another model");
+  }
+  matcher_.emplace(cache->compile(grammar_kbnf_));
+  mask_.assign(cache->vocab()->mask_words(), 0);
+  options_.grammar_cache.reset();  // the Matcher keeps its grammar; do not pin the cache
+}
+
+SamplerState& Generator::sampler_state() { return state_.sampler(); }
+
+size_t Generator::prefill_once() {
+  if (cancel_requested()) {
+    finish(format::FinishReason::cancelled);
+    return 0;
+  }
+  size_t n = std::min(options_.prefill_chunk, prompt_tokens_.size() - prefilled_);
+  bool last = prefilled_ + n == prompt_tokens_.size();
+  if (last) logits_.resize(vocab_);
+  // Only the last chunk needs logits (no head matmul before it).
+  forward(*model_, state_, prompt_tokens_.data() + prefilled_, n, last ? logits_.data() : nullptr);
+  prefilled_ += n;
+  return n;
+}
+
+void Generator::generate_token() {
+  if (cancel_requested()) return finish(format::FinishReason::cancelled);
+  SamplerInput in;
+  in.logits = logits_.data();
+  in.n_vocab = vocab_;
+  if (matcher_) {
+    matcher_->fill_mask(mask_.data());
+    in.mask = mask_.data();
+    in.mask_words = mask_.size();
+  } else if (!base_mask_.empty()) {
+    in.mask = base_mask_.data();
+    in.mask_words = base_mask_.size();
+  }
+  const uint32_t t = sampler_.sample(options_.sampler, sampler_state(), in).token;
+  generated_.push_back(t);
+  if (matcher_ && !matcher_->accept_token(t))
+    return finish(format::FinishReason::error,
+                  "grammar rejected token " + std::to_string(t) + " that its own mask allowed");
+  // Token 0 (end of text) ends the turn; it has no text and is not fed to the State.
+  if (t == 0) return finish(format::FinishReason::stop);
+  // Feed the token at once, so the State always holds every token of the turn and logits_ are
+  // ready for the next sample (or for a saved continuation).
+  forward(*model_, state_, &t, 1, logits_.data());
+  std::string text;
+  decoder_.push(t, text);
+  emit_text(text);
+  if (finished_) return;
+  if (matcher_ && !matcher_->can_continue()) return finish(format::FinishReason::grammar_done);
+  if (generated_.size() >= options_.max_tokens) return finish(format::FinishReason::length);
+}
+
+void Generator::push_delta(format::MessageDelta d) {
+  if (d.empty() && !d.finish_reason) return;
+  accumulated_.accumulate(d);
+  message_dirty_ = true;
+  queue_.push_back(std::move(d));
+}
+
+void Generator::emit_text(const std::string& text) {
+  if (text.empty()) return;
+  if (parser_) {
+    for (auto& d : parser_->feed(text)) push_delta(std::move(d));
+    if (parser_->done()) finish(format::FinishReason::stop);
+    return;
+  }
+  std::string safe = stops_->feed(text);
+  if (!safe.empty()) push_delta(format::MessageDelta::text(std::move(safe)));
+  if (stops_->stopped()) finish(format::FinishReason::stop);
+}
+
+void Generator::finish(format::FinishReason reason, std::string error) {
+  if (finished_) return;
+  finished_ = true;
+  error_ = std::move(error);
+  // Release held bytes in stage order (chat-and-abi.md section 3): UTF-8 tail, stop, marker.
+  std::string tail;
+  decoder_.flush(tail);
+  if (parser_) {
+    if (!tail.empty() && !parser_->done()) {
+      for (auto& d : parser_->feed(tail)) push_delta(std::move(d));
+    }
+    for (auto& d : parser_->finish(reason)) push_delta(std::move(d));
+    const format::ParseResult& res = parser_->result();
+    finish_reason_ = res.finish_reason;
+    warnings_.insert(warnings_.end(), res.warnings.begin(), res.warnings.end());
+    message_ = res.message;
+    message_dirty_ = false;
+    return;
+  }
+  std::string rest = stops_->feed(tail);
+  rest += stops_->flush();
+  if (!rest.empty()) push_delta(format::MessageDelta::text(std::move(rest)));
+  format::MessageDelta end;
+  end.finish_reason = reason;
+  push_delta(std::move(end));
+  finish_reason_ = reason;
+}
+
+void Generator::fail(const std::exception& e) {
+  // A failure inside a step ends the turn; the State keeps what was consumed so far.
+  finish(format::FinishReason::error, e.what());
+}
+
+size_t Generator::work_once() {
+  if (finished_) return 0;
+  try {
+    if (prefilled_ < prompt_tokens_.size()) return prefill_once();
+    size_t before = generated_.size();
+    generate_token();
+    return generated_.size() - before;
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    if (!finished_) fail(e);
+  }
+  return 0;
+}
+
+std::optional<format::MessageDelta> Generator::next() {
+  while (queue_.empty() && !finished_) work_once();
+  if (queue_.empty()) return std::nullopt;
+  format::MessageDelta d = std::move(queue_.front());
+  queue_.pop_front();
+  return d;
+}
+
+format::FinishReason Generator::run(const DeltaCallback& callback) {
+  while (auto d = next()) {
+    if (!callback) continue;
+    int rc = 0;
+    try {
+      rc = callback(*d);
+    } catch (const std::exception& e) {
+      finish(format::FinishReason::error, std::string("callback threw: ") + e.what());
+    } catch (...) {
+      finish(format::FinishReason::error, "callback threw");
+    }
+    // No further token is generated; deltas already produced and the finish delta still go out.
+    if (rc != 0) finish(format::FinishReason::cancelled);
+  }
+  return finish_reason_;
+}
+
+StepResult Generator::step(size_t max_tokens) {
+  StepResult r;
+  const size_t budget = std::max<size_t>(1, max_tokens);
+  size_t used = 0;
+  while (!finished_ && used < budget) {
+    const bool prefill = prefilled_ < prompt_tokens_.size();
+    size_t n = work_once();
+    if (prefill) {
+      r.prompt_tokens_processed += n;
+    } else {
+      r.tokens_generated += n;
+    }
+    used += std::max<size_t>(n, 1);
+  }
+  r.deltas.assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
+  queue_.clear();
+  r.finished = finished_;
+  return r;
+}
+
+const format::Message& Generator::message() const {
+  if (message_dirty_) {
+    message_ = accumulated_.finish();
+    message_dirty_ = false;
+  }
+  return message_;
+}
+
+}  // namespace ai00::internal

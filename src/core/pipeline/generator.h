@@ -1,0 +1,236 @@
+// Generator: runs one turn of generation on a State (ARCHITECTURE sections 3-4,
+// docs/chat-and-abi.md sections 2, 3, 5 and 9).
+//
+// Pipeline of one turn:
+//   chat:  conversation + tools --ChatFormat::render--> prompt, stops, ConstraintHints
+//   raw:   prompt text (or token ids), caller's stops, optional grammar
+//   --> encode --> prefill in chunks of `prefill_chunk` tokens (cancellable between chunks)
+//   --> per token: grammar mask (Matcher::fill_mask) --> Sampler (its SamplerState lives in the
+//       State, so a saved State continues identically) --> token --> forward (the State always
+//       holds every token the turn produced) --> StreamDecoder (whole UTF-8 code points only)
+//       --> chat: the format's OutputParser (stop strings, markers, tool calls)
+//           raw:  StopScanner (stop strings across token boundaries, never emitted)
+//       --> MessageDeltas
+//   --> the final Message and FinishReason.
+//
+// Finish reasons: stop (a stop string, or token 0), length (max_tokens), tool_calls (at least one
+// complete call; wins over stop and grammar_done), cancelled (cancel() or a callback returning
+// non-zero), grammar_done (the grammar can take no further byte), error (error_message() says
+// why: a failure inside a step, e.g. a sampler step with no drawable token).
+//
+// Three equivalent ways to drive a turn, giving identical deltas and tokens:
+//   push: run(callback)        — callback per delta; a non-zero return stops (cancelled)
+//   pull: next()               — one delta at a time; the last one carries finish_reason
+//   step: step(budget)         — bounded work per call for game frame loops
+// They may be mixed on one Generator. The prefill is split into the same chunks whichever is
+// used, so results never depend on the driving style (nor on the Model's thread count).
+//
+// Sampling state: the seed, RNG and penalty table are the State's own (State::sampler()), saved
+// by State::serialize() as a length-prefixed section after the floats. Its size grows with the
+// penalty table, so State::serialized_size() varies: always deserialize the whole saved buffer,
+// never a slice sized by a fresh State's serialized_size().
+//
+// Ownership: the Generator keeps the Model alive (shared_ptr) and BORROWS the State, which must
+// outlive it and must not be used by anything else until the Generator is destroyed or finished.
+// The Generator owns all scratch (logits, mask, sampler buffers), so any number of Generators on
+// different States may run at the same time on one shared Model from different threads.
+//
+// Threading: one thread at a time calls run / next / step / accessors; cancel() may be called
+// from any thread at any time and stops the turn before the next token is sampled or the next
+// prefill chunk is run (so at most one further token is produced after it).
+//
+// Errors: constructors throw — InvalidArgument (bad options: sampler params, max_tokens 0,
+// prefill_chunk 0, empty prompt without initial logits, a State or Model without a tokenizer),
+// FormatError / UnsupportedError (render failed: it names the JSON pointer), GrammarError (a
+// custom KBNF or JSON Schema that does not compile: line:column or pointer), MismatchError (a
+// State of another model). After construction nothing throws from run / next / step except
+// std::bad_alloc; failures become finish_reason error with error_message().
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/pipeline/grammar_spec.h"
+#include "core/sampling/sampler.h"
+#include "base/stop_scanner.h"
+#include "core/tokenizer/tokenizer.h"
+#include "format/delta.h"
+#include "format/format.h"
+#include "format/message.h"
+#include "grammar/matcher.h"
+
+namespace ai00::internal {
+
+class Model;
+class State;
+
+// Settings shared by chat and raw turns. Plain, copyable.
+struct GenerateOptions {
+  SamplerParams sampler;  // validated by the constructor (InvalidArgument)
+  // When set, the State's sampler seed is set (its RNG restarts from it, the penalty table is
+  // kept) before the turn. When unset, the State's RNG continues where it was: a restored or
+  // cloned State continues exactly as the original would.
+  std::optional<uint64_t> seed;
+  size_t max_tokens = 256;    // new tokens at most (finish length); >= 1
+  size_t prefill_chunk = 64;  // prompt tokens per forward call; >= 1; cancel is checked between
+  // Extra stop strings (besides the chat format's own), matched on the decoded text across
+  // token boundaries and never emitted. Empty strings are ignored.
+  std::vector<std::string> stop_sequences;
+  GrammarRequest grammar;  // none / structural / schema_aware / KBNF / JSON Schema / automatic
+  // A grammar already compiled against this Model's vocabulary (GrammarCache::compile, or the C
+  // ABI's ai00_grammar). When set it is used as is and `grammar` is ignored (no thinking wrap).
+  // A grammar compiled for another vocabulary is a MismatchError.
+  std::optional<grammar::CompiledGrammar> compiled_grammar;
+  // Optional cache of compiled grammars for this Model's vocabulary (share one per Model, e.g.
+  // in the C ABI's model handle). nullptr: the Generator builds a private one when it needs a
+  // grammar (costs the VocabIndex build).
+  std::shared_ptr<GrammarCache> grammar_cache;
+  // Logits of the State's last consumed token ([vocab] floats, e.g. Generator::logits() saved
+  // with a State, or a prefix-cache entry). Used only when the prompt is empty: then the turn
+  // samples from them at once, continuing a saved generation exactly.
+  std::vector<float> initial_logits;
+  // Chat only: before the turn, charge the penalty table with the tokens of the conversation's
+  // earlier assistant turns (their content text), in order, as if they had been sampled (ai00's
+  // model_text; chat-and-abi.md section 5). For a fresh State rebuilt from a transcript; a State
+  // that generated those turns itself already holds them, so leave it off there.
+  bool penalize_history = false;
+};
+
+// A chat turn: the format renders the conversation (RenderOptions carries tools, thinking and the
+// assistant name) and parses the reply.
+struct ChatRequest {
+  std::shared_ptr<const format::ChatFormat> format;  // make_format("ai00-v1"), ...
+  std::vector<format::Message> conversation;
+  format::RenderOptions render;
+};
+
+// A raw-text turn (`ai00 generate`): no chat format; the output is text deltas only. The prompt is
+// `prompt_tokens` when non-empty, else the encoding of `prompt` (both may be empty when
+// GenerateOptions::initial_logits is given). GrammarMode::automatic means none here.
+struct RawRequest {
+  std::string prompt;
+  std::vector<uint32_t> prompt_tokens;
+};
+
+// What one step() call did.
+struct StepResult {
+  std::vector<format::MessageDelta> deltas;  // in order; the last has finish_reason if finished
+  size_t tokens_generated = 0;               // new tokens sampled by this call
+  size_t prompt_tokens_processed = 0;        // prompt tokens prefilled by this call
+  bool finished = false;
+};
+
+class Generator {
+ public:
+  // Return non-zero to stop the turn (finish_reason cancelled). Must not throw: an exception
+  // from the callback ends the turn with finish_reason error.
+  using DeltaCallback = std::function<int(const format::MessageDelta&)>;
+
+  // Renders the conversation, encodes the prompt, chooses and compiles the grammar. No forward
+  // runs here (the prefill belongs to the first run / next / step call). Errors: header comment.
+  Generator(std::shared_ptr<const Model> model, State& state, const ChatRequest& request,
+            const GenerateOptions& options);
+  Generator(std::shared_ptr<const Model> model, State& state, const RawRequest& request,
+            const GenerateOptions& options);
+  Generator(const Generator&) = delete;
+  Generator& operator=(const Generator&) = delete;
+  ~Generator();
+
+  // Push style: runs the turn to its end, calling `callback` for every delta (the last carries
+  // finish_reason). A non-zero return stops generation (no further token); the deltas already
+  // produced by the current token and the finish delta (cancelled) are still delivered, so the
+  // callback sees exactly what message() holds. Returns the finish reason.
+  format::FinishReason run(const DeltaCallback& callback);
+  // Pull style: the next delta, generating as many tokens as it takes; the delta carrying
+  // finish_reason is the last; afterwards std::nullopt.
+  std::optional<format::MessageDelta> next();
+  // Step style for frame loops: samples at most `max_tokens` new tokens (>= 1; 0 is treated as
+  // 1). While the prompt is not consumed it runs prefill chunks instead: each whole chunk counts
+  // its tokens against the budget and at least one chunk runs per call. Returns the deltas
+  // produced (including ones queued but not yet pulled by next()).
+  StepResult step(size_t max_tokens);
+
+  // Thread-safe, from any thread: the turn stops (cancelled) before the next token or chunk.
+  void cancel() noexcept { cancel_.store(true, std::memory_order_relaxed); }
+  bool cancel_requested() const noexcept { return cancel_.load(std::memory_order_relaxed); }
+
+  bool finished() const { return finished_; }
+  // Valid once finished().
+  format::FinishReason finish_reason() const { return finish_reason_; }
+  // The accumulated message so far (final once finished()): content, reasoning, tool calls.
+  const format::Message& message() const;
+  const std::string& error_message() const { return error_; }
+  // Warnings of grammar building and of the output parser (malformed structures kept as text).
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+  // The rendered prompt (chat) or the raw prompt text, and its tokens.
+  const std::string& prompt() const { return prompt_text_; }
+  const std::vector<uint32_t>& prompt_tokens() const { return prompt_tokens_; }
+  size_t prompt_tokens_processed() const { return prefilled_; }
+  // Token ids sampled this turn, in order (a final token 0 included).
+  const std::vector<uint32_t>& tokens() const { return generated_; }
+  // Logits of the last token the State consumed ([vocab]); empty before the prefill. Save them
+  // with the State to continue later through GenerateOptions::initial_logits.
+  const std::vector<float>& logits() const { return logits_; }
+  // Whether a grammar constrains this turn, and its KBNF text ("" when unconstrained or when
+  // GenerateOptions::compiled_grammar was given).
+  bool has_grammar() const { return matcher_.has_value(); }
+  const std::string& grammar_kbnf() const { return grammar_kbnf_; }
+  // The tool-call id seed given to the output parser (derived from the State's sampler seed and
+  // RNG position at the start of the turn; never consumes random numbers).
+  uint64_t tool_call_id_seed() const { return id_seed_; }
+
+ private:
+  void init_common(const GenerateOptions& options);
+  void check_prompt();
+  void init_grammar(const GrammarContext& ctx);
+  SamplerState& sampler_state();  // the one stored in the State
+  size_t prefill_once();          // one prefill chunk; returns its tokens
+  void generate_token();
+  size_t work_once();  // a prefill chunk or a token; failures become finish(error)
+  void emit_text(const std::string& text);
+  void push_delta(format::MessageDelta d);
+  void finish(format::FinishReason reason, std::string error = {});
+  void fail(const std::exception& e);
+
+  std::shared_ptr<const Model> model_;
+  State& state_;
+  std::shared_ptr<const Tokenizer> tokenizer_;
+  GenerateOptions options_;
+  size_t vocab_ = 0;
+
+  std::string prompt_text_;
+  std::vector<uint32_t> prompt_tokens_;
+  size_t prefilled_ = 0;
+  std::vector<uint32_t> generated_;
+  std::vector<float> logits_;         // [vocab] for the next sample
+  std::vector<uint64_t> mask_;        // grammar mask words
+  std::vector<uint64_t> base_mask_;   // ids with text, when the tokenizer is smaller than vocab
+  Sampler sampler_;                   // scratch only
+  StreamDecoder decoder_;             // whole code points
+  std::optional<StopScanner> stops_;  // raw mode
+  std::unique_ptr<format::OutputParser> parser_;  // chat mode
+  std::optional<grammar::Matcher> matcher_;
+  std::string grammar_kbnf_;
+  uint64_t id_seed_ = 0;
+
+  std::deque<format::MessageDelta> queue_;  // produced, not yet handed out by next()/step()
+  format::MessageDelta accumulated_;
+  mutable format::Message message_;  // accumulated_.finish(), refreshed lazily
+  mutable bool message_dirty_ = false;
+  std::vector<std::string> warnings_;
+  std::string error_;
+  bool finished_ = false;
+  format::FinishReason finish_reason_ = format::FinishReason::stop;
+  std::atomic<bool> cancel_{false};
+};
+
+}  // namespace ai00::internal

@@ -1,0 +1,174 @@
+// Grammar choice for a turn and the per-Model cache of compiled grammars (grammar_spec.h).
+#include "core/pipeline/grammar_spec.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "base/error.h"
+#include "core/model/model.h"
+#include "core/tokenizer/tokenizer.h"
+#include "format/json.h"
+#include "grammar/json_schema.h"
+#include "grammar/thinking.h"
+#include "grammar/tool_grammar.h"
+
+namespace ai00::internal {
+
+namespace {
+
+constexpr const char* kModeNames[] = {"automatic",    "none", "structural",
+                                      "schema_aware", "kbnf", "json_schema"};
+
+grammar::ThinkingStart thinking_start(const format::ConstraintHints& h) {
+  if (!h.thinking_open_in_prompt) return grammar::ThinkingStart::optional;
+  // Goose leaves `<think` open: the model writes the `>` first (seed 001).
+  return h.thinking_open_completion.empty() ? grammar::ThinkingStart::forced_open
+                                            : grammar::ThinkingStart::forced_open_goose;
+}
+
+grammar::ThinkingMarkers markers(const format::ConstraintHints& h) {
+  grammar::ThinkingMarkers m;
+  if (!h.think_open_marker.empty()) m.open = h.think_open_marker;
+  if (!h.think_close_marker.empty()) m.close = h.think_close_marker;
+  return m;
+}
+
+// Whether a thinking block may appear at all: the caller asked for it, or the prompt opened it.
+bool thinking_on(const GrammarContext& c) { return c.thinking || c.hints.thinking_open_in_prompt; }
+
+std::vector<grammar::ToolSpec> tool_specs(const std::vector<format::ToolDesc>& tools) {
+  std::vector<grammar::ToolSpec> out;
+  out.reserve(tools.size());
+  for (const auto& t : tools) {
+    grammar::ToolSpec s;
+    s.name = t.name;
+    s.description = t.description.value_or("");
+    s.parameters_json = t.parameters.is_null() ? std::string() : json::write(t.parameters);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+// Wraps a complete grammar in the optional / forced-open thinking block when thinking is on.
+Result<std::string> maybe_wrap(std::string kbnf, const GrammarContext& c) {
+  if (!thinking_on(c)) return kbnf;
+  return grammar::wrap_thinking_kbnf(kbnf, thinking_start(c.hints), markers(c.hints));
+}
+
+Result<GrammarText> structural(grammar::ValidationLevel level, const GrammarContext& c) {
+  const format::ConstraintHints& h = c.hints;
+  grammar::ToolFormat tf;
+  switch (h.tool_syntax) {
+    case format::ToolSyntax::ai00_v1_xml:
+      tf = grammar::ToolFormat::ai00_v1;
+      break;
+    case format::ToolSyntax::openchatml_json:
+      tf = grammar::ToolFormat::openchatml;
+      break;
+    case format::ToolSyntax::ai00_v0_json:
+      return make_error(ErrorKind::unsupported,
+                        "grammar: no structural grammar for the ai00 v0 tool syntax; use "
+                        "grammar mode none or a custom KBNF grammar");
+    case format::ToolSyntax::none:
+    default: {
+      // No tool syntax (Goose, raw): free text, with the thinking block closed first when the
+      // prompt opened it. Without thinking there is nothing to enforce.
+      if (!thinking_on(c)) return GrammarText{};
+      auto w = maybe_wrap("start ::= #'[\\\\s\\\\S]*';\n", c);
+      if (!w.ok()) return w.error();
+      return GrammarText{std::move(w).value(), {}};
+    }
+  }
+  grammar::ToolGrammarOptions o;
+  o.format = tf;
+  o.level = level;
+  o.thinking = thinking_start(h);
+  // Under end policy eos a text answer may also end with token 0 (stop_on_token0 formats).
+  o.allow_eos_end = true;
+  auto g = grammar::build_tool_grammar(tool_specs(h.tools), o);
+  if (!g.ok()) return g.error();
+  return GrammarText{std::move(g.value().kbnf), std::move(g.value().warnings)};
+}
+
+}  // namespace
+
+const char* grammar_mode_name(GrammarMode mode) { return kModeNames[static_cast<size_t>(mode)]; }
+
+Result<GrammarMode> parse_grammar_mode(std::string_view name) {
+  for (size_t i = 0; i < std::size(kModeNames); ++i)
+    if (name == kModeNames[i]) return static_cast<GrammarMode>(i);
+  return make_error(ErrorKind::invalid_argument,
+                    "grammar mode '" + std::string(name) +
+                        "' is unknown (automatic, none, structural, schema_aware, kbnf, "
+                        "json_schema)");
+}
+
+Result<GrammarText> grammar_kbnf_for(const GrammarRequest& request, const GrammarContext& context) {
+  switch (request.mode) {
+    case GrammarMode::none:
+      return GrammarText{};
+    case GrammarMode::automatic: {
+      if (!context.chat) return GrammarText{};
+      auto level =
+          grammar::choose_level(std::nullopt, !context.hints.tools.empty(), thinking_on(context));
+      if (level == grammar::ValidationLevel::none) return GrammarText{};
+      // The automatic choice never fails a turn: a format without a grammar runs unconstrained.
+      if (context.hints.tool_syntax == format::ToolSyntax::ai00_v0_json) return GrammarText{};
+      return structural(level, context);
+    }
+    case GrammarMode::structural:
+      return structural(grammar::ValidationLevel::structural, context);
+    case GrammarMode::schema_aware:
+      return structural(grammar::ValidationLevel::schema_aware, context);
+    case GrammarMode::kbnf: {
+      auto w = maybe_wrap(request.text, context);
+      if (!w.ok()) return w.error();
+      return GrammarText{std::move(w).value(), {}};
+    }
+    case GrammarMode::json_schema: {
+      auto s = grammar::json_schema_to_kbnf(request.text);
+      if (!s.ok()) return s.error();
+      auto w = maybe_wrap(std::move(s.value().kbnf), context);
+      if (!w.ok()) return w.error();
+      return GrammarText{std::move(w).value(), std::move(s.value().warnings)};
+    }
+  }
+  return make_error(ErrorKind::invalid_argument, "grammar: unknown grammar mode");
+}
+
+GrammarCache::GrammarCache(const Model& model, size_t max_entries)
+    : fingerprint_(model.fingerprint()), max_entries_(std::max<size_t>(1, max_entries)) {
+  const Tokenizer* tok = model.tokenizer();
+  if (!tok) throw InvalidArgument("GrammarCache: the model has no tokenizer");
+  std::vector<std::string> tokens(tok->vocab_size());
+  for (uint32_t id = 1; id < tokens.size(); ++id) tokens[id] = std::string(tok->token_bytes(id));
+  size_t width = std::max<size_t>(tokens.size(), static_cast<size_t>(model.config().vocab));
+  vocab_ = grammar::VocabIndex::build(std::move(tokens), width);
+}
+
+grammar::CompiledGrammar GrammarCache::compile(const std::string& kbnf) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = grammars_.find(kbnf);
+    if (it != grammars_.end()) return it->second;
+  }
+  // Compile outside the lock: a large grammar must not block other turns' lookups.
+  grammar::CompiledGrammar g = grammar::CompiledGrammar::compile_kbnf(kbnf, vocab_);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto ins = grammars_.emplace(kbnf, g);
+  if (ins.second) {
+    order_.push_back(kbnf);
+    if (order_.size() > max_entries_) {
+      grammars_.erase(order_.front());
+      order_.erase(order_.begin());
+    }
+  }
+  return ins.first->second;
+}
+
+size_t GrammarCache::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return grammars_.size();
+}
+
+}  // namespace ai00::internal
