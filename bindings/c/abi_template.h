@@ -12,6 +12,8 @@
 struct ai00_chat_template {
   std::shared_ptr<const ai00::internal::format::ChatFormat> format;  // immutable, shareable
   ai00::internal::format::RenderResult last;  // the last render: owns the prompt handed out
+  bool rendered = false;                      // `last` holds a render
+  std::string last_json;                      // ai00_chat_template_last_render_json's text
   mutable ai00::internal::abi::ErrorSlot error;
 };
 

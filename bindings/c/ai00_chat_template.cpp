@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "abi_template.h"
+#include "format/json.h"
 #include "format/message.h"
 
 namespace ai00::internal::abi {
@@ -44,6 +45,34 @@ format::RenderOptions render_options(const ai00_render_options* o, const char* f
 
 namespace {
 using ai00::internal::abi::require;
+namespace format = ai00::internal::format;
+namespace json = ai00::internal::json;
+
+// The render and its constrained-decoding hints, indented by 2
+// (ai00_chat_template_last_render_json).
+std::string describe(const format::RenderResult& r) {
+  json::Value stops(json::Array{});
+  for (const auto& s : r.stop_sequences) stops.push_back(s);
+  json::Value tools(json::Array{});
+  for (const auto& t : r.constraints.tools) tools.push_back(format::to_json(t));
+  const auto& c = r.constraints;
+  json::Value hints(json::Object{});
+  hints.set("tool_syntax", format::tool_syntax_name(c.tool_syntax));
+  hints.set("tool_trigger", c.tool_trigger);
+  hints.set("thinking_open_in_prompt", c.thinking_open_in_prompt);
+  hints.set("think_open_marker", c.think_open_marker);
+  hints.set("think_close_marker", c.think_close_marker);
+  hints.set("thinking_open_completion", c.thinking_open_completion);
+  hints.set("tools", tools);
+  json::Value out(json::Object{});
+  out.set("prompt", r.prompt);
+  out.set("stop_sequences", stops);
+  out.set("stop_on_token0", r.stop_on_token0);
+  out.set("prepend_token0", r.prepend_token0);
+  out.set("constraints", hints);
+  return json::write(out, json::WriteStyle{2, false, true, false});
+}
+
 ai00::internal::abi::ErrorSlot* slot_of(const ai00_chat_template* t) { return t ? &t->error : nullptr; }
 }  // namespace
 
@@ -110,6 +139,7 @@ AI00_API ai00_status ai00_chat_template_render(const char** out_prompt, size_t* 
     auto conversation = ai00::internal::abi::unwrap(ai00::internal::format::parse_conversation(json), "conversation");
     ai00::internal::format::RenderOptions ro = ai00::internal::abi::render_options(options, fn);
     tmpl->last = ai00::internal::abi::unwrap(tmpl->format->render(conversation, ro), "render");
+    tmpl->rendered = true;
     *out_prompt = tmpl->last.prompt.c_str();
     *out_len = tmpl->last.prompt.size();
     return AI00_OK;
@@ -145,6 +175,27 @@ AI00_API ai00_status ai00_chat_template_stop(const char** out_text, size_t* out_
     }
     *out_text = stops[index].c_str();
     *out_len = stops[index].size();
+    return AI00_OK;
+  } catch (...) {
+    return ai00::internal::abi::handle_exception(slot_of(tmpl));
+  }
+}
+
+AI00_API ai00_status ai00_chat_template_last_render_json(const char** out_json,
+                                                         size_t* out_len,
+                                                         ai00_chat_template* tmpl) {
+  try {
+    const char* fn = "ai00_chat_template_last_render_json";
+    require(out_json, fn, "out_json");
+    require(out_len, fn, "out_len");
+    require(tmpl, fn, "tmpl");
+    if (!tmpl->rendered) {
+      throw ai00::internal::InvalidArgument(std::string(fn) +
+                                            ": the template has not rendered anything yet");
+    }
+    tmpl->last_json = describe(tmpl->last);
+    *out_json = tmpl->last_json.c_str();
+    *out_len = tmpl->last_json.size();
     return AI00_OK;
   } catch (...) {
     return ai00::internal::abi::handle_exception(slot_of(tmpl));

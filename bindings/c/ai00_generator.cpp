@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "abi_delta.h"
 #include "abi_grammar.h"
 #include "abi_state.h"
 #include "abi_template.h"
@@ -19,65 +20,10 @@ namespace {
 
 using ai00::internal::abi::require;
 using ai00::internal::format::FinishReason;
-
-// One ai00_delta with owned strings.
-struct Flat {
-  int32_t kind = AI00_DELTA_TEXT;
-  uint32_t call = 0;
-  int32_t finish = AI00_FINISH_NONE;
-  std::string text, id, name;
-  bool valid = true;
-};
-
-int32_t finish_code(FinishReason r) {
-  switch (r) {
-    case FinishReason::stop:
-      return AI00_FINISH_STOP;
-    case FinishReason::length:
-      return AI00_FINISH_LENGTH;
-    case FinishReason::tool_calls:
-      return AI00_FINISH_TOOL_CALLS;
-    case FinishReason::cancelled:
-      return AI00_FINISH_CANCELLED;
-    case FinishReason::grammar_done:
-      return AI00_FINISH_GRAMMAR_DONE;
-    case FinishReason::error:
-      return AI00_FINISH_ERROR;
-  }
-  return AI00_FINISH_ERROR;
-}
-
-// Reasoning, then content text, then tool calls, then the finish: the order a reader of the
-// one-field deltas the parsers emit would see them in. Non-text parts are never streamed.
-void flatten(const ai00::internal::format::MessageDelta& d, std::deque<Flat>& out) {
-  if (!d.reasoning.empty())
-    out.push_back(Flat{AI00_DELTA_REASONING, 0, AI00_FINISH_NONE, d.reasoning, {}, {}, true});
-  for (const auto& p : d.contents) {
-    if (p.type == ai00::internal::format::PartType::text && !p.text.empty())
-      out.push_back(Flat{AI00_DELTA_TEXT, 0, AI00_FINISH_NONE, p.text, {}, {}, true});
-  }
-  for (const auto& c : d.tool_calls) {
-    out.push_back(Flat{AI00_DELTA_TOOL_CALL, static_cast<uint32_t>(c.call), AI00_FINISH_NONE,
-                       c.valid ? c.arguments : c.raw, c.id, c.name, c.valid});
-  }
-  if (d.finish_reason)
-    out.push_back(Flat{AI00_DELTA_FINISH, 0, finish_code(*d.finish_reason), {}, {}, {}, true});
-}
-
-void fill(const Flat& f, ai00_delta* out) {
-  *out = ai00_delta{};
-  out->struct_size = sizeof(ai00_delta);
-  out->kind = f.kind;
-  out->call = f.call;
-  out->finish_reason = f.finish;
-  out->text = f.text.c_str();
-  out->text_len = f.text.size();
-  out->id = f.id.c_str();
-  out->id_len = f.id.size();
-  out->name = f.name.c_str();
-  out->name_len = f.name.size();
-  out->valid = f.valid ? 1 : 0;
-}
+using ai00::internal::abi::finish_code;
+using ai00::internal::abi::fill;
+using ai00::internal::abi::Flat;
+using ai00::internal::abi::flatten;
 
 }  // namespace
 
@@ -129,6 +75,11 @@ ai00::internal::GenerateOptions options(const ai00_model& model, const ai00_samp
     o.stop_sequences.emplace_back(p->stop_sequences[i]);
   }
   if (p->grammar != nullptr) {
+    if (p->grammar->standalone) {
+      throw ai00::internal::Error(ai00::internal::ErrorKind::mismatch,
+                                  std::string(fn) + ": ai00_generate_params.grammar was not "
+                                  "compiled for a model (use ai00_grammar_compile)");
+    }
     o.compiled_grammar = p->grammar->compiled;  // used as is: no recompilation per turn
     return o;
   }

@@ -150,6 +150,38 @@ AI00_API ai00_status ai00_state_eval(size_t* out_count, float* logits, size_t ca
   }
 }
 
+AI00_API ai00_status ai00_state_eval_all(size_t* out_count, float* logits, size_t capacity,
+                                         const ai00_model* model, ai00_state* state,
+                                         const uint32_t* tokens, size_t n_tokens) {
+  try {
+    const char* fn = "ai00_state_eval_all";
+    require(model, fn, "model");
+    require(state, fn, "state");
+    require(tokens, fn, "tokens");
+    if (n_tokens == 0) throw ai00::internal::InvalidArgument(std::string(fn) + ": n_tokens is 0");
+    const size_t vocab = static_cast<size_t>(model->model->config().vocab);
+    if (n_tokens > std::numeric_limits<size_t>::max() / vocab) {
+      throw ai00::internal::InvalidArgument(std::string(fn) + ": n_tokens = " +
+                                            std::to_string(n_tokens) + " is too large");
+    }
+    const size_t need = n_tokens * vocab;
+    if (logits == nullptr || capacity < need) {
+      if (out_count != nullptr) *out_count = need;
+      return ai00::internal::abi::fail(&state->error, AI00_ERR_BUFFER_TOO_SMALL,
+                                       std::string(fn) + ": logits need " + std::to_string(need) +
+                                           " floats, capacity is " +
+                                           std::to_string(logits ? capacity : 0));
+    }
+    ai00::internal::ForwardOptions opt;
+    opt.all_logits = true;
+    ai00::internal::forward(*model->model, state->core, tokens, n_tokens, logits, opt);
+    if (out_count != nullptr) *out_count = need;
+    return AI00_OK;
+  } catch (...) {
+    return ai00::internal::abi::handle_exception(slot_of(state));
+  }
+}
+
 AI00_API ai00_status ai00_state_sample(uint32_t* out_token, ai00_state* state,
                                        const ai00_sampler_params* params, const float* logits,
                                        size_t n_logits) {

@@ -197,6 +197,15 @@ AI00_API ai00_status ai00_model_get_info(ai00_model_info* out_info, const ai00_m
 /* Static NUL-terminated name of the kernel ISA chosen at load ("avx2", ...). Any thread. */
 AI00_API ai00_status ai00_model_isa_name(const char** out_name, const ai00_model* model);
 
+/* The model described as one JSON object (what `ai00 info` prints): {"path", "format",
+ * "n_embd", "n_layer", "n_head", "head_size", "ffn_size", "vocab_size", "lora_ranks": {"w",
+ * "a", "v", "g"}, "dtypes": {dtype name: tensor count}, "weight_bytes", "isa", "state_floats",
+ * "state_bytes", "tokenizer_vocab" (null without a tokenizer)}; keys may be added later. Two-call
+ * idiom into the caller's buffer (no NUL written): with `json` NULL or capacity too small the
+ * size goes to *out_len and the call returns AI00_ERR_BUFFER_TOO_SMALL. Any thread. */
+AI00_API ai00_status ai00_model_info_json(size_t* out_len, char* json, size_t capacity,
+                                          const ai00_model* model);
+
 /* ---- Tokenizer (through the model) ---------------------------------------------------------
  * The RWKV World tokenizer: greedy longest match over bytes; any byte string encodes; id 0 is
  * "end of text" and never produced by encoding. Both calls follow the two-call size idiom:
@@ -253,6 +262,13 @@ AI00_API ai00_status ai00_state_set_seed(ai00_state* state, uint64_t seed);
 AI00_API ai00_status ai00_state_eval(size_t* out_count, float* logits, size_t capacity,
                                      const ai00_model* model, ai00_state* state,
                                      const uint32_t* tokens, size_t n_tokens);
+
+/* As ai00_state_eval, but `logits` (required) receives n_tokens rows of n_vocab logits, row i
+ * after token i (scoring a text, perplexity). The needed count is n_tokens * n_vocab; a smaller
+ * capacity is AI00_ERR_BUFFER_TOO_SMALL with the count in *out_count and the State untouched. */
+AI00_API ai00_status ai00_state_eval_all(size_t* out_count, float* logits, size_t capacity,
+                                         const ai00_model* model, ai00_state* state,
+                                         const uint32_t* tokens, size_t n_tokens);
 
 /* ---- Save and restore ----------------------------------------------------------------------
  * The serialized form is little-endian and self-checking: one record (magic "AI00STAT",
@@ -408,6 +424,16 @@ AI00_API ai00_status ai00_chat_template_stop_count(size_t* out_count,
  * AI00_ERR_INVALID_ARGUMENT. */
 AI00_API ai00_status ai00_chat_template_stop(const char** out_text, size_t* out_len,
                                              const ai00_chat_template* tmpl, size_t index);
+
+/* The last render described as an indented JSON object: {"prompt", "stop_sequences",
+ * "stop_on_token0", "prepend_token0", "constraints": {"tool_syntax", "tool_trigger",
+ * "thinking_open_in_prompt", "think_open_marker", "think_close_marker",
+ * "thinking_open_completion", "tools"}}: the hints a constrained decoder needs. Owned by the
+ * template, NUL-terminated, valid until its next render. Before any render it is
+ * AI00_ERR_INVALID_ARGUMENT. */
+AI00_API ai00_status ai00_chat_template_last_render_json(const char** out_json,
+                                                         size_t* out_len,
+                                                         ai00_chat_template* tmpl);
 
 /* ============================================================================================
  * Grammar
@@ -604,6 +630,240 @@ AI00_API ai00_status ai00_generator_warning(const char** out_text, size_t* out_l
  * until the next call on it. */
 AI00_API ai00_status ai00_generator_tokens(const uint32_t** out_tokens, size_t* out_count,
                                            const ai00_generator* gen);
+
+/* ============================================================================================
+ * Tokenizer
+ * ========================================================================================== */
+/* The RWKV World tokenizer as its own handle: loaded from a vocabulary file (no model needed)
+ * or shared with a model. Immutable: any number of threads may use one at once. The caller
+ * owns it (ai00_tokenizer_free); one taken from a model stays valid after ai00_model_free. */
+typedef struct ai00_tokenizer ai00_tokenizer;
+
+/* Loads an RWKV World vocabulary (rwkv_vocab_v20230424.txt format). Errors: AI00_ERR_IO (the
+ * message has the path), AI00_ERR_MODEL_FILE (malformed line: path and line number). */
+AI00_API ai00_status ai00_tokenizer_load(ai00_tokenizer** out_tokenizer, const char* path,
+                                         size_t path_len);
+
+/* The tokenizer of `model` (its GGUF vocabulary, the vocab_path given at load, a vocabulary
+ * beside the weight file, or byte-level for a 256-token model). AI00_ERR_UNSUPPORTED when the
+ * model has none. */
+AI00_API ai00_status ai00_tokenizer_from_model(ai00_tokenizer** out_tokenizer,
+                                               const ai00_model* model);
+
+/* Destroys a tokenizer. NULL is accepted. */
+AI00_API ai00_status ai00_tokenizer_free(ai00_tokenizer* tokenizer);
+
+/* Message of the last failed call on `tokenizer`; "" if none; NULL gives "". */
+AI00_API const char* ai00_tokenizer_last_error(const ai00_tokenizer* tokenizer);
+
+/* The number of ids it knows (id 0, end of text, included). */
+AI00_API ai00_status ai00_tokenizer_vocab_size(uint32_t* out_size,
+                                               const ai00_tokenizer* tokenizer);
+
+/* Encodes any bytes (not only UTF-8) into ids, greedy longest match; two-call idiom as
+ * ai00_model_tokenize. */
+AI00_API ai00_status ai00_tokenizer_encode(size_t* out_count, uint32_t* tokens, size_t capacity,
+                                           const ai00_tokenizer* tokenizer, const char* text,
+                                           size_t text_len);
+
+/* Decodes ids into the exact bytes they stand for (which may be invalid UTF-8: encode then
+ * decode gives back any input), stopping at id 0; two-call idiom as ai00_model_detokenize. An
+ * id outside the vocabulary is AI00_ERR_INVALID_ARGUMENT naming the id and its position. */
+AI00_API ai00_status ai00_tokenizer_decode(size_t* out_len, char* bytes, size_t capacity,
+                                           const ai00_tokenizer* tokenizer,
+                                           const uint32_t* tokens, size_t n_tokens);
+
+/* ============================================================================================
+ * Output parser
+ * ========================================================================================== */
+/* The incremental parser a chat generator runs on the reply, on its own: push model output in
+ * chunks of any size (a marker may be split anywhere), take the deltas (the same ai00_delta
+ * sequence a generator gives for that text), finish, then read the message. For replies
+ * produced elsewhere (a server, a log, another engine). The caller owns it; one thread at a
+ * time. It keeps its own reference to the template's format. */
+typedef struct ai00_output_parser ai00_output_parser;
+
+/* Parser options. Fill with ai00_parse_options_default(); fields are only appended. */
+typedef struct ai00_parse_options {
+  uint32_t struct_size;
+  /* The ai00_thinking level the prompt was rendered with: the format decides whether the reply
+   * starts inside a thinking block. Default OFF. */
+  int32_t thinking;
+  /* JSON array of the tools the prompt offered (ai00 v1 types parameter values by their
+   * schemas), or NULL; borrowed for the call. */
+  const char* tools_json;
+  size_t tools_json_len;
+  /* Tool call ids are "call_<8 hex>" of (id_seed, position). Default 0. */
+  uint64_t id_seed;
+} ai00_parse_options;
+
+AI00_API ai00_status ai00_parse_options_default(ai00_parse_options* out_options);
+
+/* A parser for replies in the format of `tmpl`; `options` may be NULL for the defaults.
+ * Errors: AI00_ERR_FORMAT (malformed tools_json: JSON pointer), AI00_ERR_INVALID_ARGUMENT. */
+AI00_API ai00_status ai00_output_parser_new(ai00_output_parser** out_parser,
+                                            const ai00_chat_template* tmpl,
+                                            const ai00_parse_options* options);
+
+/* Destroys a parser. NULL is accepted. */
+AI00_API ai00_status ai00_output_parser_free(ai00_output_parser* parser);
+
+/* Message of the last failed call on `parser`; "" if none; NULL gives "". */
+AI00_API const char* ai00_output_parser_last_error(const ai00_output_parser* parser);
+
+/* Feeds `len` bytes of output. Deltas that became certain are queued; *out_pending (may be
+ * NULL) receives the queue length. After ai00_output_parser_finish it is
+ * AI00_ERR_INVALID_ARGUMENT. Malformed output never fails: it stays text, with a warning. */
+AI00_API ai00_status ai00_output_parser_push(size_t* out_pending, ai00_output_parser* parser,
+                                             const char* bytes, size_t len);
+
+/* Ends the output with `finish_reason` (an ai00_finish_reason; AI00_FINISH_TOOL_CALLS replaces
+ * STOP when the message holds a complete call): flushes held-back text and queues the rest, the
+ * last delta being FINISH. A second finish is AI00_ERR_INVALID_ARGUMENT. */
+AI00_API ai00_status ai00_output_parser_finish(ai00_output_parser* parser, int32_t finish_reason);
+
+/* The number of queued deltas. */
+AI00_API ai00_status ai00_output_parser_pending(size_t* out_count,
+                                                const ai00_output_parser* parser);
+
+/* Takes the oldest queued delta; its strings are owned by the parser and valid until the next
+ * call on it. With no delta queued it is AI00_ERR_INVALID_ARGUMENT. */
+AI00_API ai00_status ai00_output_parser_next(ai00_delta* out_delta, ai00_output_parser* parser);
+
+/* The finish reason (AI00_FINISH_NONE before ai00_output_parser_finish). */
+AI00_API ai00_status ai00_output_parser_finish_reason(int32_t* out_finish_reason,
+                                                      const ai00_output_parser* parser);
+
+/* The parsed message as seed 004 JSON ({role, contents, reasoning?, tool_calls?}), as
+ * ai00_generator_message_json. Only after finish (else AI00_ERR_INVALID_ARGUMENT). Owned by the
+ * parser, NUL-terminated, valid until it is freed. */
+AI00_API ai00_status ai00_output_parser_message_json(const char** out_json, size_t* out_len,
+                                                     ai00_output_parser* parser);
+
+/* Warnings of the parse (a malformed call or marker kept as text); final after finish. Owned by
+ * the parser and valid until it is freed. Index past the end is AI00_ERR_INVALID_ARGUMENT. */
+AI00_API ai00_status ai00_output_parser_warning_count(size_t* out_count,
+                                                      const ai00_output_parser* parser);
+AI00_API ai00_status ai00_output_parser_warning(const char** out_text, size_t* out_len,
+                                                const ai00_output_parser* parser, size_t index);
+
+/* Static NUL-terminated name of a finish reason: "stop", "length", "tool_calls", "cancelled",
+ * "grammar_done", "error". Anything else is AI00_ERR_INVALID_ARGUMENT. Any thread. */
+AI00_API ai00_status ai00_finish_reason_name(const char** out_name, int32_t finish_reason);
+
+/* ============================================================================================
+ * Grammars without a model
+ * ========================================================================================== */
+/* Grammars compiled at byte level (tokenizer NULL) or against a tokenizer's vocabulary, for
+ * checking text and for inspecting the KBNF the library builds (docs/grammar.md). They are
+ * ai00_grammar handles (free with ai00_grammar_free, immutable, any thread) but a generator
+ * accepts only grammars made from its model (ai00_grammar_compile, _from_json_schema);
+ * others give AI00_ERR_MISMATCH there. Each keeps its KBNF and the warnings of its
+ * construction. */
+
+/* Compile options. Fill with ai00_grammar_params_default(); fields are only appended. */
+typedef struct ai00_grammar_params {
+  uint32_t struct_size;
+  /* The start rule, UTF-8, or NULL for "start". */
+  const char* start_rule;
+  size_t start_rule_len;
+} ai00_grammar_params;
+
+AI00_API ai00_status ai00_grammar_params_default(ai00_grammar_params* out_params);
+
+/* JSON Schema conversion options. Fill with ai00_schema_options_default(); fields only
+ * appended. */
+typedef struct ai00_schema_options {
+  uint32_t struct_size;
+  int32_t lenient;             /* non-zero: unsupported keywords become warnings; default 0 */
+  int32_t strict_properties;   /* non-zero (default): no keys beyond `properties` unless
+                                  additionalProperties says so */
+  int32_t flexible_whitespace; /* non-zero: runs of [ \t\n] around punctuation; default 0 */
+  uint32_t max_whitespace;     /* longest run with flexible_whitespace, <= 64; default 4 */
+} ai00_schema_options;
+
+AI00_API ai00_status ai00_schema_options_default(ai00_schema_options* out_options);
+
+/* Where the reply starts relative to a thinking block, for tool-call grammars. */
+typedef enum ai00_thinking_start {
+  AI00_THINKING_START_OPTIONAL = 0,   /* the reply may open a thinking block first */
+  AI00_THINKING_START_FORCED = 1,     /* the prompt opened it: the reply starts inside it */
+  AI00_THINKING_START_FORCED_GOOSE = 2 /* the prompt ended in "<think": the reply writes ">" */
+} ai00_thinking_start;
+
+/* Tool-call grammar options. Fill with ai00_tool_grammar_params_default(); fields only
+ * appended. */
+typedef struct ai00_tool_grammar_params {
+  uint32_t struct_size;
+  int32_t level;          /* AI00_GRAMMAR_STRUCTURAL (default) or AI00_GRAMMAR_SCHEMA_AWARE */
+  int32_t thinking_start; /* an ai00_thinking_start; default OPTIONAL */
+  int32_t allow_eos_end;  /* non-zero: a text answer may also end at end of text; default 0 */
+  const ai00_schema_options* schema; /* argument schemas (schema_aware); NULL = defaults */
+} ai00_tool_grammar_params;
+
+AI00_API ai00_status ai00_tool_grammar_params_default(ai00_tool_grammar_params* out_params);
+
+/* Compiles KBNF text. `tokenizer` may be NULL (byte level) and `params` NULL (defaults).
+ * Errors: AI00_ERR_GRAMMAR ("line L, column C: ...", undefined rules, a missing start rule). */
+AI00_API ai00_status ai00_grammar_new(ai00_grammar** out_grammar, const ai00_tokenizer* tokenizer,
+                                      const char* kbnf, size_t kbnf_len,
+                                      const ai00_grammar_params* params);
+
+/* Converts a JSON Schema to KBNF (start rule `start`) and compiles it. AI00_ERR_GRAMMAR names
+ * the JSON pointer of an unsupported keyword (a warning instead with `lenient`). */
+AI00_API ai00_status ai00_grammar_new_from_json_schema(ai00_grammar** out_grammar,
+                                                       const ai00_tokenizer* tokenizer,
+                                                       const char* schema_json, size_t schema_len,
+                                                       const ai00_schema_options* options);
+
+/* The tool-call grammar of the chat format of `tmpl` for the tools in `tools_json` (a JSON
+ * array of {name, description?, parameters}, the OpenAI {type, function} wrapper, or
+ * {"tools": [...]}): thinking, text and call blocks of that format. Errors: AI00_ERR_FORMAT
+ * (malformed tool list: JSON pointer), AI00_ERR_GRAMMAR (an unsupported parameter schema),
+ * AI00_ERR_INVALID_ARGUMENT (a format without a tool-call grammar, a bad level). */
+AI00_API ai00_status ai00_grammar_new_for_tools(ai00_grammar** out_grammar,
+                                                const ai00_tokenizer* tokenizer,
+                                                const ai00_chat_template* tmpl,
+                                                const char* tools_json, size_t tools_json_len,
+                                                const ai00_tool_grammar_params* params);
+
+/* The KBNF text of `grammar` (converted schemas and tool grammars included), owned by the
+ * grammar, NUL-terminated, valid until it is freed. */
+AI00_API ai00_status ai00_grammar_kbnf(const char** out_kbnf, size_t* out_len,
+                                       const ai00_grammar* grammar);
+
+/* Warnings of the construction (lenient schema conversion), owned by the grammar. Index past
+ * the end is AI00_ERR_INVALID_ARGUMENT. */
+AI00_API ai00_status ai00_grammar_warning_count(size_t* out_count, const ai00_grammar* grammar);
+AI00_API ai00_status ai00_grammar_warning(const char** out_text, size_t* out_len,
+                                          const ai00_grammar* grammar, size_t index);
+
+/* Why ai00_grammar_check rejected a text. */
+typedef enum ai00_check_verdict {
+  AI00_CHECK_ACCEPTED = 0,  /* a complete sentence (and every token passed, with a vocabulary) */
+  AI00_CHECK_BYTES = 1,     /* byte_offset bytes are a valid prefix, the next byte or the end
+                               is not accepted */
+  AI00_CHECK_TOKEN = 2,     /* token token_index (id token_id, starting at byte_offset) of the
+                               greedy tokenization is not in the mask */
+  AI00_CHECK_END_TOKEN = 3  /* every token passed but token 0 (end of text) is not allowed */
+} ai00_check_verdict;
+
+/* The outcome of a check. Fill struct_size (or zero the struct and set it); the library
+ * writes the fields that fit. */
+typedef struct ai00_grammar_check_result {
+  uint32_t struct_size;
+  int32_t verdict;      /* an ai00_check_verdict */
+  uint64_t byte_offset; /* BYTES: rejection offset; TOKEN: the token's first byte */
+  uint64_t token_index; /* TOKEN: position in the tokenization */
+  uint32_t token_id;    /* TOKEN: the rejected id */
+} ai00_grammar_check_result;
+
+/* Checks whether `text` is a complete sentence of `grammar`, at byte level; a grammar made with
+ * a tokenizer then also replays the greedy tokenization token by token against the masks, and
+ * requires token 0 to be allowed at the end (what constrained decoding would need). */
+AI00_API ai00_status ai00_grammar_check(ai00_grammar_check_result* out_result,
+                                        const ai00_grammar* grammar, const char* text,
+                                        size_t text_len);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,9 @@
 //   ai00::Model        model.hpp          weights + tokenizer; shared, immutable
 //   ai00::State        state.hpp          one sequence; save/load/clone; SamplerParams
 //   ai00::ChatTemplate chat_template.hpp  chat formats; Message, Delta, to_json()
-//   ai00::Grammar      grammar.hpp        KBNF / JSON Schema, compiled per model
+//   ai00::Grammar      grammar.hpp        KBNF / JSON Schema / tool calls, per model or alone
+//   ai00::Tokenizer    tokenizer.hpp      the World tokenizer, from a vocab file or a model
+//   ai00::OutputParser output_parser.hpp  a chat format's reply parser on its own
 //   ai00::Generator    generator.hpp      one turn: run (push), next (pull), step (budget)
 //   ai00::Error        error.hpp          thrown on the caller's side for any failed call
 //
@@ -19,4 +21,6 @@
 #include "ai00/generator.hpp"
 #include "ai00/grammar.hpp"
 #include "ai00/model.hpp"
+#include "ai00/output_parser.hpp"
 #include "ai00/state.hpp"
+#include "ai00/tokenizer.hpp"

@@ -267,6 +267,15 @@ class ChatTemplate {
     return r;
   }
 
+  // The last render with its constrained-decoding hints, as indented JSON
+  // (ai00_chat_template_last_render_json).
+  std::string last_render_json() {
+    const char* json = nullptr;
+    size_t len = 0;
+    detail::check(ai00_chat_template_last_render_json(&json, &len, get()));
+    return std::string(json, len);
+  }
+
   ai00_chat_template* get() const noexcept { return handle_.get(); }
 
  private:

@@ -65,6 +65,17 @@ class Model {
     return name;
   }
 
+  // Everything known about the model as one JSON object (format, dimensions, LoRA ranks,
+  // tensor dtypes, ISA, state size); see ai00_model_info_json.
+  std::string info_json() const {
+    size_t n = 0;
+    ai00_status s = ai00_model_info_json(&n, nullptr, 0, get());
+    if (s != AI00_ERR_BUFFER_TOO_SMALL) detail::check(s);
+    std::string json(n, '\0');
+    detail::check(ai00_model_info_json(&n, &json[0], json.size(), get()));
+    return json;
+  }
+
   // Greedy World tokenization of arbitrary bytes (never produces id 0).
   std::vector<uint32_t> tokenize(std::string_view text) const {
     size_t n = 0;

@@ -88,6 +88,14 @@ class State {
                                   tokens.data(), tokens.size()));
     return logits;
   }
+  // Feeds tokens; returns the logits after each of them: tokens.size() rows of n_vocab floats.
+  std::vector<float> eval_all(const std::vector<uint32_t>& tokens) {
+    std::vector<float> logits(tokens.size() * model_.n_vocab());
+    size_t n = 0;
+    detail::check(ai00_state_eval_all(&n, logits.data(), logits.size(), model_.get(), get(),
+                                      tokens.data(), tokens.size()));
+    return logits;
+  }
   // Feeds tokens without computing logits (cheaper prefill).
   void prefill(const std::vector<uint32_t>& tokens) {
     detail::check(

@@ -1,16 +1,14 @@
 // `ai00 grammar from-schema` and `ai00 grammar tools`: print the KBNF grammars the library builds
-// (src/grammar/json_schema.h, tool_grammar.h) so they can be inspected, diffed or fed to
-// `ai00 grammar check`. Warnings of lenient conversion go to stderr; errors exit with code 2.
+// (ai00_grammar_new_from_json_schema, ai00_grammar_new_for_tools) so they can be inspected,
+// diffed or fed to `ai00 grammar check`. Warnings of lenient conversion go to stderr; errors
+// exit with code 2.
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include "command.h"
-#include "grammar/json_schema.h"
-#include "grammar/tool_grammar.h"
+#include <ai00/ai00.hpp>
 
-using namespace ai00::internal;  // NOLINT: interim, until the command uses the public API
-namespace cli = ai00::cli;
+#include "command.h"
 
 namespace ai00::cli {
 namespace {
@@ -19,14 +17,15 @@ void print_warnings(const std::vector<std::string>& warnings) {
   for (const auto& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
 }
 
-grammar::JsonSchemaOptions schema_options(const Args& a) {
-  grammar::JsonSchemaOptions opt;
-  opt.lenient = a.has("--lenient");
-  opt.strict_properties = !a.has("--loose-properties");
+ai00_schema_options schema_options(const Args& a) {
+  ai00_schema_options opt;
+  ai00::detail::check(ai00_schema_options_default(&opt));
+  opt.lenient = a.has("--lenient") ? 1 : 0;
+  opt.strict_properties = a.has("--loose-properties") ? 0 : 1;
   if (a.has("--whitespace")) {
     const long long n = a.get_int("--whitespace", 0);
     if (n < 0 || n > 64) throw UsageError("--whitespace needs a count in [0, 64]");
-    opt.flexible_whitespace = true;
+    opt.flexible_whitespace = 1;
     opt.max_whitespace = static_cast<uint32_t>(n);
   }
   return opt;
@@ -34,35 +33,38 @@ grammar::JsonSchemaOptions schema_options(const Args& a) {
 
 int from_schema(const std::vector<std::string>& args) {
   Args a(args, {"--whitespace"}, {"--lenient", "--loose-properties"});
-  auto g = grammar::json_schema_to_kbnf(read_all_stdin(), schema_options(a)).value_or_throw();
-  print_warnings(g.warnings);
-  write_stdout(g.kbnf);
+  const ai00_schema_options opt = schema_options(a);
+  const ai00::Grammar g = ai00::Grammar::from_json_schema(read_all_stdin(), &opt);
+  print_warnings(g.warnings());
+  write_stdout(g.kbnf_text());
   return kExitOk;
 }
 
-grammar::ThinkingStart thinking_start(const std::string& s) {
-  if (s == "optional") return grammar::ThinkingStart::optional;
-  if (s == "forced") return grammar::ThinkingStart::forced_open;
-  if (s == "goose") return grammar::ThinkingStart::forced_open_goose;
+ai00_thinking_start thinking_start(const std::string& s) {
+  if (s == "optional") return AI00_THINKING_START_OPTIONAL;
+  if (s == "forced") return AI00_THINKING_START_FORCED;
+  if (s == "goose") return AI00_THINKING_START_FORCED_GOOSE;
   throw UsageError("--thinking must be optional, forced or goose, got '" + s + "'");
 }
 
 int tools(const std::vector<std::string>& args) {
   Args a(args, {"--level", "--format", "--tools", "--thinking", "--whitespace"},
          {"--allow-eos", "--lenient", "--loose-properties"});
-  grammar::ToolGrammarOptions opt;
   const std::string level = a.get("--level").value_or("structural");
   if (level != "structural" && level != "schema_aware")
     throw UsageError("--level must be structural or schema_aware, got '" + level + "'");
-  opt.level = grammar::parse_validation_level(level).value_or_throw();
-  opt.format = grammar::parse_tool_format(a.get("--format").value_or("ai00-v1")).value_or_throw();
-  opt.thinking = thinking_start(a.get("--thinking").value_or("optional"));
-  opt.allow_eos_end = a.has("--allow-eos");
-  opt.schema = schema_options(a);
-  auto list = grammar::parse_tool_list(read_text_file(a.require("--tools"))).value_or_throw();
-  auto g = grammar::build_tool_grammar(list, opt).value_or_throw();
-  print_warnings(g.warnings);
-  write_stdout(g.kbnf);
+  const ai00_schema_options schema = schema_options(a);
+  ai00_tool_grammar_params opt;
+  ai00::detail::check(ai00_tool_grammar_params_default(&opt));
+  opt.level = level == "structural" ? AI00_GRAMMAR_STRUCTURAL : AI00_GRAMMAR_SCHEMA_AWARE;
+  opt.thinking_start = thinking_start(a.get("--thinking").value_or("optional"));
+  opt.allow_eos_end = a.has("--allow-eos") ? 1 : 0;
+  opt.schema = &schema;
+  const ai00::ChatTemplate tmpl(a.get("--format").value_or("ai00-v1"));
+  const std::string tools = read_text_file(a.require("--tools"));
+  const ai00::Grammar g = ai00::Grammar::for_tools(tmpl, tools, &opt);
+  print_warnings(g.warnings());
+  write_stdout(g.kbnf_text());
   return kExitOk;
 }
 

@@ -2,20 +2,16 @@
 // float32) of the last token, or of every token with --all.
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "base/error.h"
-#include "base/mapped_file.h"
-#include "command.h"
-#include "core/model/model.h"
-#include "core/model/rwkv7.h"
-#include "core/model/state.h"
-#include "core/model/state_file.h"
+#include <ai00/ai00.hpp>
 
-using namespace ai00::internal;  // NOLINT: interim, until the command uses the public API
-namespace cli = ai00::cli;
+#include "command.h"
 
 namespace {
 
@@ -40,40 +36,36 @@ std::vector<uint32_t> parse_tokens(const std::string& s) {
   return out;
 }
 
-// A serialized State (magic AI00STAT) or an ai00 `.state` file (safetensors).
-ai00::internal::State load_state(const ai00::internal::Model& model, const std::string& path) {
-  ai00::internal::MappedFile f = ai00::internal::MappedFile::open(path);
-  if (f.size() >= 8 && std::memcmp(f.data(), "AI00STAT", 8) == 0) {
-    return ai00::internal::State::deserialize(model, f.data(), f.size());
-  }
-  return ai00::internal::load_ai00_state_bytes(model, f.data(), f.size(), path);
+// A serialized State (magic AI00STAT, ai00_state_save_file) or an ai00 `.state` file
+// (safetensors, a state-tuned initial state).
+ai00::State load_state(const ai00::Model& model, const std::string& path) {
+  char magic[8] = {};
+  std::ifstream f(path, std::ios::binary);
+  const bool serialized = f && f.read(magic, sizeof magic) && std::memcmp(magic, "AI00STAT", 8) == 0;
+  return serialized ? ai00::State::load_file(model, path) : ai00::State::load_initial(model, path);
 }
 
 void write_file(const std::string& path, const std::vector<float>& v) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) throw ai00::internal::IoError(path + ": cannot open for writing: " + std::strerror(errno));
+  if (!f) throw std::runtime_error(path + ": cannot open for writing: " + std::strerror(errno));
   const size_t n = std::fwrite(v.data(), sizeof(float), v.size(), f);
   const bool ok = n == v.size() && std::fclose(f) == 0;
-  if (!ok) throw ai00::internal::IoError(path + ": write failed: " + std::strerror(errno));
+  if (!ok) throw std::runtime_error(path + ": write failed: " + std::strerror(errno));
 }
 
 int run_logits(const std::vector<std::string>& argv) {
   ai00::cli::Args args(argv, {"--model", "--tokens", "--state-file", "--threads", "--isa", "--out"},
                        {"--all"});
-  ai00::internal::ModelParams params;
-  params.n_threads = static_cast<int>(args.get_int("--threads", 1));
-  params.forced_isa = args.get("--isa").value_or("");
+  ai00::ModelOptions options;
+  options.n_threads = static_cast<int32_t>(args.get_int("--threads", 1));
+  options.forced_isa = args.get("--isa").value_or("");
   const std::vector<uint32_t> tokens = parse_tokens(args.require("--tokens"));
   const std::string out_path = args.require("--out");
-  auto model = ai00::internal::Model::load(args.require("--model"), params);
-  ai00::internal::State state = args.get("--state-file") ? load_state(*model, *args.get("--state-file"))
-                                               : ai00::internal::State(*model);
-  ai00::internal::ForwardOptions opt;
-  opt.all_logits = args.has("--all");
-  const size_t rows = opt.all_logits ? tokens.size() : 1;
-  std::vector<float> logits(rows * static_cast<size_t>(model->config().vocab));
-  ai00::internal::forward(*model, state, tokens.data(), tokens.size(), logits.data(), opt);
-  write_file(out_path, logits);  // little-endian hosts only (docs/STYLE.md)
+  const ai00::Model model = ai00::Model::load(args.require("--model"), options);
+  ai00::State state = args.get("--state-file") ? load_state(model, *args.get("--state-file"))
+                                               : ai00::State(model);
+  const std::vector<float> logits = args.has("--all") ? state.eval_all(tokens) : state.eval(tokens);
+  write_file(out_path, logits);  // little-endian hosts only
   return ai00::cli::kExitOk;
 }
 

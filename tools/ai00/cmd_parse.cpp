@@ -1,74 +1,92 @@
-// `ai00 parse`: raw model output on stdin → {"message": …, "finish_reason": …} (src/format).
+// `ai00 parse`: raw model output on stdin → {"message": …, "finish_reason": …}, through the
+// chat format's output parser (ai00_output_parser).
+#include <algorithm>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "base/error.h"
+#include <ai00/ai00.hpp>
+
 #include "command.h"
-#include "format/format.h"
-#include "format/json.h"
-#include "format/message.h"
 #include "format_flags.h"
 
 namespace {
 
-using namespace ai00::internal;
 namespace cli = ai00::cli;
 
-json::Value delta_json(const format::MessageDelta& d) {
-  json::Value o(json::Object{});
-  std::string text;
-  for (const auto& p : d.contents) text += p.text;
-  if (!text.empty()) o.set("text", text);
-  if (!d.reasoning.empty()) o.set("reasoning", d.reasoning);
-  for (const auto& c : d.tool_calls)
-    o.set("tool_call",
-          json::Value(json::Object{{"call", json::Value(static_cast<long long>(c.call))},
-                                   {"id", json::Value(c.id)},
-                                   {"name", json::Value(c.name)},
-                                   {"arguments", json::Value(c.arguments)}}));
-  if (d.finish_reason) o.set("finish_reason", format::finish_reason_name(*d.finish_reason));
-  return o;
+// A JSON string literal (the escapes ai00's JSON writer uses).
+std::string quoted(std::string_view s) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (c < 0x20) {
+          out += "\\u00";
+          out += kHex[c >> 4];
+          out += kHex[c & 15];
+        } else {
+          out += ch;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// One delta as one JSON line: {"text"}, {"reasoning"}, {"tool_call": {...}} or
+// {"finish_reason"}.
+std::string delta_json(const ai00::Delta& d) {
+  switch (d.kind) {
+    case ai00::DeltaKind::text:
+      return "{\"text\":" + quoted(d.text) + "}";
+    case ai00::DeltaKind::reasoning:
+      return "{\"reasoning\":" + quoted(d.text) + "}";
+    case ai00::DeltaKind::tool_call:
+      return "{\"tool_call\":{\"call\":" + std::to_string(d.call) + ",\"id\":" + quoted(d.id) +
+             ",\"name\":" + quoted(d.name) + ",\"arguments\":" + quoted(d.text) + "}}";
+    case ai00::DeltaKind::finish:
+      break;
+  }
+  return "{\"finish_reason\":" + quoted(ai00::finish_reason_name(d.finish_reason)) + "}";
 }
 
 int run_parse(const std::vector<std::string>& argv) {
   cli::Args args(argv, {"--format", "--tools", "--thinking", "--seed", "--chunk"}, {"--deltas"});
-  auto fmt = format::make_format(args.require("--format"));
-  if (!fmt) throw cli::UsageError(fmt.error().message);
-  const format::Thinking level = cli::thinking_flag(args);
-  format::ParseOptions popts;
-  popts.tools = cli::load_tools_flag(args);
+  ai00::ChatTemplate tmpl = cli::template_flag(args);
+  ai00::ParseOptions popts;
+  popts.thinking = cli::thinking_flag(args);
+  popts.tools_json = cli::tools_flag(args);
   popts.id_seed = static_cast<uint64_t>(args.get_int("--seed", 0));
   const long long chunk = args.get_int("--chunk", 0);
   if (chunk < 0) throw cli::UsageError("--chunk must be 0 (all at once) or a byte count");
-  // Whether the prompt left a thinking block open is the format's business: ask its renderer.
-  format::RenderOptions ropts;
-  ropts.thinking = level;
-  ropts.tools = popts.tools;
-  auto probe = fmt.value()->render({}, ropts);
-  if (!probe) throw Error(probe.error().kind, probe.error().message);
-  popts.thinking_open = probe.value().constraints.thinking_open_in_prompt;
+  ai00::OutputParser parser =
+      cli::naming_tools_file(args, [&] { return ai00::OutputParser(tmpl, popts); });
 
   const std::string input = cli::read_all_stdin();
-  auto parser = fmt.value()->make_parser(popts);
-  std::vector<format::MessageDelta> deltas;
+  std::vector<ai00::Delta> deltas;
   const size_t step = chunk > 0 ? static_cast<size_t>(chunk) : std::max<size_t>(input.size(), 1);
   for (size_t at = 0; at < input.size(); at += step) {
-    auto d = parser->feed(std::string_view(input).substr(at, step));
+    auto d = parser.push(std::string_view(input).substr(at, step));
     deltas.insert(deltas.end(), d.begin(), d.end());
   }
-  auto last = parser->finish(format::FinishReason::stop);
+  auto last = parser.finish(ai00::FinishReason::stop);
   deltas.insert(deltas.end(), last.begin(), last.end());
-  const auto& result = parser->result();
-  for (const auto& w : result.warnings)
+  for (const auto& w : parser.warnings())
     std::fprintf(stderr, "ai00 parse: warning: %s\n", w.c_str());
   std::string out;
   if (args.has("--deltas"))
-    for (const auto& d : deltas) out += json::write(delta_json(d)) + "\n";
-  json::Value doc(json::Object{});
-  doc.set("message", format::to_json(result.message));
-  doc.set("finish_reason", format::finish_reason_name(result.finish_reason));
-  out += json::write(doc) + "\n";
+    for (const auto& d : deltas) out += delta_json(d) + "\n";
+  out += "{\"message\":" + parser.message_json() + ",\"finish_reason\":" +
+         quoted(ai00::finish_reason_name(parser.finish_reason())) + "}\n";
   cli::write_stdout(out);
   return cli::kExitOk;
 }

@@ -1,58 +1,30 @@
-// `ai00 render`: conversation JSON on stdin → chat-format prompt on stdout (src/format).
+// `ai00 render`: conversation JSON on stdin → chat-format prompt on stdout.
 #include <string>
 #include <vector>
 
-#include "base/error.h"
+#include <ai00/ai00.hpp>
+
 #include "command.h"
-#include "format/format.h"
-#include "format/json.h"
-#include "format/message.h"
 #include "format_flags.h"
 
 namespace {
 
-using namespace ai00::internal;
 namespace cli = ai00::cli;
-
-// With --json: the prompt, the stop sequences and the constrained-decoding hints.
-std::string describe(const format::RenderResult& r) {
-  json::Value stops(json::Array{});
-  for (const auto& s : r.stop_sequences) stops.push_back(s);
-  json::Value tools(json::Array{});
-  for (const auto& t : r.constraints.tools) tools.push_back(format::to_json(t));
-  const auto& c = r.constraints;
-  json::Value hints(json::Object{});
-  hints.set("tool_syntax", format::tool_syntax_name(c.tool_syntax));
-  hints.set("tool_trigger", c.tool_trigger);
-  hints.set("thinking_open_in_prompt", c.thinking_open_in_prompt);
-  hints.set("think_open_marker", c.think_open_marker);
-  hints.set("think_close_marker", c.think_close_marker);
-  hints.set("thinking_open_completion", c.thinking_open_completion);
-  hints.set("tools", tools);
-  json::Value out(json::Object{});
-  out.set("prompt", r.prompt);
-  out.set("stop_sequences", stops);
-  out.set("stop_on_token0", r.stop_on_token0);
-  out.set("prepend_token0", r.prepend_token0);
-  out.set("constraints", hints);
-  return json::write(out, json::WriteStyle{2, false, true, false}) + "\n";
-}
 
 int run_render(const std::vector<std::string>& argv) {
   cli::Args args(argv, {"--format", "--tools", "--thinking", "--assistant-name"},
                  {"--no-generation-prompt", "--json"});
-  auto fmt = format::make_format(args.require("--format"));
-  if (!fmt) throw cli::UsageError(fmt.error().message);
-  format::RenderOptions opts;
-  opts.tools = cli::load_tools_flag(args);
+  ai00::ChatTemplate tmpl = cli::template_flag(args);
+  ai00::RenderOptions opts;
+  opts.tools_json = cli::tools_flag(args);
   opts.thinking = cli::thinking_flag(args);
   opts.add_generation_prompt = !args.has("--no-generation-prompt");
-  opts.assistant_name = args.get("--assistant-name");
-  auto conv = format::parse_conversation(cli::read_all_stdin());
-  if (!conv) throw FormatError("conversation " + conv.error().message);
-  auto r = fmt.value()->render(conv.value(), opts);
-  if (!r) throw Error(r.error().kind, r.error().message);
-  cli::write_stdout(args.has("--json") ? describe(r.value()) : r.value().prompt);
+  opts.assistant_name = args.get("--assistant-name").value_or("");
+  const std::string conversation = cli::read_all_stdin();
+  const ai00::Rendered r =
+      cli::naming_tools_file(args, [&] { return tmpl.render_json(conversation, opts); });
+  // With --json: the prompt, the stop sequences and the constrained-decoding hints.
+  cli::write_stdout(args.has("--json") ? tmpl.last_render_json() + "\n" : r.prompt);
   return cli::kExitOk;
 }
 

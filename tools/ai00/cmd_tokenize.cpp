@@ -2,37 +2,32 @@
 // stdin/stdout. tokenize reads raw bytes (any bytes, not only UTF-8) and prints a JSON array of
 // ids; detokenize reads a JSON array of ids and writes the raw bytes (stopping at id 0).
 // With --model the Model's own tokenizer is used (GGUF vocabulary, a vocab file beside the model,
-// or byte-level for a 256-token model — see Model::tokenizer()).
-#include <memory>
+// or byte-level for a 256-token model — see ai00_tokenizer_from_model).
+#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "base/error.h"
-#include "command.h"
-#include "core/model/model.h"
-#include "core/tokenizer/tokenizer.h"
+#include <ai00/ai00.hpp>
 
-using namespace ai00::internal;  // NOLINT: interim, until the command uses the public API
-namespace cli = ai00::cli;
+#include "command.h"
 
 namespace {
 
 using ai00::cli::UsageError;
 
-std::shared_ptr<const ai00::internal::Tokenizer> load_tokenizer(const std::vector<std::string>& argv) {
+ai00::Tokenizer load_tokenizer(const std::vector<std::string>& argv) {
   ai00::cli::Args args(argv, {"--vocab", "--model"}, {});
   const auto vocab = args.get("--vocab");
   const auto model_path = args.get("--model");
   if (vocab.has_value() == model_path.has_value())
     throw UsageError("give exactly one of --vocab and --model");
-  if (vocab) return ai00::internal::Tokenizer::from_vocab_file(*vocab);
-  const auto model = ai00::internal::Model::load(*model_path);
-  auto tok = model->tokenizer_shared();
-  if (!tok) {
-    throw ai00::internal::InvalidArgument(
+  if (vocab) return ai00::Tokenizer::load(*vocab);
+  const ai00::Model model = ai00::Model::load(*model_path);
+  if (model.info().n_tokens == 0) {
+    throw std::runtime_error(
         *model_path + ": the model carries no tokenizer and none was found beside it; use --vocab");
   }
-  return tok;
+  return ai00::Tokenizer::of(model);
 }
 
 // Parses `[id, id, ...]` (JSON array of non-negative integers < 2^32); errors name the byte offset.
@@ -42,7 +37,7 @@ std::vector<uint32_t> parse_id_array(const std::string& s) {
     while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) ++i;
   };
   auto fail = [&](const std::string& what) -> std::vector<uint32_t> {
-    throw ai00::internal::InvalidArgument("<stdin>: byte offset " + std::to_string(i) + ": " + what);
+    throw std::runtime_error("<stdin>: byte offset " + std::to_string(i) + ": " + what);
   };
   std::vector<uint32_t> ids;
   skip_ws();
@@ -85,7 +80,7 @@ std::vector<uint32_t> parse_id_array(const std::string& s) {
 
 int run_tokenize(const std::vector<std::string>& argv) {
   const auto tok = load_tokenizer(argv);
-  const std::vector<uint32_t> ids = tok->encode(ai00::cli::read_all_stdin());
+  const std::vector<uint32_t> ids = tok.encode(ai00::cli::read_all_stdin());
   std::string out = "[";
   for (size_t k = 0; k < ids.size(); ++k) {
     if (k) out += ", ";
@@ -99,7 +94,7 @@ int run_tokenize(const std::vector<std::string>& argv) {
 int run_detokenize(const std::vector<std::string>& argv) {
   const auto tok = load_tokenizer(argv);
   const std::vector<uint32_t> ids = parse_id_array(ai00::cli::read_all_stdin());
-  ai00::cli::write_stdout(tok->decode(ids.data(), ids.size()));
+  ai00::cli::write_stdout(tok.decode(ids));
   return ai00::cli::kExitOk;
 }
 

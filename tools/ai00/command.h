@@ -55,7 +55,7 @@ const std::map<std::string, Command>& commands();
 
 // Helpers shared by subcommands.
 std::string read_all_stdin();
-std::string read_text_file(const std::string& path);  // throws IoError naming the path
+std::string read_text_file(const std::string& path);  // throws, naming the path
 void write_stdout(const std::string& bytes);
 
 }  // namespace ai00::cli

@@ -1,28 +1,30 @@
 #include "format_flags.h"
 
 #include <string>
-#include <utility>
-
-#include "base/error.h"
-
-using namespace ai00::internal;  // NOLINT: interim, until the command uses the public API
-namespace cli = ai00::cli;
 
 namespace ai00::cli {
 
-std::vector<format::ToolDesc> load_tools_flag(const Args& args) {
-  auto path = args.get("--tools");
-  if (!path) return {};
-  auto tools = format::parse_tools(read_text_file(*path));
-  if (!tools) throw FormatError(*path + ": " + tools.error().message);
-  return std::move(tools).value();
+ai00::ChatTemplate template_flag(const Args& args) {
+  const std::string name = args.require("--format");
+  try {
+    return ai00::ChatTemplate(name);
+  } catch (const ai00::Error& e) {
+    throw UsageError(e.what());
+  }
 }
 
-format::Thinking thinking_flag(const Args& args) {
-  auto name = args.get("--thinking").value_or("off");
-  auto t = format::thinking_from_name(name);
-  if (!t) throw UsageError("--thinking must be off, on, a-bit or a-lot, got '" + name + "'");
-  return *t;
+std::string tools_flag(const Args& args) {
+  auto path = args.get("--tools");
+  return path ? read_text_file(*path) : std::string();
+}
+
+ai00_thinking thinking_flag(const Args& args) {
+  const std::string name = args.get("--thinking").value_or("off");
+  if (name == "off") return AI00_THINKING_OFF;
+  if (name == "on") return AI00_THINKING_ON;
+  if (name == "a-bit") return AI00_THINKING_A_BIT;
+  if (name == "a-lot") return AI00_THINKING_A_LOT;
+  throw UsageError("--thinking must be off, on, a-bit or a-lot, got '" + name + "'");
 }
 
 }  // namespace ai00::cli

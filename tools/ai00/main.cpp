@@ -9,12 +9,9 @@
 #include <iostream>
 #include <iterator>
 #include <sstream>
+#include <stdexcept>
 
-#include "base/error.h"
 #include "command.h"
-
-using namespace ai00::internal;  // NOLINT: interim, until the command uses the public API
-namespace cli = ai00::cli;
 
 namespace ai00::cli {
 
@@ -111,13 +108,13 @@ std::string read_all_stdin() {
   char buf[1 << 16];
   size_t n;
   while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) data.append(buf, n);
-  if (std::ferror(stdin)) throw IoError("<stdin>: read failed");
+  if (std::ferror(stdin)) throw std::runtime_error("<stdin>: read failed");
   return data;
 }
 
 std::string read_text_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw IoError(path + ": cannot open: " + std::strerror(errno));
+  if (!f) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
   return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
 }
 
