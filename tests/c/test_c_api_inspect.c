@@ -1,0 +1,420 @@
+/* The C ABI's inspection and model-free services driven from C99 (-Wall -Wextra -pedantic
+ * -Werror): model info as JSON, logits for every position, the tokenizer handle, the render
+ * hints as JSON, the output parser handle, and grammars without a model (KBNF, JSON Schema,
+ * tool calls) with ai00_grammar_check, plus the bad inputs each must refuse with a clear status
+ * and message. Fixtures: $AI00_SHARED_DIR or the compiled-in AI00_DEFAULT_SHARED_DIR. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ai00/ai00.h"
+
+static int g_failures = 0;
+
+#define CHECK(cond)                                                                            \
+  do {                                                                                         \
+    if (!(cond)) {                                                                             \
+      fprintf(stderr, "%s:%d: CHECK failed: %s (last error: %s)\n", __FILE__, __LINE__, #cond, \
+              ai00_last_error());                                                              \
+      ++g_failures;                                                                            \
+    }                                                                                          \
+  } while (0)
+
+#define CHECK_OK(call) CHECK((call) == AI00_OK)
+#define LAST_ERROR_HAS(text) CHECK(strstr(ai00_last_error(), (text)) != NULL)
+
+static char g_model_path[1024];
+static char g_vocab_path[1024];
+
+static const char* kTools =
+    "[{\"name\": \"get_weather\", \"parameters\": {\"type\": \"object\", \"properties\": "
+    "{\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"]}}]";
+
+static void setup_paths(void) {
+  const char* shared = getenv("AI00_SHARED_DIR");
+  if (shared == NULL || shared[0] == '\0') shared = AI00_DEFAULT_SHARED_DIR;
+  snprintf(g_model_path, sizeof g_model_path, "%s/models/rand-rwkv7-c128-l3-v512-F16.gguf", shared);
+  snprintf(g_vocab_path, sizeof g_vocab_path, "%s/tokenizer/rwkv_vocab_v20230424.txt", shared);
+}
+
+static void test_model_info_json(const ai00_model* model) {
+  size_t len = 0, len2 = 0;
+  char small[8];
+  char* json;
+  CHECK(ai00_model_info_json(&len, NULL, 0, model) == AI00_ERR_BUFFER_TOO_SMALL);
+  CHECK(len > 100);
+  CHECK(ai00_model_info_json(&len2, small, sizeof small, model) == AI00_ERR_BUFFER_TOO_SMALL);
+  CHECK(len2 == len);
+  LAST_ERROR_HAS("capacity is 8");
+  json = (char*)malloc(len + 1);
+  CHECK_OK(ai00_model_info_json(&len2, json, len, model));
+  json[len] = '\0';
+  CHECK(strstr(json, "\"n_embd\": 128") != NULL);
+  CHECK(strstr(json, "\"format\": \"gguf\"") != NULL);
+  CHECK(strstr(json, "\"lora_ranks\": {\"w\": ") != NULL);
+  CHECK(strstr(json, "\"state_bytes\": 101376") != NULL);
+  free(json);
+  CHECK(ai00_model_info_json(&len, NULL, 0, NULL) == AI00_ERR_INVALID_ARGUMENT);
+  LAST_ERROR_HAS("model is NULL");
+}
+
+static void test_eval_all(const ai00_model* model) {
+  const uint32_t tokens[3] = {0, 69, 66};
+  float* all = (float*)malloc(3 * 512 * sizeof(float));
+  float last[512];
+  ai00_state* a = NULL;
+  ai00_state* b = NULL;
+  size_t n = 0;
+  int same = 1, i;
+  CHECK_OK(ai00_state_new(&a, model));
+  CHECK_OK(ai00_state_new(&b, model));
+  /* Too small: the needed count, the State untouched (same logits afterwards). */
+  CHECK(ai00_state_eval_all(&n, all, 512, model, a, tokens, 3) == AI00_ERR_BUFFER_TOO_SMALL);
+  CHECK(n == 3 * 512);
+  LAST_ERROR_HAS("1536 floats");
+  CHECK(ai00_state_eval_all(&n, NULL, 0, model, a, tokens, 3) == AI00_ERR_BUFFER_TOO_SMALL);
+  CHECK(ai00_state_eval_all(&n, all, 3 * 512, model, a, tokens, 0) == AI00_ERR_INVALID_ARGUMENT);
+  LAST_ERROR_HAS("n_tokens is 0");
+  CHECK_OK(ai00_state_eval_all(&n, all, 3 * 512, model, a, tokens, 3));
+  CHECK(n == 3 * 512);
+  CHECK_OK(ai00_state_eval(&n, last, 512, model, b, tokens, 3));
+  for (i = 0; i < 512; ++i)
+    if (fabsf(all[2 * 512 + i] - last[i]) > 1e-3f) same = 0;
+  CHECK(same);
+  /* A token outside the vocabulary names the id and its position. */
+  {
+    const uint32_t bad[2] = {1, 600};
+    CHECK(ai00_state_eval_all(&n, all, 3 * 512, model, a, bad, 2) == AI00_ERR_INVALID_ARGUMENT);
+    LAST_ERROR_HAS("600");
+  }
+  ai00_state_free(a);
+  ai00_state_free(b);
+  free(all);
+}
+
+static void test_tokenizer(const ai00_model* model) {
+  ai00_tokenizer* tok = NULL;
+  ai00_tokenizer* from_model = NULL;
+  uint32_t ids[16];
+  uint32_t size = 0;
+  char bytes[64];
+  size_t n = 0;
+  const char* text = "Hello, \xe4\xbd\xa0\xe5\xa5\xbd";
+  const char* raw = "caf\xc3\xa9 \xff\xfe\x80";
+  const uint32_t bad[2] = {5, 70000};
+  CHECK(ai00_tokenizer_load(&tok, "/nonexistent/vocab.txt", AI00_NUL_TERMINATED) == AI00_ERR_IO);
+  LAST_ERROR_HAS("/nonexistent/vocab.txt");
+  CHECK(tok == NULL);
+  CHECK_OK(ai00_tokenizer_load(&tok, g_vocab_path, AI00_NUL_TERMINATED));
+  CHECK_OK(ai00_tokenizer_vocab_size(&size, tok));
+  CHECK(size > 65000);
+  CHECK_OK(ai00_tokenizer_encode(&n, ids, 16, tok, text, strlen(text)));
+  CHECK(n == 5 && ids[0] == 33155 && ids[1] == 45 && ids[2] == 33 && ids[3] == 10464 &&
+        ids[4] == 11685);
+  CHECK(ai00_tokenizer_encode(&n, ids, 2, tok, text, strlen(text)) == AI00_ERR_BUFFER_TOO_SMALL);
+  CHECK(n == 5);
+  /* Any bytes round-trip exactly, invalid UTF-8 included. */
+  CHECK_OK(ai00_tokenizer_encode(&n, ids, 16, tok, raw, strlen(raw)));
+  CHECK_OK(ai00_tokenizer_decode(&n, bytes, sizeof bytes, tok, ids, n));
+  CHECK(n == strlen(raw) && memcmp(bytes, raw, n) == 0);
+  CHECK(ai00_tokenizer_decode(&n, bytes, sizeof bytes, tok, bad, 2) == AI00_ERR_INVALID_ARGUMENT);
+  LAST_ERROR_HAS("token id 70000 at position 1");
+  CHECK(strstr(ai00_tokenizer_last_error(tok), "70000") != NULL);
+  CHECK(ai00_tokenizer_encode(&n, ids, 16, NULL, "x", 1) == AI00_ERR_INVALID_ARGUMENT);
+  /* The model's own tokenizer, usable after the model handle is gone too. */
+  CHECK_OK(ai00_tokenizer_from_model(&from_model, model));
+  CHECK_OK(ai00_tokenizer_vocab_size(&size, from_model));
+  CHECK(size == 512);
+  CHECK_OK(ai00_tokenizer_encode(&n, ids, 16, from_model, "hello\n\n", 7));
+  CHECK(n == 6 && ids[0] == 105 && ids[5] == 261);
+  CHECK(ai00_tokenizer_from_model(&from_model, NULL) == AI00_ERR_INVALID_ARGUMENT);
+  CHECK_OK(ai00_tokenizer_free(from_model));
+  CHECK_OK(ai00_tokenizer_free(tok));
+  CHECK_OK(ai00_tokenizer_free(NULL));
+  CHECK(strcmp(ai00_tokenizer_last_error(NULL), "") == 0);
+}
+
+static void test_last_render_json(void) {
+  ai00_chat_template* t = NULL;
+  ai00_render_options o;
+  const char* text = NULL;
+  size_t len = 0;
+  CHECK_OK(ai00_chat_template_new(&t, "ai00-v1", AI00_NUL_TERMINATED));
+  CHECK(ai00_chat_template_last_render_json(&text, &len, t) == AI00_ERR_INVALID_ARGUMENT);
+  LAST_ERROR_HAS("not rendered");
+  CHECK_OK(ai00_render_options_default(&o));
+  o.tools_json = kTools;
+  o.tools_json_len = strlen(kTools);
+  o.thinking = AI00_THINKING_ON;
+  CHECK_OK(ai00_chat_template_render(&text, &len, t, "[{\"role\":\"user\",\"content\":\"Hi\"}]",
+                                     AI00_NUL_TERMINATED, &o));
+  CHECK_OK(ai00_chat_template_last_render_json(&text, &len, t));
+  CHECK(len == strlen(text));
+  CHECK(strstr(text, "\"tool_syntax\": \"ai00_v1_xml\"") != NULL);
+  CHECK(strstr(text, "\"thinking_open_in_prompt\": true") != NULL);
+  CHECK(strstr(text, "get_weather") != NULL);
+  CHECK(ai00_chat_template_last_render_json(NULL, &len, t) == AI00_ERR_INVALID_ARGUMENT);
+  ai00_chat_template_free(t);
+}
+
+/* Pushes `text` one byte at a time and collects the deltas. */
+static void push_bytewise(ai00_output_parser* p, const char* text, char* reasoning, char* content,
+                          int* calls) {
+  size_t i, pending = 0;
+  ai00_delta d;
+  for (i = 0; text[i] != '\0'; ++i) {
+    CHECK_OK(ai00_output_parser_push(&pending, p, text + i, 1));
+    while (pending > 0) {
+      CHECK_OK(ai00_output_parser_next(&d, p));
+      if (d.kind == AI00_DELTA_REASONING) strncat(reasoning, d.text, d.text_len);
+      if (d.kind == AI00_DELTA_TEXT) strncat(content, d.text, d.text_len);
+      if (d.kind == AI00_DELTA_TOOL_CALL) ++*calls;
+      CHECK_OK(ai00_output_parser_pending(&pending, p));
+    }
+  }
+}
+
+static void test_output_parser(void) {
+  ai00_chat_template* goose = NULL;
+  ai00_chat_template* v1 = NULL;
+  ai00_output_parser* p = NULL;
+  ai00_parse_options o;
+  ai00_delta d;
+  char reasoning[64] = "", content[64] = "";
+  const char* json = NULL;
+  const char* name = NULL;
+  size_t len = 0, n = 0;
+  int32_t finish = 0;
+  int calls = 0;
+  CHECK_OK(ai00_chat_template_new(&goose, "goose", AI00_NUL_TERMINATED));
+  CHECK_OK(ai00_chat_template_new(&v1, "ai00-v1", AI00_NUL_TERMINATED));
+  CHECK_OK(ai00_parse_options_default(&o));
+  o.thinking = AI00_THINKING_ON;
+  CHECK_OK(ai00_output_parser_new(&p, goose, &o));
+  CHECK_OK(ai00_output_parser_finish_reason(&finish, p));
+  CHECK(finish == AI00_FINISH_NONE);
+  CHECK(ai00_output_parser_message_json(&json, &len, p) == AI00_ERR_INVALID_ARGUMENT);
+  LAST_ERROR_HAS("not finished");
+  push_bytewise(p, ">\nI think.\n</think>\nHi!\n\nUser: x", reasoning, content, &calls);
+  CHECK(ai00_output_parser_finish(p, 42) == AI00_ERR_INVALID_ARGUMENT);
+  LAST_ERROR_HAS("finish_reason = 42");
+  CHECK_OK(ai00_output_parser_finish(p, AI00_FINISH_STOP));
+  CHECK_OK(ai00_output_parser_pending(&n, p));
+  while (n-- > 0) {
+    CHECK_OK(ai00_output_parser_next(&d, p));
+    if (d.kind == AI00_DELTA_TEXT) strncat(content, d.text, d.text_len);
+    if (n == 0) CHECK(d.kind == AI00_DELTA_FINISH && d.finish_reason == AI00_FINISH_STOP);
+  }
+  CHECK(strcmp(reasoning, "I think.") == 0);
+  CHECK(strcmp(content, "Hi!") == 0);
+  CHECK(ai00_output_parser_next(&d, p) == AI00_ERR_INVALID_ARGUMENT);
+  LAST_ERROR_HAS("no delta is queued");
+  CHECK(ai00_output_parser_push(NULL, p, "x", 1) == AI00_ERR_INVALID_ARGUMENT);
+  LAST_ERROR_HAS("already finished");
+  CHECK(ai00_output_parser_finish(p, AI00_FINISH_STOP) == AI00_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(ai00_output_parser_last_error(p), "already finished") != NULL);
+  CHECK_OK(ai00_output_parser_message_json(&json, &len, p));
+  CHECK(strstr(json, "\"reasoning\":\"I think.\"") != NULL);
+  CHECK_OK(ai00_output_parser_free(p));
+
+  /* ai00 v1 tool calls: two whole calls, finish reason tool_calls. */
+  o.thinking = AI00_THINKING_OFF;
+  o.tools_json = kTools;
+  o.tools_json_len = strlen(kTools);
+  CHECK_OK(ai00_output_parser_new(&p, v1, &o));
+  reasoning[0] = content[0] = '\0';
+  push_bytewise(p,
+                "<ai00:function_calls>\n  <invoke name=\"get_weather\">\n    <parameter "
+                "name=\"city\">Tokyo</parameter>\n  </invoke>\n  <invoke name=\"get_weather\">\n"
+                "    <parameter name=\"city\">London</parameter>\n  </invoke>\n"
+                "</ai00:function_calls>",
+                reasoning, content, &calls);
+  CHECK_OK(ai00_output_parser_finish(p, AI00_FINISH_STOP));
+  CHECK_OK(ai00_output_parser_pending(&n, p));
+  while (n-- > 0) {
+    CHECK_OK(ai00_output_parser_next(&d, p));
+    if (d.kind == AI00_DELTA_TOOL_CALL) ++calls;
+  }
+  CHECK(calls == 2);
+  CHECK_OK(ai00_output_parser_finish_reason(&finish, p));
+  CHECK(finish == AI00_FINISH_TOOL_CALLS);
+  CHECK_OK(ai00_output_parser_message_json(&json, &len, p));
+  CHECK(strstr(json, "\"arguments\":{\"city\":\"London\"}") != NULL);
+  CHECK_OK(ai00_output_parser_warning_count(&n, p));
+  CHECK(n == 0);
+  CHECK(ai00_output_parser_warning(&json, &len, p, 0) == AI00_ERR_INVALID_ARGUMENT);
+  ai00_output_parser_free(p);
+
+  /* Bad inputs: a malformed tool list, an unknown struct size, a NULL template. */
+  o.tools_json = "[{\"description\": \"no name\"}]";
+  o.tools_json_len = AI00_NUL_TERMINATED;
+  CHECK(ai00_output_parser_new(&p, v1, &o) == AI00_ERR_FORMAT);
+  LAST_ERROR_HAS("/0");
+  o.tools_json = NULL;
+  o.struct_size = 3;
+  CHECK(ai00_output_parser_new(&p, v1, &o) == AI00_ERR_INVALID_ARGUMENT);
+  LAST_ERROR_HAS("struct_size");
+  CHECK(ai00_output_parser_new(&p, NULL, NULL) == AI00_ERR_INVALID_ARGUMENT);
+  CHECK_OK(ai00_output_parser_free(NULL));
+  CHECK_OK(ai00_finish_reason_name(&name, AI00_FINISH_TOOL_CALLS));
+  CHECK(strcmp(name, "tool_calls") == 0);
+  CHECK(ai00_finish_reason_name(&name, 99) == AI00_ERR_INVALID_ARGUMENT);
+  ai00_chat_template_free(goose);
+  ai00_chat_template_free(v1);
+}
+
+static int32_t verdict(const ai00_grammar* g, const char* text, uint64_t* offset) {
+  ai00_grammar_check_result r;
+  memset(&r, 0, sizeof r);
+  r.struct_size = sizeof r;
+  CHECK_OK(ai00_grammar_check(&r, g, text, strlen(text)));
+  if (offset != NULL) *offset = r.byte_offset;
+  return r.verdict;
+}
+
+static void test_grammar_kbnf(const ai00_model* model) {
+  const char* yes_no = "start ::= 'yes' | 'no';\nalt ::= 'ok';";
+  ai00_grammar* g = NULL;
+  ai00_grammar_params gp;
+  ai00_grammar_check_result r;
+  ai00_tokenizer* tok = NULL;
+  ai00_generator* gen = NULL;
+  ai00_state* state = NULL;
+  ai00_generate_params params;
+  uint64_t at = 0;
+  CHECK_OK(ai00_grammar_new(&g, NULL, yes_no, AI00_NUL_TERMINATED, NULL));
+  CHECK(verdict(g, "yes", NULL) == AI00_CHECK_ACCEPTED);
+  CHECK(verdict(g, "yeah", &at) == AI00_CHECK_BYTES && at == 2);
+  CHECK(verdict(g, "ye", &at) == AI00_CHECK_BYTES && at == 2);
+  memset(&r, 0, sizeof r);
+  CHECK(ai00_grammar_check(&r, g, "yes", 3) == AI00_ERR_INVALID_ARGUMENT);
+  LAST_ERROR_HAS("struct_size");
+  /* A grammar made without the model is refused by a generator of the model. */
+  CHECK_OK(ai00_state_new(&state, model));
+  CHECK_OK(ai00_generate_params_default(&params));
+  params.grammar = g;
+  CHECK(ai00_generator_new_raw(&gen, model, state, "Q", 1, NULL, &params) == AI00_ERR_MISMATCH);
+  LAST_ERROR_HAS("ai00_grammar_compile");
+  CHECK(gen == NULL);
+  ai00_state_free(state);
+  ai00_grammar_free(g);
+  /* Another start rule. */
+  CHECK_OK(ai00_grammar_params_default(&gp));
+  gp.start_rule = "alt";
+  gp.start_rule_len = AI00_NUL_TERMINATED;
+  CHECK_OK(ai00_grammar_new(&g, NULL, yes_no, AI00_NUL_TERMINATED, &gp));
+  CHECK(verdict(g, "ok", NULL) == AI00_CHECK_ACCEPTED);
+  CHECK(verdict(g, "yes", &at) == AI00_CHECK_BYTES && at == 0);
+  ai00_grammar_free(g);
+  /* Malformed grammars: line and column, the undefined rule. */
+  CHECK(ai00_grammar_new(&g, NULL, "start ::= 'a' |;", AI00_NUL_TERMINATED, NULL) ==
+        AI00_ERR_GRAMMAR);
+  LAST_ERROR_HAS("line 1, column 16");
+  CHECK(ai00_grammar_new(&g, NULL, "start ::= a;", AI00_NUL_TERMINATED, NULL) == AI00_ERR_GRAMMAR);
+  LAST_ERROR_HAS("undefined rule");
+  CHECK(ai00_grammar_new(&g, NULL, NULL, 0, NULL) == AI00_ERR_INVALID_ARGUMENT);
+  /* Over a vocabulary: the greedy tokenization is replayed against the masks. */
+  CHECK_OK(ai00_tokenizer_load(&tok, g_vocab_path, AI00_NUL_TERMINATED));
+  CHECK_OK(ai00_grammar_new(&g, tok, "start ::= #ex'</a>' '</a>';", AI00_NUL_TERMINATED, NULL));
+  CHECK(verdict(g, "Hello world, how are you?</a>", NULL) == AI00_CHECK_ACCEPTED);
+  CHECK(verdict(g, "Hello</a>x", &at) == AI00_CHECK_BYTES && at == 9);
+  ai00_grammar_free(g);
+  ai00_tokenizer_free(tok);
+}
+
+static void test_grammar_schema_and_tools(void) {
+  const char* schema =
+      "{\"type\": \"object\", \"properties\": {\"x\": {\"type\": \"integer\"}}, \"required\": "
+      "[\"x\"]}";
+  const char* unsupported = "{\"type\": \"integer\", \"multipleOf\": 3}";
+  ai00_grammar* g = NULL;
+  ai00_schema_options so;
+  ai00_tool_grammar_params tp;
+  ai00_chat_template* v1 = NULL;
+  ai00_chat_template* goose = NULL;
+  const char* text = NULL;
+  size_t len = 0, n = 0;
+  CHECK_OK(ai00_grammar_new_from_json_schema(&g, NULL, schema, AI00_NUL_TERMINATED, NULL));
+  CHECK_OK(ai00_grammar_kbnf(&text, &len, g));
+  CHECK(len == strlen(text) && strstr(text, "start") != NULL);
+  CHECK(verdict(g, "{\"x\": 12}", NULL) == AI00_CHECK_ACCEPTED);
+  CHECK(verdict(g, "{\"x\": \"a\"}", NULL) == AI00_CHECK_BYTES);
+  CHECK_OK(ai00_grammar_warning_count(&n, g));
+  CHECK(n == 0);
+  ai00_grammar_free(g);
+  CHECK(ai00_grammar_new_from_json_schema(&g, NULL, unsupported, AI00_NUL_TERMINATED, NULL) ==
+        AI00_ERR_GRAMMAR);
+  LAST_ERROR_HAS("/multipleOf");
+  CHECK_OK(ai00_schema_options_default(&so));
+  CHECK(so.strict_properties == 1 && so.lenient == 0 && so.max_whitespace == 4);
+  so.lenient = 1;
+  CHECK_OK(ai00_grammar_new_from_json_schema(&g, NULL, unsupported, AI00_NUL_TERMINATED, &so));
+  CHECK_OK(ai00_grammar_warning_count(&n, g));
+  CHECK(n == 1);
+  CHECK_OK(ai00_grammar_warning(&text, &len, g, 0));
+  CHECK(strstr(text, "multipleOf") != NULL);
+  CHECK(ai00_grammar_warning(&text, &len, g, 1) == AI00_ERR_INVALID_ARGUMENT);
+  ai00_grammar_free(g);
+  so.max_whitespace = 65;
+  CHECK(ai00_grammar_new_from_json_schema(&g, NULL, schema, AI00_NUL_TERMINATED, &so) ==
+        AI00_ERR_INVALID_ARGUMENT);
+  LAST_ERROR_HAS("max_whitespace = 65");
+
+  CHECK_OK(ai00_chat_template_new(&v1, "ai00-v1", AI00_NUL_TERMINATED));
+  CHECK_OK(ai00_chat_template_new(&goose, "goose", AI00_NUL_TERMINATED));
+  CHECK_OK(ai00_tool_grammar_params_default(&tp));
+  CHECK(tp.level == AI00_GRAMMAR_STRUCTURAL);
+  tp.level = AI00_GRAMMAR_SCHEMA_AWARE;
+  CHECK_OK(ai00_grammar_new_for_tools(&g, NULL, v1, kTools, AI00_NUL_TERMINATED, &tp));
+  CHECK_OK(ai00_grammar_kbnf(&text, &len, g));
+  CHECK(strstr(text, "get_weather") != NULL);
+  CHECK(verdict(g,
+                "<ai00:function_calls>\n  <invoke name=\"get_weather\">\n    <parameter "
+                "name=\"city\">Paris</parameter>\n  </invoke>\n</ai00:function_calls>",
+                NULL) == AI00_CHECK_ACCEPTED);
+  CHECK(verdict(g,
+                "<ai00:function_calls>\n  <invoke name=\"get_time\">\n  </invoke>\n"
+                "</ai00:function_calls>",
+                NULL) == AI00_CHECK_BYTES);
+  ai00_grammar_free(g);
+  CHECK(ai00_grammar_new_for_tools(&g, NULL, goose, kTools, AI00_NUL_TERMINATED, &tp) ==
+        AI00_ERR_INVALID_ARGUMENT);
+  CHECK(ai00_grammar_new_for_tools(&g, NULL, v1, "[{\"name\": 3}]", AI00_NUL_TERMINATED, &tp) ==
+        AI00_ERR_FORMAT);
+  LAST_ERROR_HAS("/0/name");
+  tp.level = AI00_GRAMMAR_NONE;
+  CHECK(ai00_grammar_new_for_tools(&g, NULL, v1, kTools, AI00_NUL_TERMINATED, &tp) ==
+        AI00_ERR_INVALID_ARGUMENT);
+  LAST_ERROR_HAS("level = 1");
+  tp.level = AI00_GRAMMAR_STRUCTURAL;
+  tp.thinking_start = 7;
+  CHECK(ai00_grammar_new_for_tools(&g, NULL, v1, kTools, AI00_NUL_TERMINATED, &tp) ==
+        AI00_ERR_INVALID_ARGUMENT);
+  LAST_ERROR_HAS("thinking_start = 7");
+  ai00_chat_template_free(v1);
+  ai00_chat_template_free(goose);
+}
+
+int main(void) {
+  ai00_model* model = NULL;
+  setup_paths();
+  if (ai00_model_load(&model, g_model_path, AI00_NUL_TERMINATED, NULL) != AI00_OK) {
+    fprintf(stderr, "cannot load %s: %s\n", g_model_path, ai00_last_error());
+    return 1;
+  }
+  test_model_info_json(model);
+  test_eval_all(model);
+  test_tokenizer(model);
+  test_last_render_json();
+  test_output_parser();
+  test_grammar_kbnf(model);
+  test_grammar_schema_and_tools();
+  ai00_model_free(model);
+  if (g_failures != 0) {
+    fprintf(stderr, "%d checks failed\n", g_failures);
+    return 1;
+  }
+  printf("test_c_api_inspect: all checks passed\n");
+  return 0;
+}
