@@ -42,6 +42,18 @@ static void check_layouts(void) {
   EXPECT(offsetof(ai00_generate_params, grammar) == 32);
   EXPECT(offsetof(ai00_generate_params, stop_sequences) == 40);
   EXPECT(offsetof(ai00_generate_params, n_stop_sequences) == 48);
+  EXPECT(sizeof(ai00_parse_options) == 32);
+  EXPECT(offsetof(ai00_parse_options, tools_json) == 8);
+  EXPECT(offsetof(ai00_parse_options, id_seed) == 24);
+  EXPECT(sizeof(ai00_grammar_params) == 24);
+  EXPECT(offsetof(ai00_grammar_params, start_rule) == 8);
+  EXPECT(sizeof(ai00_schema_options) == 20);
+  EXPECT(offsetof(ai00_schema_options, max_whitespace) == 16);
+  EXPECT(sizeof(ai00_tool_grammar_params) == 24);
+  EXPECT(offsetof(ai00_tool_grammar_params, schema) == 16);
+  EXPECT(sizeof(ai00_grammar_check_result) == 32);
+  EXPECT(offsetof(ai00_grammar_check_result, byte_offset) == 8);
+  EXPECT(offsetof(ai00_grammar_check_result, token_id) == 24);
   EXPECT(AI00_ERR_INTERNAL == -99 && AI00_ERR_OUT_OF_MEMORY == -10);
 }
 

@@ -220,3 +220,101 @@ TEST_CASE("a frame loop: step returns the deltas of bounded work", "[cpp][genera
   CHECK(text == pushed.message().content);
   CHECK(g.tokens() == pushed.tokens());
 }
+
+TEST_CASE("model info JSON and logits at every position", "[cpp][model][state]") {
+  ai00::Model m = model();
+  const std::string json = m.info_json();
+  CHECK(json.find("\"n_embd\": 128") != std::string::npos);
+  CHECK(json.find("\"isa\": \"" + m.isa() + "\"") != std::string::npos);
+  ai00::State a(m), b(m);
+  const std::vector<uint32_t> tokens = {0, 69, 66};
+  const std::vector<float> all = a.eval_all(tokens);
+  REQUIRE(all.size() == 3 * m.n_vocab());
+  const std::vector<float> last = b.eval(tokens);
+  for (size_t i = 0; i < last.size(); ++i)
+    CHECK(all[2 * last.size() + i] == Approx(last[i]).margin(1e-3));
+  try {
+    a.eval_all({});
+    FAIL("an empty token list was accepted");
+  } catch (const ai00::Error& e) {
+    CHECK(e.status() == AI00_ERR_INVALID_ARGUMENT);
+    CHECK(std::string(e.what()).find("ai00_state_eval_all") != std::string::npos);
+  }
+}
+
+TEST_CASE("a tokenizer from a vocabulary file or a model", "[cpp][tokenizer]") {
+  ai00::Tokenizer tok =
+      ai00::Tokenizer::load(ai00::test::shared_path("tokenizer/rwkv_vocab_v20230424.txt"));
+  const std::string raw = "caf\xc3\xa9 \xff\xfe\x80 \xf0\x9f\x98\x80\n\n";
+  CHECK(tok.decode(tok.encode(raw)) == raw);
+  CHECK(tok.encode("Hello") == std::vector<uint32_t>{33155});
+  CHECK(ai00::Tokenizer::of(model()).vocab_size() == 512);
+  try {
+    tok.decode({5, 70000});
+    FAIL("an id outside the vocabulary was accepted");
+  } catch (const ai00::Error& e) {
+    CHECK(e.status() == AI00_ERR_INVALID_ARGUMENT);
+    CHECK(std::string(e.what()).find("token id 70000 at position 1") != std::string::npos);
+  }
+  CHECK_THROWS_AS(ai00::Tokenizer::load("/nonexistent/vocab.txt"), ai00::Error);
+}
+
+TEST_CASE("an output parser gives a generator's deltas for pushed text", "[cpp][output_parser]") {
+  ai00::ChatTemplate tmpl("openchatml");
+  ai00::OutputParser whole(tmpl, {});
+  ai00::OutputParser bytewise(tmpl, {});
+  const std::string reply = "Hello <b>there</b>, friend.<|im_end|>ignored";
+  std::vector<ai00::Delta> deltas = whole.push(reply);
+  for (const auto& d : whole.finish()) deltas.push_back(d);
+  std::string text;
+  for (const auto& d : deltas)
+    if (d.kind == ai00::DeltaKind::text) text += d.text;
+  CHECK(text == "Hello <b>there</b>, friend.");
+  REQUIRE(!deltas.empty());
+  CHECK(deltas.back().kind == ai00::DeltaKind::finish);
+  for (char c : reply) bytewise.push(std::string(1, c));
+  bytewise.finish();
+  CHECK(bytewise.message_json() == whole.message_json());
+  CHECK(ai00::finish_reason_name(whole.finish_reason()) == "stop");
+  CHECK_THROWS_AS(whole.push("more"), ai00::Error);
+  ai00::ParseOptions bad;
+  bad.tools_json = "{\"tools\": 3}";
+  CHECK_THROWS_AS(ai00::OutputParser(tmpl, bad), ai00::Error);
+}
+
+TEST_CASE("grammars without a model: KBNF text, warnings and checks", "[cpp][grammar]") {
+  ai00::Grammar yes_no = ai00::Grammar::compile("start ::= 'yes' | 'no';");
+  CHECK(yes_no.check("no").verdict == AI00_CHECK_ACCEPTED);
+  const ai00_grammar_check_result r = yes_no.check("nope");
+  CHECK(r.verdict == AI00_CHECK_BYTES);
+  CHECK(r.byte_offset == 2);
+  ai00_schema_options lenient;
+  ai00_schema_options_default(&lenient);
+  lenient.lenient = 1;
+  ai00::Grammar schema = ai00::Grammar::from_json_schema("{\"type\": \"integer\", \"multipleOf\": 3}",
+                                                         &lenient);
+  CHECK(schema.warnings().size() == 1);
+  CHECK(schema.check("42").verdict == AI00_CHECK_ACCEPTED);
+  CHECK(schema.kbnf_text().find("start") != std::string::npos);
+  ai00::ChatTemplate tmpl("openchatml");
+  ai00::Grammar tools = ai00::Grammar::for_tools(
+      tmpl, "[{\"name\": \"now\", \"parameters\": {\"type\": \"object\", \"properties\": {}}}]");
+  CHECK(tools.kbnf_text().find("<|function_call|>") != std::string::npos);
+  // A generator takes only grammars compiled for its model.
+  ai00::GenerateOptions o = seeded(4);
+  o.grammar = yes_no;
+  ai00::State s(model());
+  try {
+    ai00::Generator::raw(model(), s, "Q", o);
+    FAIL("a grammar without a model was accepted by a generator");
+  } catch (const ai00::Error& e) {
+    CHECK(e.status() == AI00_ERR_MISMATCH);
+  }
+  try {
+    ai00::Grammar::compile("start ::= 'a' |;");
+    FAIL("a malformed grammar compiled");
+  } catch (const ai00::Error& e) {
+    CHECK(e.status() == AI00_ERR_GRAMMAR);
+    CHECK(std::string(e.what()).find("line 1, column 16") != std::string::npos);
+  }
+}
