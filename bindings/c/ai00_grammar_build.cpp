@@ -89,10 +89,9 @@ grammar::ToolGrammarOptions tool_options(const ai00_tool_grammar_params* p, cons
       o.thinking = grammar::ThinkingStart::forced_open_goose;
       break;
     default:
-      throw ai00::internal::InvalidArgument(std::string(fn) +
-                                            ": ai00_tool_grammar_params.thinking_start = " +
-                                            std::to_string(d.thinking_start) +
-                                            " is not an ai00_thinking_start");
+      throw ai00::internal::InvalidArgument(
+          std::string(fn) + ": ai00_tool_grammar_params.thinking_start = " +
+          std::to_string(d.thinking_start) + " is not an ai00_thinking_start");
   }
   o.allow_eos_end = d.allow_eos_end != 0;
   o.schema = schema_options(d.schema, fn);
@@ -185,9 +184,8 @@ AI00_API ai00_status ai00_grammar_new(ai00_grammar** out_grammar, const ai00_tok
                                              sizeof(ai00_grammar_params), fn,
                                              "ai00_grammar_params");
       if (params->start_rule != nullptr) {
-        start = std::string(ai00::internal::abi::text_arg(params->start_rule,
-                                                          params->start_rule_len, fn,
-                                                          "start_rule"));
+        start = std::string(ai00::internal::abi::text_arg(
+            params->start_rule, params->start_rule_len, fn, "start_rule"));
       }
     }
     std::string text(ai00::internal::abi::text_arg(kbnf, kbnf_len, fn, "kbnf"));
@@ -206,8 +204,8 @@ AI00_API ai00_status ai00_grammar_new_from_json_schema(ai00_grammar** out_gramma
     const char* fn = "ai00_grammar_new_from_json_schema";
     require(out_grammar, fn, "out_grammar");
     require(schema_json, fn, "schema_json");
-    std::string_view schema = ai00::internal::abi::text_arg(schema_json, schema_len, fn,
-                                                            "schema_json");
+    std::string_view schema =
+        ai00::internal::abi::text_arg(schema_json, schema_len, fn, "schema_json");
     auto g = grammar::json_schema_to_kbnf(schema, schema_options(options, fn)).value_or_throw();
     *out_grammar = build(tokenizer, std::move(g.kbnf), "start", std::move(g.warnings));
     return AI00_OK;
@@ -228,8 +226,8 @@ AI00_API ai00_status ai00_grammar_new_for_tools(ai00_grammar** out_grammar,
     require(tools_json, fn, "tools_json");
     grammar::ToolGrammarOptions o = tool_options(params, fn);
     o.format = tool_format_of(*tmpl);
-    std::string_view json = ai00::internal::abi::text_arg(tools_json, tools_json_len, fn,
-                                                          "tools_json");
+    std::string_view json =
+        ai00::internal::abi::text_arg(tools_json, tools_json_len, fn, "tools_json");
     auto list = grammar::parse_tool_list(json).value_or_throw();
     auto g = grammar::build_tool_grammar(list, o).value_or_throw();
     *out_grammar = build(tokenizer, std::move(g.kbnf), "start", std::move(g.warnings));
@@ -274,8 +272,7 @@ AI00_API ai00_status ai00_grammar_warning(const char** out_text, size_t* out_len
     if (index >= grammar->warnings.size()) {
       throw ai00::internal::InvalidArgument(std::string(fn) + ": index " + std::to_string(index) +
                                             " is past the " +
-                                            std::to_string(grammar->warnings.size()) +
-                                            " warnings");
+                                            std::to_string(grammar->warnings.size()) + " warnings");
     }
     *out_text = grammar->warnings[index].c_str();
     *out_len = grammar->warnings[index].size();

@@ -50,15 +50,15 @@ format::ParseOptions parse_options(const format::ChatFormat& fmt, const ai00_par
   format::ParseOptions p;
   p.id_seed = d.id_seed;
   p.tools = render.tools;
-  p.thinking_open = ai00::internal::abi::unwrap(fmt.render({}, render), fn)
-                        .constraints.thinking_open_in_prompt;
+  p.thinking_open =
+      ai00::internal::abi::unwrap(fmt.render({}, render), fn).constraints.thinking_open_in_prompt;
   return p;
 }
 
 void require_finished(const ai00_output_parser& p, const char* fn) {
   if (!p.finished) {
-    throw ai00::internal::InvalidArgument(std::string(fn) +
-                                          ": the parser is not finished (ai00_output_parser_finish)");
+    throw ai00::internal::InvalidArgument(
+        std::string(fn) + ": the parser is not finished (ai00_output_parser_finish)");
   }
 }
 
@@ -179,9 +179,9 @@ AI00_API ai00_status ai00_output_parser_finish_reason(int32_t* out_finish_reason
   try {
     require(out_finish_reason, "ai00_output_parser_finish_reason", "out_finish_reason");
     require(parser, "ai00_output_parser_finish_reason", "parser");
-    *out_finish_reason = parser->finished
-                             ? ai00::internal::abi::finish_code(parser->parser->result().finish_reason)
-                             : AI00_FINISH_NONE;
+    *out_finish_reason =
+        parser->finished ? ai00::internal::abi::finish_code(parser->parser->result().finish_reason)
+                         : AI00_FINISH_NONE;
     return AI00_OK;
   } catch (...) {
     return ai00::internal::abi::handle_exception(slot_of(parser));

@@ -44,7 +44,8 @@ std::shared_ptr<const grammar::VocabIndex> vocab_index(const ai00_tokenizer& t) 
   std::lock_guard<std::mutex> lock(t.index_mutex);
   if (!t.index) {
     std::vector<std::string> tokens(t.tok->vocab_size());
-    for (uint32_t id = 1; id < tokens.size(); ++id) tokens[id] = std::string(t.tok->token_bytes(id));
+    for (uint32_t id = 1; id < tokens.size(); ++id)
+      tokens[id] = std::string(t.tok->token_bytes(id));
     t.index = grammar::VocabIndex::build(std::move(tokens));
   }
   return t.index;

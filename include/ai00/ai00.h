@@ -22,9 +22,9 @@
  *    handle's slot (ai00_model_last_error, ...). Messages are owned by the library.
  *
  * Threading (rule 10): an ai00_model is immutable and may be used by any number of threads at
- * once; an ai00_grammar likewise. An ai00_state, ai00_chat_template render result and
- * ai00_generator belong to one thread at a time (different ones may run concurrently, there is
- * no global lock). ai00_generator_cancel may be called from any thread. The library starts no
+ * once; an ai00_grammar and an ai00_tokenizer likewise. An ai00_state, ai00_chat_template
+ * render result, ai00_output_parser and ai00_generator belong to one thread at a time
+ * (different ones may run concurrently, there is no global lock). ai00_generator_cancel may be called from any thread. The library starts no
  * thread of its own beyond the model's n_threads - 1 workers, which block when idle.
  */
 #ifndef AI00_AI00_H
@@ -740,8 +740,9 @@ AI00_API ai00_status ai00_output_parser_finish_reason(int32_t* out_finish_reason
 AI00_API ai00_status ai00_output_parser_message_json(const char** out_json, size_t* out_len,
                                                      ai00_output_parser* parser);
 
-/* Warnings of the parse (a malformed call or marker kept as text); final after finish. Owned by
- * the parser and valid until it is freed. Index past the end is AI00_ERR_INVALID_ARGUMENT. */
+/* Warnings of the parse (a malformed call or marker kept as text), known after finish (the
+ * count is 0 before). Owned by the parser and valid until it is freed. Index past the end is
+ * AI00_ERR_INVALID_ARGUMENT. */
 AI00_API ai00_status ai00_output_parser_warning_count(size_t* out_count,
                                                       const ai00_output_parser* parser);
 AI00_API ai00_status ai00_output_parser_warning(const char** out_text, size_t* out_len,

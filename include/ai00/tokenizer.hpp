@@ -67,8 +67,8 @@ class Tokenizer {
     if (s != AI00_ERR_BUFFER_TOO_SMALL) detail::check(s);
     std::string bytes(n, '\0');
     if (n > 0)
-      detail::check(ai00_tokenizer_decode(&n, &bytes[0], bytes.size(), get(), ids.data(),
-                                          ids.size()));
+      detail::check(
+          ai00_tokenizer_decode(&n, &bytes[0], bytes.size(), get(), ids.data(), ids.size()));
     return bytes;
   }
 

@@ -2,11 +2,10 @@
 // (ai00_grammar_new_from_json_schema, ai00_grammar_new_for_tools) so they can be inspected,
 // diffed or fed to `ai00 grammar check`. Warnings of lenient conversion go to stderr; errors
 // exit with code 2.
+#include <ai00/ai00.hpp>
 #include <cstdio>
 #include <string>
 #include <vector>
-
-#include <ai00/ai00.hpp>
 
 #include "command.h"
 

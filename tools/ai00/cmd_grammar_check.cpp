@@ -3,12 +3,11 @@
 // With --vocab it also replays the greedy RWKV tokenization token by token: every token must be
 // in the mask before it is committed, and end of text (token 0) must be allowed at the end
 // (ai00_grammar_check).
+#include <ai00/ai00.hpp>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <ai00/ai00.hpp>
 
 #include "command.h"
 

@@ -1,9 +1,8 @@
 // `ai00 info --model PATH [--isa NAME]`: loads a model and prints one JSON object describing it
 // (format, dimensions, LoRA ranks, weight dtypes, chosen ISA, state size: ai00_model_info_json).
+#include <ai00/ai00.hpp>
 #include <string>
 #include <vector>
-
-#include <ai00/ai00.hpp>
 
 #include "command.h"
 

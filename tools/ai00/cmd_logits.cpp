@@ -1,5 +1,6 @@
 // `ai00 logits`: runs token ids through a model and writes the raw logits (little-endian
 // float32) of the last token, or of every token with --all.
+#include <ai00/ai00.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -8,8 +9,6 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <ai00/ai00.hpp>
 
 #include "command.h"
 
@@ -41,7 +40,8 @@ std::vector<uint32_t> parse_tokens(const std::string& s) {
 ai00::State load_state(const ai00::Model& model, const std::string& path) {
   char magic[8] = {};
   std::ifstream f(path, std::ios::binary);
-  const bool serialized = f && f.read(magic, sizeof magic) && std::memcmp(magic, "AI00STAT", 8) == 0;
+  const bool serialized =
+      f && f.read(magic, sizeof magic) && std::memcmp(magic, "AI00STAT", 8) == 0;
   return serialized ? ai00::State::load_file(model, path) : ai00::State::load_initial(model, path);
 }
 
@@ -62,8 +62,8 @@ int run_logits(const std::vector<std::string>& argv) {
   const std::vector<uint32_t> tokens = parse_tokens(args.require("--tokens"));
   const std::string out_path = args.require("--out");
   const ai00::Model model = ai00::Model::load(args.require("--model"), options);
-  ai00::State state = args.get("--state-file") ? load_state(model, *args.get("--state-file"))
-                                               : ai00::State(model);
+  ai00::State state =
+      args.get("--state-file") ? load_state(model, *args.get("--state-file")) : ai00::State(model);
   const std::vector<float> logits = args.has("--all") ? state.eval_all(tokens) : state.eval(tokens);
   write_file(out_path, logits);  // little-endian hosts only
   return ai00::cli::kExitOk;

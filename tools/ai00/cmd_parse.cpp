@@ -1,12 +1,11 @@
 // `ai00 parse`: raw model output on stdin → {"message": …, "finish_reason": …}, through the
 // chat format's output parser (ai00_output_parser).
+#include <ai00/ai00.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <ai00/ai00.hpp>
 
 #include "command.h"
 #include "format_flags.h"
@@ -22,13 +21,27 @@ std::string quoted(std::string_view s) {
   for (char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
       default:
         if (c < 0x20) {
           out += "\\u00";
@@ -85,8 +98,8 @@ int run_parse(const std::vector<std::string>& argv) {
   std::string out;
   if (args.has("--deltas"))
     for (const auto& d : deltas) out += delta_json(d) + "\n";
-  out += "{\"message\":" + parser.message_json() + ",\"finish_reason\":" +
-         quoted(ai00::finish_reason_name(parser.finish_reason())) + "}\n";
+  out += "{\"message\":" + parser.message_json() +
+         ",\"finish_reason\":" + quoted(ai00::finish_reason_name(parser.finish_reason())) + "}\n";
   cli::write_stdout(out);
   return cli::kExitOk;
 }

@@ -1,8 +1,7 @@
 // `ai00 render`: conversation JSON on stdin → chat-format prompt on stdout.
+#include <ai00/ai00.hpp>
 #include <string>
 #include <vector>
-
-#include <ai00/ai00.hpp>
 
 #include "command.h"
 #include "format_flags.h"

@@ -3,11 +3,10 @@
 // ids; detokenize reads a JSON array of ids and writes the raw bytes (stopping at id 0).
 // With --model the Model's own tokenizer is used (GGUF vocabulary, a vocab file beside the model,
 // or byte-level for a 256-token model — see ai00_tokenizer_from_model).
+#include <ai00/ai00.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <ai00/ai00.hpp>
 
 #include "command.h"
 

@@ -9,7 +9,10 @@ ai00::ChatTemplate template_flag(const Args& args) {
   try {
     return ai00::ChatTemplate(name);
   } catch (const ai00::Error& e) {
-    throw UsageError(e.what());
+    // "ai00_chat_template_new: unknown chat format ..." -> the part a user needs.
+    const std::string what = e.what();
+    const std::string fn = "ai00_chat_template_new: ";
+    throw UsageError(what.compare(0, fn.size(), fn) == 0 ? what.substr(fn.size()) : what);
   }
 }
 

@@ -2,10 +2,9 @@
 // --thinking LEVEL.
 #pragma once
 
+#include <ai00/ai00.hpp>
 #include <string>
 #include <utility>
-
-#include <ai00/ai00.hpp>
 
 #include "command.h"
 
