@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "command.h"
+#include "format/format.h"
 #include "grammar/json_schema.h"
 #include "grammar/tool_grammar.h"
 
@@ -40,10 +41,16 @@ int from_schema(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-grammar::ThinkingStart thinking_start(const std::string& s) {
+// `goose` is forced open with the open marker's last byte left to the model (seed 001's
+// "<think" prompt), whatever the format.
+grammar::ThinkingStart thinking_start(const std::string& s, ThinkingSyntax& thinking) {
   if (s == "optional") return grammar::ThinkingStart::optional;
   if (s == "forced") return grammar::ThinkingStart::forced_open;
-  if (s == "goose") return grammar::ThinkingStart::forced_open_goose;
+  if (s == "goose") {
+    thinking.forced_open_completion = thinking.open.empty() ? "" : thinking.open.substr(
+                                                                       thinking.open.size() - 1);
+    return grammar::ThinkingStart::forced_open;
+  }
   throw UsageError("--thinking must be optional, forced or goose, got '" + s + "'");
 }
 
@@ -55,8 +62,11 @@ int tools(const std::vector<std::string>& args) {
   if (level != "structural" && level != "schema_aware")
     throw UsageError("--level must be structural or schema_aware, got '" + level + "'");
   opt.level = grammar::parse_validation_level(level).value_or_throw();
-  opt.format = grammar::parse_tool_format(a.get("--format").value_or("ai00-v1")).value_or_throw();
-  opt.thinking = thinking_start(a.get("--thinking").value_or("optional"));
+  // The format describes its own syntax; the grammar is built from that description.
+  auto format = format::make_format(a.get("--format").value_or("ai00-v1"));
+  if (!format) throw UsageError(format.error().message);
+  opt.syntax = format.value()->syntax();
+  opt.thinking = thinking_start(a.get("--thinking").value_or("optional"), opt.syntax.thinking);
   opt.allow_eos_end = a.has("--allow-eos");
   opt.schema = schema_options(a);
   auto list = grammar::parse_tool_list(read_text_file(a.require("--tools"))).value_or_throw();
@@ -76,7 +86,8 @@ AI00_COMMAND(
 AI00_COMMAND(
     "grammar tools",
     "  grammar tools --tools FILE [--level structural|schema_aware]\n"
-    "      [--format ai00-v1|openchatml] [--thinking optional|forced|goose] [--allow-eos]\n"
+    "      [--format ai00-v1|ai00-v0|openchatml] [--thinking optional|forced|goose]\n"
+    "      [--allow-eos]\n"
     "      [--lenient] [--loose-properties] [--whitespace N]\n"
     "      tool list (JSON array) -> the tool-call grammar of the format on stdout",
     tools);
