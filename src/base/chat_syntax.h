@@ -1,5 +1,5 @@
-// The tool-call and thinking structure of a chat format, as plain data (docs/chat-formats.md
-// "Syntax as data", docs/grammar.md "Tool grammars").
+// The tool-call and thinking structure of a chat format, as plain data (docs/chat-formats.md,
+// docs/grammar.md).
 //
 // A chat format (src/format) describes here how its assistant turns are written: the thinking
 // block, the markers around tool calls, how one call spells its name and arguments, and the

@@ -1,4 +1,4 @@
-// A chat format made entirely from data (docs/chat-formats.md "Syntax as data").
+// A chat format made entirely from data (docs/chat-formats.md).
 //
 // The four seed formats have hand-written renderers and parsers because their seeds fix
 // normalisations no table can express (Goose's blank-line collapsing, ai00 v1's typed XML

@@ -48,7 +48,7 @@ struct JsonSchemaOptions {
   // canonical layout.
   bool flexible_whitespace = false;
   uint32_t max_whitespace = 4;
-  // The canonical layout without spaces, {"a":1,"b":[1,2]} (ai00 v0 calls), instead of
+  // The canonical layout without spaces, {"a":1,"b":[1,2]} (compact call syntaxes), instead of
   // {"a": 1, "b": [1, 2]}. Ignored with flexible_whitespace.
   bool compact = false;
 };

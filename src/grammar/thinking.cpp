@@ -87,8 +87,8 @@ Result<Grammar> wrap_thinking(Grammar g, ThinkingStart start, const ThinkingSynt
       break;
     }
     case ThinkingStart::forced_open:
-      // A prompt that stops inside the open marker (Goose's "<think") leaves its last bytes
-      // to the model.
+      // A prompt that stops inside the open marker (one ending in "<think") leaves the
+      // marker's last bytes to the model.
       if (!markers.forced_open_completion.empty())
         block.insert(block.begin(), Expr::literal(markers.forced_open_completion));
       body = Expr::sequence(std::move(block));

@@ -1,16 +1,20 @@
 // Tool-call grammars built from a chat format's syntax description (base/chat_syntax.h; seed
-// 003 unified grammar, docs/grammar.md "Tool grammars"), at the `structural` and `schema_aware`
-// levels. No format is named here: ai00 v1 XML invokes, OpenChatML JSON calls, ai00 v0
-// <tool_call> objects and any new format differ only in the ChatSyntax they pass.
+// 003 unified grammar, docs/grammar.md), at the `structural` and `schema_aware`
+// levels. The builders know no format: XML-style calls with raw values and JSON-object calls,
+// with any markers, differ only in the ChatSyntax passed in.
 //
-// Shape (markers from the syntax; ai00 v1 values shown):
-//   start       ::= '<think>' #ex'</think>'? '</think>' after_think | first_text
-//   after_think ::= #ex'<ai00:function_calls>|</ai00:assistant>'? end
-//   first_text  ::= #ex'<think>|<ai00:function_calls>|</ai00:assistant>'? end
-//   end         ::= calls | '</ai00:assistant>'                  (end? with allow_eos_end)
-//   calls       ::= section_open call (call_separator call)* section_close
-//                 | call (call_separator call)* before_end? end_of_turn   (no section_close)
-//   call        ::= call_open BODY call_close
+// Shape, with the syntax's fields in capitals (s = syntax, t = s.tool_calls):
+//   start       ::= OPEN #ex'CLOSE'? CLOSE after_think | first_text
+//                   (forced open: COMPLETION? #ex'CLOSE'? CLOSE after_think;
+//                    no thinking markers: first_text)
+//   after_think ::= #ex'TRIGGER|END'? end
+//   first_text  ::= #ex'OPEN|TRIGGER|END'? end
+//   end         ::= calls | END                                  (end? with allow_eos_end)
+//   calls       ::= SECTION_OPEN call (CALL_SEPARATOR call)* SECTION_CLOSE
+//                 | call (CALL_SEPARATOR call)* BEFORE_END? END          (no SECTION_CLOSE)
+//   call        ::= CALL_OPEN BODY CALL_CLOSE         (BODY as in base/chat_syntax.h)
+// where OPEN, CLOSE, COMPLETION are s.thinking.open, .close, .forced_open_completion, TRIGGER
+// and the capitalised call markers are t's fields, and END is s.end_of_turn.
 // Each text region is ONE terminal excluding every marker that may follow it, so the grammar is
 // unambiguous and prefix-free: text may span lines and paragraphs and ends only at the end of
 // the turn (or, with allow_eos_end, at end of text). A thinking block may be empty; a syntax
