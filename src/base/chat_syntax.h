@@ -57,7 +57,7 @@ struct XmlCallSyntax {
   // only '<' (the raw-value grammar relies on that; other terminators are refused).
   std::string value_close;
   std::string param_close;  // after value_close: "\n"
-  // Bytes no tool or parameter name may contain (control bytes never may): "\"<>".
+  // ASCII bytes no tool or parameter name may contain (control bytes never may): "\"<>".
   std::string name_forbidden;
 };
 

@@ -331,7 +331,8 @@ struct ParsedCall {
 
 class SyntaxParser final : public ParserBase {
  public:
-  SyntaxParser(const ParseOptions& o, const ChatSyntax& s) : ParserBase(o, {s.end_of_turn}), s_(s) {
+  SyntaxParser(const ParseOptions& o, const ChatSyntax& s)
+      : ParserBase(o, {s.end_of_turn}), s_(s), wake_(wake_bytes(s.tool_calls)) {
     hold_reasoning_newlines(false);  // no renderer newline to drop: every byte is the model's
     if (o.thinking_open && !s.thinking.open.empty())
       mode_ = s.thinking.forced_open_completion.empty() ? Mode::reasoning : Mode::completion;
@@ -351,7 +352,22 @@ class SyntaxParser final : public ParserBase {
   void emit_parsed(ParsedCall& call);
   void leave_calls(size_t at, const std::string& warning);
 
+  // Bytes after which a call scan can get further: the last byte of every call marker and the
+  // closing brace of a JSON body. A match completes only on one of them, and a mismatch found
+  // later gives the same result, so other chunks skip the rescan (which keeps the scan of a long
+  // value linear instead of quadratic when the output comes a few bytes at a time).
+  static std::string wake_bytes(const ToolCallSyntax& t) {
+    std::string out = t.style == CallStyle::json ? "}" : "";
+    for (const std::string* m :
+         {&t.section_open, &t.section_close, &t.call_open, &t.call_close, &t.call_separator,
+          &t.before_end, &t.xml.name_close, &t.xml.param_open, &t.xml.param_name_close,
+          &t.xml.value_close, &t.xml.param_close})
+      if (!m->empty()) out += m->back();
+    return out;
+  }
+
   ChatSyntax s_;  // a copy: a parser may outlive its format
+  std::string wake_;
   Mode mode_ = Mode::content;
   std::string buf_;    // content / reasoning bytes held as a possible marker prefix
   std::string calls_;  // the call bytes, from the trigger on
@@ -362,7 +378,7 @@ class SyntaxParser final : public ParserBase {
 void SyntaxParser::consume(std::string_view text) {
   if (mode_ == Mode::calls) {
     calls_.append(text);
-    scan_calls(false);
+    if (text.find_first_of(wake_) != std::string_view::npos) scan_calls(false);
     return;
   }
   buf_.append(text);
