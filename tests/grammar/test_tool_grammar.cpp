@@ -180,8 +180,7 @@ TEST_CASE("ai00 v1: end of text and forced-open thinking", "[grammar][tool_gramm
             true);
   check_all(eos, {"<think>x", "Hi</ai00:assistant>more"}, false);
 
-  auto forced =
-      build(ai00_v1_syntax(), ValidationLevel::schema_aware, ThinkingStart::forced_open);
+  auto forced = build(ai00_v1_syntax(), ValidationLevel::schema_aware, ThinkingStart::forced_open);
   check_all(forced,
             {"reasoning\n</think>\nAnswer\n</ai00:assistant>", "</think>Hi</ai00:assistant>",
              "r</think>\n" + calls(invoke("get_weather", {{"city", "Oslo"}}))},
@@ -391,4 +390,40 @@ TEST_CASE("tool grammars under the RWKV vocabulary: masks agree token by token",
     INFO(t);
     CHECK_FALSE(token_run_accepts(cg, vocab_tokens, t));
   }
+}
+
+TEST_CASE("a syntax without the markers a grammar needs is refused", "[grammar][tool_grammar]") {
+  auto tools = parse_tool_list(kTools);
+  REQUIRE(tools.ok());
+  auto error_of = [&](const ai00::internal::ChatSyntax& s, ThinkingStart start) {
+    ToolGrammarOptions opt;
+    opt.syntax = s;
+    opt.thinking = start;
+    auto g = build_tool_grammar(tools.value(), opt);
+    return g.ok() ? std::string("<no error>") : g.error().message;
+  };
+  auto s = ai00_v1_syntax();
+  s.tool_calls.trigger.clear();
+  CHECK_THAT(error_of(s, ThinkingStart::optional), Catch::Contains("no tool calls"));
+  s = ai00_v1_syntax();
+  s.end_of_turn.clear();
+  CHECK_THAT(error_of(s, ThinkingStart::optional), Catch::Contains("end_of_turn"));
+  s = ai00_v1_syntax();
+  s.tool_calls.trigger = "<ai00:calls>";
+  CHECK_THAT(error_of(s, ThinkingStart::optional), Catch::Contains("must start with the trigger"));
+  s = ai00_v1_syntax();
+  s.tool_calls.xml.value_close.clear();
+  CHECK_THAT(error_of(s, ThinkingStart::optional), Catch::Contains("value_close"));
+  s = openchatml_syntax();
+  s.thinking = {};
+  CHECK_THAT(error_of(s, ThinkingStart::forced_open), Catch::Contains("thinking cannot be open"));
+  // Without thinking markers the turn has no thinking block: "<|start_reason|>" is plain text.
+  ToolGrammarOptions opt;
+  opt.syntax = s;
+  auto g = build_tool_grammar(tools.value(), opt);
+  REQUIRE(g.ok());
+  auto cg = CompiledGrammar::compile_kbnf(g.value().kbnf, nullptr);
+  CHECK(accepts(cg, "<|start_reason|>x<|end_reason|>y<|im_end|>"));
+  CHECK(accepts(cg, "<|function_call|>\n{\"arguments\": {}, \"name\": \"ping\"}<|im_end|>"));
+  CHECK_FALSE(accepts(cg, "<|function_call|>\n{\"name\": \"ping\", \"arguments\": {}}<|im_end|>"));
 }
