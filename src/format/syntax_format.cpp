@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "format/ai00_v1.h"  // ai00_v1_type_parameter: raw xml values typed by their schema
 #include "format/render_util.h"
 #include "format/stream.h"
@@ -561,9 +563,11 @@ void SyntaxParser::scan_calls(bool at_end) {
     if (st == Step::match) st = parse_call(c, call);
     if (st == Step::partial && !at_end) return;
     if (st != Step::match) {
-      leave_calls(at_end && st == Step::partial ? calls_.size() : c.pos,
-                  fmt::format("{}: a tool call that does not parse at byte {} of the calls",
-                              t.label.empty() ? "tool calls" : t.label, c.pos));
+      // At least the trigger becomes text: re-reading it as content would only find it again.
+      const size_t at =
+          at_end && st == Step::partial ? calls_.size() : std::max(c.pos, t.trigger.size());
+      leave_calls(at, fmt::format("{}: a tool call that does not parse at byte {} of the calls",
+                                  t.label.empty() ? "tool calls" : t.label, c.pos));
       return;
     }
     emit_parsed(call);

@@ -228,6 +228,13 @@ TEST_CASE("custom format: its output parses back at every split point", "[format
   CHECK(broken.message.tool_calls.empty());
   CHECK_THAT(broken.message.text(), Catch::StartsWith("[calls]\n(fn get"));
   CHECK_FALSE(broken.warnings.empty());
+  // "[calls]x" is no section: text, and the parser must not read it as a trigger forever. A
+  // complete call is emitted even when its section is never closed (a warning says so).
+  auto no_section = parse_every_way(bracket(), po, "See [calls]x and [calls]\n(fn a)\n(/fn)\n");
+  CHECK(no_section.message.text() == "See [calls]x and ");
+  REQUIRE(no_section.message.tool_calls.size() == 1);
+  CHECK(no_section.message.tool_calls[0].name == "a");
+  CHECK(no_section.warnings.size() == 2);
 }
 
 TEST_CASE("custom format: structural and schema_aware grammars from its syntax",
