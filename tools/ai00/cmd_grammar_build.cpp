@@ -86,10 +86,10 @@ AI00_COMMAND(
 AI00_COMMAND(
     "grammar tools",
     "  grammar tools --tools FILE [--level structural|schema_aware]\n"
-    "      [--format ai00-v1|ai00-v0|openchatml] [--thinking optional|forced|goose]\n"
-    "      [--allow-eos]\n"
+    "      [--format NAME] [--thinking optional|forced|goose] [--allow-eos]\n"
     "      [--lenient] [--loose-properties] [--whitespace N]\n"
-    "      tool list (JSON array) -> the tool-call grammar of the format on stdout",
+    "      tool list (JSON array) -> the tool-call grammar of chat format NAME (default\n"
+    "      ai00-v1; any format with a tool-call syntax) on stdout",
     tools);
 
 }  // namespace ai00::cli
