@@ -57,12 +57,14 @@ std::string describe(const format::RenderResult& r) {
   for (const auto& t : r.constraints.tools) tools.push_back(format::to_json(t));
   const auto& c = r.constraints;
   json::Value hints(json::Object{});
-  hints.set("tool_syntax", format::tool_syntax_name(c.tool_syntax));
-  hints.set("tool_trigger", c.tool_trigger);
+  const bool calls = !c.tools.empty() && !c.syntax.tool_calls.trigger.empty();
+  hints.set("tool_syntax", calls ? c.syntax.tool_calls.label : std::string("none"));
+  hints.set("tool_trigger", calls ? c.syntax.tool_calls.trigger : std::string());
   hints.set("thinking_open_in_prompt", c.thinking_open_in_prompt);
-  hints.set("think_open_marker", c.think_open_marker);
-  hints.set("think_close_marker", c.think_close_marker);
-  hints.set("thinking_open_completion", c.thinking_open_completion);
+  hints.set("think_open_marker", c.syntax.thinking.open);
+  hints.set("think_close_marker", c.syntax.thinking.close);
+  hints.set("thinking_open_completion",
+            c.thinking_open_in_prompt ? c.syntax.thinking.forced_open_completion : std::string());
   hints.set("tools", tools);
   json::Value out(json::Object{});
   out.set("prompt", r.prompt);

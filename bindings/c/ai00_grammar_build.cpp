@@ -53,12 +53,6 @@ grammar::JsonSchemaOptions schema_options(const ai00_schema_options* o, const ch
   return r;
 }
 
-// The tool-call syntax of a chat format, as the grammar layer names it. The only place the C
-// ABI maps a chat format to a tool grammar format.
-grammar::ToolFormat tool_format_of(const ai00_chat_template& tmpl) {
-  return grammar::parse_tool_format(tmpl.format->name()).value_or_throw();
-}
-
 grammar::ToolGrammarOptions tool_options(const ai00_tool_grammar_params* p, const char* fn) {
   ai00_tool_grammar_params d;
   ai00_tool_grammar_params_default(&d);
@@ -85,8 +79,9 @@ grammar::ToolGrammarOptions tool_options(const ai00_tool_grammar_params* p, cons
     case AI00_THINKING_START_FORCED:
       o.thinking = grammar::ThinkingStart::forced_open;
       break;
-    case AI00_THINKING_START_FORCED_GOOSE:
-      o.thinking = grammar::ThinkingStart::forced_open_goose;
+    case AI00_THINKING_START_FORCED_PARTIAL:
+      // Resolved against the template's open marker in ai00_grammar_new_for_tools.
+      o.thinking = grammar::ThinkingStart::forced_open;
       break;
     default:
       throw ai00::internal::InvalidArgument(
@@ -225,7 +220,12 @@ AI00_API ai00_status ai00_grammar_new_for_tools(ai00_grammar** out_grammar,
     require(tmpl, fn, "tmpl");
     require(tools_json, fn, "tools_json");
     grammar::ToolGrammarOptions o = tool_options(params, fn);
-    o.format = tool_format_of(*tmpl);
+    // The chat format describes its own syntax; the grammar is built from that description.
+    o.syntax = tmpl->format->syntax();
+    if (params != nullptr && params->thinking_start == AI00_THINKING_START_FORCED_PARTIAL) {
+      const std::string& open = o.syntax.thinking.open;
+      o.syntax.thinking.forced_open_completion = open.empty() ? "" : open.substr(open.size() - 1);
+    }
     std::string_view json =
         ai00::internal::abi::text_arg(tools_json, tools_json_len, fn, "tools_json");
     auto list = grammar::parse_tool_list(json).value_or_throw();

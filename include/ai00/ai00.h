@@ -788,8 +788,10 @@ AI00_API ai00_status ai00_schema_options_default(ai00_schema_options* out_option
 /* Where the reply starts relative to a thinking block, for tool-call grammars. */
 typedef enum ai00_thinking_start {
   AI00_THINKING_START_OPTIONAL = 0,   /* the reply may open a thinking block first */
-  AI00_THINKING_START_FORCED = 1,     /* the prompt opened it: the reply starts inside it */
-  AI00_THINKING_START_FORCED_GOOSE = 2 /* the prompt ended in "<think": the reply writes ">" */
+  AI00_THINKING_START_FORCED = 1,   /* the prompt opened it as the template renders it: the
+                                       reply starts inside it */
+  AI00_THINKING_START_FORCED_PARTIAL = 2 /* the prompt wrote the open marker but its last byte
+                                            ("<think"): the reply writes that byte first */
 } ai00_thinking_start;
 
 /* Tool-call grammar options. Fill with ai00_tool_grammar_params_default(); fields only

@@ -13,10 +13,27 @@ constexpr std::string_view kCallOpen = "<tool_call>";
 constexpr std::string_view kCallClose = "</tool_call>";
 const std::vector<std::string_view> kMarkers = {kCallOpen, kCallClose};
 
+// The v0 tool syntax as data (base/chat_syntax.h): compact {"name":…,"arguments":…} JSON between
+// <tool_call> tags, one call per line; no thinking block; the turn ends at the blank line.
+ChatSyntax make_syntax() {
+  ChatSyntax s;
+  ToolCallSyntax& c = s.tool_calls;
+  c.label = "ai00_v0_json";
+  c.trigger = std::string(kCallOpen);
+  c.call_open = std::string(kCallOpen);
+  c.call_close = std::string(kCallClose);
+  c.call_separator = "\n";
+  c.style = CallStyle::json;
+  c.json.compact = true;  // json::write's default layout, used by record()
+  s.end_of_turn = "\n\n";
+  return s;
+}
+
 class Ai00V0 final : public ChatFormat {
  public:
-  explicit Ai00V0(const Ai00V0Options& o) : o_(o) {}
+  explicit Ai00V0(const Ai00V0Options& o) : o_(o), syntax_(make_syntax()) {}
   std::string_view name() const override { return "ai00-v0"; }
+  const ChatSyntax& syntax() const override { return syntax_; }
   Result<RenderResult> render(const std::vector<Message>& conv,
                               const RenderOptions& opts) const override;
   std::unique_ptr<OutputParser> make_parser(const ParseOptions& options) const override;
@@ -46,6 +63,7 @@ class Ai00V0 final : public ChatFormat {
   Result<std::string> record(const Message& m, const std::string& ptr) const;
 
   Ai00V0Options o_;
+  ChatSyntax syntax_;
 };
 
 Result<std::string> Ai00V0::record(const Message& m, const std::string& ptr) const {
@@ -92,7 +110,7 @@ Result<RenderResult> Ai00V0::render(const std::vector<Message>& conv,
     r.prompt += (r.prompt.empty() ? "" : "\n\n") + who.value() + ":";
   }
   r.stop_sequences = {"\n\n"};
-  r.constraints.tool_trigger = std::string(kCallOpen);
+  r.constraints.syntax = syntax_;
   return r;
 }
 

@@ -75,6 +75,24 @@ Tags make_tags(const Ai00V1Options& o) {
   return t;
 }
 
+// seed 000 as data (base/chat_syntax.h); the renderer and parser below write and read the same
+// bytes.
+ChatSyntax make_syntax(const Tags& t) {
+  ChatSyntax s;
+  s.thinking = {std::string(kThinkOpen), std::string(kThinkClose), ""};
+  ToolCallSyntax& c = s.tool_calls;
+  c.label = "ai00_v1_xml";
+  c.trigger = std::string(kCallsOpen);
+  c.section_open = std::string(kCallsOpen) + "\n";
+  c.section_close = std::string(kCallsClose);
+  c.call_open = "  <invoke name=\"";
+  c.call_close = "  </invoke>\n";
+  c.style = CallStyle::xml;
+  c.xml = {"\">\n", "    <parameter name=\"", "\">", "</parameter>", "\n", "\"<>"};
+  s.end_of_turn = t.close_assistant;
+  return s;
+}
+
 std::string open_tag(const std::string& role, const std::optional<std::string>& name) {
   return "<ai00:" + role + (name ? " name=\"" + *name + "\"" : "") + ">";
 }
@@ -240,8 +258,9 @@ namespace {
 
 class Ai00V1 final : public ChatFormat {
  public:
-  explicit Ai00V1(const Ai00V1Options& o) : tags_(make_tags(o)) {}
+  explicit Ai00V1(const Ai00V1Options& o) : tags_(make_tags(o)), syntax_(make_syntax(tags_)) {}
   std::string_view name() const override { return "ai00-v1"; }
+  const ChatSyntax& syntax() const override { return syntax_; }
   Result<RenderResult> render(const std::vector<Message>& conv,
                               const RenderOptions& opts) const override;
   std::unique_ptr<OutputParser> make_parser(const ParseOptions& options) const override;
@@ -262,6 +281,7 @@ class Ai00V1 final : public ChatFormat {
   Result<std::string> assistant_segment(const Message& m, const std::string& ptr) const;
 
   Tags tags_;
+  ChatSyntax syntax_;
 };
 
 Result<std::string> Ai00V1::simple_turn(const Message& m, const std::string& ptr,
@@ -385,13 +405,8 @@ Result<RenderResult> Ai00V1::render(const std::vector<Message>& conv,
         thinking && prefix.size() >= 8 && prefix.find("<think>", prefix.size() - 8) != prefix.npos;
   }
   r.stop_sequences = tags_.stops;
-  if (!opts.tools.empty()) {
-    r.constraints.tool_syntax = ToolSyntax::ai00_v1_xml;
-    r.constraints.tool_trigger = std::string(kCallsOpen);
-    r.constraints.tools = opts.tools;
-  }
-  r.constraints.think_open_marker = std::string(kThinkOpen);
-  r.constraints.think_close_marker = std::string(kThinkClose);
+  r.constraints.syntax = syntax_;
+  r.constraints.tools = opts.tools;
   return r;
 }
 

@@ -30,20 +30,6 @@ std::optional<Thinking> thinking_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-const char* tool_syntax_name(ToolSyntax s) {
-  switch (s) {
-    case ToolSyntax::none:
-      return "none";
-    case ToolSyntax::ai00_v1_xml:
-      return "ai00_v1_xml";
-    case ToolSyntax::openchatml_json:
-      return "openchatml_json";
-    case ToolSyntax::ai00_v0_json:
-      return "ai00_v0_json";
-  }
-  return "none";
-}
-
 std::vector<std::string> format_names() { return {"ai00-v1", "ai00-v0", "goose", "openchatml"}; }
 
 Result<std::shared_ptr<const ChatFormat>> make_format(std::string_view name) {

@@ -1,7 +1,8 @@
 // The interface every chat format implements (docs/chat-and-abi.md sections 2-4).
 //
-// A ChatFormat renders a conversation into a prompt and makes incremental output parsers for
-// the model's reply. Formats: "ai00-v1" (seed 000), "ai00-v0" (seed 000's migration table),
+// A ChatFormat renders a conversation into a prompt, makes incremental output parsers for the
+// model's reply, and describes its thinking and tool-call syntax as data (base/chat_syntax.h),
+// from which src/grammar builds the format's grammars without knowing the format. Formats: "ai00-v1" (seed 000), "ai00-v0" (seed 000's migration table),
 // "goose" (seed 001), "openchatml" (seed 002); make_format() is the only place that knows them
 // all. Each format header also exposes its own options struct and constructor.
 //
@@ -21,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/chat_syntax.h"
 #include "base/result.h"
 #include "format/delta.h"
 #include "format/message.h"
@@ -40,26 +42,13 @@ struct RenderOptions {
   std::optional<std::string> assistant_name;
 };
 
-// Which tool-call syntax a grammar has to enforce.
-enum class ToolSyntax {
-  none,             // the format has no tool syntax or no tools were given
-  ai00_v1_xml,      // <ai00:function_calls><invoke name=..><parameter name=..>v</parameter>...
-  openchatml_json,  // <|function_call|>\n{"arguments": {...}, "name": "..."}
-  ai00_v0_json,     // <tool_call>{"name": "...", "arguments": {...}}</tool_call>
-};
-const char* tool_syntax_name(ToolSyntax s);
-
-// What the rendered prompt implies for constrained decoding (seed 003); the grammar layer
-// builds its grammar from this plain description.
+// What the rendered prompt implies for constrained decoding (seed 003); src/grammar builds its
+// grammar from this plain description (base/chat_syntax.h), which no layer above src/format
+// looks inside.
 struct ConstraintHints {
-  ToolSyntax tool_syntax = ToolSyntax::none;
-  std::string tool_trigger;              // the string that opens a call section, "" if none
-  std::vector<ToolDesc> tools;           // the tools the model may call
-  bool thinking_open_in_prompt = false;  // the prompt ends inside a thinking block
-  std::string think_open_marker;         // e.g. "<think>"; "" if the format has no thinking
-  std::string think_close_marker;        // e.g. "</think>"
-  // Bytes the model must write first to complete an open marker (Goose: ">" after "<think").
-  std::string thinking_open_completion;
+  ChatSyntax syntax;                     // the format's turn shape (ChatFormat::syntax())
+  std::vector<ToolDesc> tools;           // the tools the model may call; empty: no tool calls
+  bool thinking_open_in_prompt = false;  // the prompt ends inside the thinking block
 };
 
 struct RenderResult {
@@ -112,6 +101,9 @@ class ChatFormat {
   virtual Result<RenderResult> render(const std::vector<Message>& conversation,
                                       const RenderOptions& options) const = 0;
   virtual std::unique_ptr<OutputParser> make_parser(const ParseOptions& options) const = 0;
+  // The shape of this format's assistant turns as data: thinking markers, tool-call syntax, end
+  // of turn. Also copied into every RenderResult::constraints.
+  virtual const ChatSyntax& syntax() const = 0;
 };
 
 // The formats by name with their default options: "ai00-v1", "ai00-v0", "goose", "openchatml".

@@ -41,16 +41,27 @@ namespace {
 
 constexpr std::string_view kFormat = "Goose";
 
+// seed 001 as data (base/chat_syntax.h): thinking tags whose open tag a thinking prompt leaves
+// unfinished ("<think", the model writes ">"), no tool syntax, turns end at the blank line.
+ChatSyntax make_syntax() {
+  ChatSyntax s;
+  s.thinking = {"<think>", "</think>", ">"};
+  s.end_of_turn = "\n\n";
+  return s;
+}
+
 class Goose final : public ChatFormat {
  public:
-  explicit Goose(const GooseOptions& o) : options_(o) {}
+  explicit Goose(const GooseOptions& o) : options_(o), syntax_(make_syntax()) {}
   std::string_view name() const override { return "goose"; }
+  const ChatSyntax& syntax() const override { return syntax_; }
   Result<RenderResult> render(const std::vector<Message>& conv,
                               const RenderOptions& opts) const override;
   std::unique_ptr<OutputParser> make_parser(const ParseOptions& options) const override;
 
  private:
   GooseOptions options_;
+  ChatSyntax syntax_;
 };
 
 Result<std::string> label(const Message& m, const std::string& ptr) {
@@ -115,12 +126,8 @@ Result<RenderResult> Goose::render(const std::vector<Message>& conv,
     r.prompt.pop_back();
   r.stop_sequences = {"\n\n"};
   r.prepend_token0 = options_.prepend_token0;
-  r.constraints.think_open_marker = "<think>";
-  r.constraints.think_close_marker = "</think>";
-  if (thinking) {
-    r.constraints.thinking_open_in_prompt = true;
-    r.constraints.thinking_open_completion = ">";
-  }
+  r.constraints.syntax = syntax_;
+  r.constraints.thinking_open_in_prompt = thinking;
   return r;
 }
 

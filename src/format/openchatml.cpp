@@ -33,10 +33,28 @@ const json::WriteStyle kBlockStyle{2, false, true, false};
 // seed 002 section 8.2: {"arguments": {"symbol": "TSLA"}, "name": "get_stock_fundamentals"}.
 const json::WriteStyle kCallStyle{0, true, false, false};
 
+// seed 002 as data (base/chat_syntax.h): a call is "<|function_call|>\n" and one-line JSON with
+// the arguments first; calls are separated by newlines and the turn ends at <|im_end|>.
+ChatSyntax make_syntax() {
+  ChatSyntax s;
+  s.thinking = {std::string(kReasonOpen), std::string(kReasonClose), ""};
+  ToolCallSyntax& c = s.tool_calls;
+  c.label = "openchatml_json";
+  c.trigger = std::string(kCall);
+  c.call_open = std::string(kCall) + "\n";
+  c.call_separator = "\n";
+  c.before_end = "\n";
+  c.style = CallStyle::json;
+  c.json.arguments_first = true;
+  s.end_of_turn = "<|im_end|>";
+  return s;
+}
+
 class OpenChatML final : public ChatFormat {
  public:
-  explicit OpenChatML(const OpenChatMLOptions& o) : o_(o) {}
+  explicit OpenChatML(const OpenChatMLOptions& o) : o_(o), syntax_(make_syntax()) {}
   std::string_view name() const override { return "openchatml"; }
+  const ChatSyntax& syntax() const override { return syntax_; }
   Result<RenderResult> render(const std::vector<Message>& conv,
                               const RenderOptions& opts) const override;
   std::unique_ptr<OutputParser> make_parser(const ParseOptions& options) const override;
@@ -50,6 +68,7 @@ class OpenChatML final : public ChatFormat {
   Result<std::string> body(const std::vector<Message>& conv, size_t i) const;
 
   OpenChatMLOptions o_;
+  ChatSyntax syntax_;
 };
 
 }  // namespace
@@ -210,13 +229,8 @@ Result<RenderResult> OpenChatML::render(const std::vector<Message>& conv,
     r.prompt += o_.eos;
   }
   r.stop_sequences = {"<|im_end|>"};
-  if (!opts.tools.empty()) {
-    r.constraints.tool_syntax = ToolSyntax::openchatml_json;
-    r.constraints.tool_trigger = std::string(kCall);
-    r.constraints.tools = opts.tools;
-  }
-  r.constraints.think_open_marker = std::string(kReasonOpen);
-  r.constraints.think_close_marker = std::string(kReasonClose);
+  r.constraints.syntax = syntax_;
+  r.constraints.tools = opts.tools;
   return r;
 }
 

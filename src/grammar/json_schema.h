@@ -19,9 +19,9 @@
 //
 // Output shape: properties in schema order, an optional property skipped whole (key, colon and
 // value); canonical whitespace `{"a": 1, "b": [1, 2]}` by default (the separators of seed 002's
-// calls), or bounded [ \t\n] runs folded into the punctuation terminals. Strings never produce a
-// raw `"`, `\` or control character. Rule names are `<prefix>` plus a name derived from the
-// schema path, unique within one converter.
+// calls), `{"a":1,"b":[1,2]}` with `compact`, or bounded [ \t\n] runs folded into the punctuation
+// terminals. Strings never produce a raw `"`, `\` or control character. Rule names are `<prefix>`
+// plus a name derived from the schema path, unique within one converter.
 //
 // Threading: json_schema_to_kbnf is a pure function; a SchemaConverter is a plain value used by
 // one thread at a time.
@@ -48,6 +48,9 @@ struct JsonSchemaOptions {
   // canonical layout.
   bool flexible_whitespace = false;
   uint32_t max_whitespace = 4;
+  // The canonical layout without spaces, {"a":1,"b":[1,2]} (compact call syntaxes), instead of
+  // {"a": 1, "b": [1, 2]}. Ignored with flexible_whitespace.
+  bool compact = false;
 };
 
 struct JsonSchemaGrammar {

@@ -81,7 +81,7 @@ struct SchemaConverter::Impl {
 
   // ---- punctuation (canonical or with bounded whitespace folded in) ------------------------
   std::string punct(const char* canonical, const char* ch, bool ws_before, bool ws_after) const {
-    if (!opt.flexible_whitespace) return kbnf_literal(canonical);
+    if (!opt.flexible_whitespace) return kbnf_literal(opt.compact ? ch : canonical);
     const std::string ws = "[ \\t\\n]{0," + std::to_string(opt.max_whitespace) + "}";
     return kbnf_regex((ws_before ? ws : "") + regex_escape(ch) + (ws_after ? ws : ""));
   }
@@ -352,7 +352,7 @@ struct SchemaConverter::Impl {
         bool first = true;
         dom::array arr = v.get_array().value_unsafe();
         for (auto e : arr) {
-          out += (first ? "" : ", ") + value_text(e);
+          out += (first ? "" : opt.compact ? "," : ", ") + value_text(e);
           first = false;
         }
         return out + "]";
@@ -362,7 +362,10 @@ struct SchemaConverter::Impl {
         bool first = true;
         dom::object obj = v.get_object().value_unsafe();
         for (auto f : obj) {
-          out += (first ? "" : ", ") + json_quote(f.key) + ": " + value_text(f.value);
+          out += std::string(first         ? ""
+                             : opt.compact ? ","
+                                           : ", ") +
+                 json_quote(f.key) + (opt.compact ? ":" : ": ") + value_text(f.value);
           first = false;
         }
         return out + "}";

@@ -323,7 +323,7 @@ std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string&
     const std::string value = rule_for(p.pointer, Mode::json, "", p.name);
     const std::string key = opt.flexible_whitespace
                                 ? kbnf_literal(json_quote(p.name)) + " " + colon()
-                                : kbnf_literal(json_quote(p.name) + ": ");
+                                : kbnf_literal(json_quote(p.name) + (opt.compact ? ":" : ": "));
     kv.push_back(key + " " + value);
   }
   std::string add_kv;

@@ -62,7 +62,7 @@ std::string fresh_name(const Grammar& g, const std::string& base) {
 
 }  // namespace
 
-Result<Grammar> wrap_thinking(Grammar g, ThinkingStart start, const ThinkingMarkers& markers) {
+Result<Grammar> wrap_thinking(Grammar g, ThinkingStart start, const ThinkingSyntax& markers) {
   if (g.find_rule(g.start) < 0)
     return make_error(ErrorKind::grammar, "undefined start rule `" + g.start + "`");
   if (markers.open.empty() || markers.close.empty())
@@ -87,10 +87,10 @@ Result<Grammar> wrap_thinking(Grammar g, ThinkingStart start, const ThinkingMark
       break;
     }
     case ThinkingStart::forced_open:
-      body = Expr::sequence(std::move(block));
-      break;
-    case ThinkingStart::forced_open_goose:
-      block.insert(block.begin(), Expr::literal(markers.open.substr(markers.open.size() - 1)));
+      // A prompt that stops inside the open marker (one ending in "<think") leaves the
+      // marker's last bytes to the model.
+      if (!markers.forced_open_completion.empty())
+        block.insert(block.begin(), Expr::literal(markers.forced_open_completion));
       body = Expr::sequence(std::move(block));
       break;
   }
@@ -102,12 +102,16 @@ Result<Grammar> wrap_thinking(Grammar g, ThinkingStart start, const ThinkingMark
 }
 
 Result<std::string> wrap_thinking_kbnf(std::string_view kbnf, ThinkingStart start,
-                                       const ThinkingMarkers& markers) {
+                                       const ThinkingSyntax& markers) {
   auto parsed = parse_kbnf(kbnf);
   if (!parsed.ok()) return parsed.error();
   auto wrapped = wrap_thinking(std::move(parsed).value(), start, markers);
   if (!wrapped.ok()) return wrapped.error();
   return wrapped.value().to_kbnf();
+}
+
+Result<std::string> thinking_only_kbnf(const ThinkingSyntax& markers, ThinkingStart start) {
+  return wrap_thinking_kbnf("start ::= #'[\\\\s\\\\S]*';\n", start, markers);
 }
 
 }  // namespace ai00::internal::grammar

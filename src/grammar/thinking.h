@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/chat_syntax.h"
 #include "base/result.h"
 #include "grammar/grammar.h"
 
@@ -36,25 +37,25 @@ ValidationLevel choose_level(std::optional<ValidationLevel> explicit_level, bool
 
 // Where the output starts relative to the thinking block.
 enum class ThinkingStart {
-  optional,           // output may begin with `open … close`, then the wrapped grammar
-  forced_open,        // the prompt ended with `open` (ai00 v1 `<think>\n`): close it first
-  forced_open_goose,  // the prompt ended with `open` minus its last byte (Goose `<think`)
-};
-
-struct ThinkingMarkers {
-  std::string open = "<think>";
-  std::string close = "</think>";
+  optional,     // output may begin with `open … close`, then the wrapped grammar
+  forced_open,  // the prompt opened the block: the output first writes the rest of `open`
+                // (ThinkingSyntax::forced_open_completion, often nothing), then closes it
 };
 
 // Renames g.start to a fresh name and adds
-//   optional:          start ::= open #ex'close'? close ws inner | inner;
-//   forced_open:       start ::= #ex'close'? close ws inner;
-//   forced_open_goose: start ::= '>' #ex'close'? close ws inner;   ('>' = open's last byte)
-// where ws is #'[ \t\r\n]*' and the block may be empty. ErrorKind::grammar if g has no start rule.
-Result<Grammar> wrap_thinking(Grammar g, ThinkingStart start, const ThinkingMarkers& markers = {});
+//   optional:    start ::= open #ex'close'? close ws inner | inner;
+//   forced_open: start ::= completion #ex'close'? close ws inner;
+// where ws is #'[ \t\r\n]*', completion is markers.forced_open_completion (omitted when empty)
+// and the block may be empty. ErrorKind::grammar if g has no start rule,
+// ErrorKind::invalid_argument if markers.open or markers.close is empty.
+Result<Grammar> wrap_thinking(Grammar g, ThinkingStart start, const ThinkingSyntax& markers);
 
 // parse_kbnf + wrap_thinking + Grammar::to_kbnf.
 Result<std::string> wrap_thinking_kbnf(std::string_view kbnf, ThinkingStart start,
-                                       const ThinkingMarkers& markers = {});
+                                       const ThinkingSyntax& markers);
+
+// The thinking-only grammar of a turn without tool calls: the thinking block (optional or
+// forced open, as above), then free text to the end of the turn.
+Result<std::string> thinking_only_kbnf(const ThinkingSyntax& markers, ThinkingStart start);
 
 }  // namespace ai00::internal::grammar

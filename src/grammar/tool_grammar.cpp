@@ -1,8 +1,9 @@
-// Tool lists and the unified tool-call grammars of ai00 v1 and OpenChatML (tool_grammar.h).
+// Tool lists and the unified tool-call grammars built from a chat syntax (tool_grammar.h).
 #include "grammar/tool_grammar.h"
 
 #include <simdjson.h>
 
+#include <initializer_list>
 #include <set>
 #include <utility>
 
@@ -62,33 +63,31 @@ ToolSpec parse_tool(dom::element e, std::string ptr) {
   return t;
 }
 
-// ---- markers ---------------------------------------------------------------------------------
+// ---- pieces ----------------------------------------------------------------------------------
 
-struct Markers {
-  std::string think_open, think_close, stop, call_open;
-};
-
-Markers markers_of(ToolFormat f) {
-  if (f == ToolFormat::openchatml)
-    return {"<|start_reason|>", "<|end_reason|>", "<|im_end|>", "<|function_call|>"};
-  return {"<think>", "</think>", "</ai00:assistant>", "<ai00:function_calls>"};
+// KBNF items joined by spaces; an empty item (an empty marker) is left out.
+std::string seq(std::initializer_list<std::string> items) {
+  std::string out;
+  for (const auto& i : items)
+    if (!i.empty()) out += (out.empty() ? "" : " ") + i;
+  return out;
 }
 
-// #ex'a|b|…'? : one text region that stops before any of the markers.
+// A literal, or nothing for an empty marker (KBNF has no empty literal).
+std::string lit(const std::string& s) { return s.empty() ? std::string() : kbnf_literal(s); }
+
+std::string alternatives(const std::vector<std::string>& rules) {
+  std::string out;
+  for (size_t i = 0; i < rules.size(); ++i) out += (i ? " | " : "") + rules[i];
+  return out;
+}
+
+// #ex'a|b|…'? : one text region that stops before any of the (non-empty) markers.
 std::string text_region(const std::vector<std::string>& stops) {
   std::string re;
-  for (size_t i = 0; i < stops.size(); ++i) re += (i ? "|" : "") + regex_escape(stops[i]);
+  for (const auto& s : stops)
+    if (!s.empty()) re += (re.empty() ? "" : "|") + regex_escape(s);
   return kbnf_regex(re, RegexKind::complement) + "?";
-}
-
-// ai00 v1 attribute values (tool and parameter names) sit between `name="` and `">`.
-void check_xml_name(const std::string& name, const std::string& ptr) {
-  for (unsigned char c : name)
-    if (c == '"' || c == '<' || c == '>' || c < 0x20)
-      fail(ErrorKind::format, "name `" + name +
-                                  "` cannot be written in an ai00 v1 call (contains "
-                                  "a quote, angle bracket or control character) at " +
-                                  ptr);
 }
 
 template <typename T>
@@ -97,160 +96,225 @@ T take(Result<T> r) {
   return std::move(r).value();
 }
 
-// ---- ai00 v1 ---------------------------------------------------------------------------------
-
-const char* const kParamEnd = "</parameter>";
-const char* const kXmlName = "[^\"<>\\x00-\\x1F]+";
-
-// `value` matches the raw value together with its closing `</parameter>`.
-std::string ai00_param_line(const std::string& name_expr, const std::string& value) {
-  return kbnf_literal("    <parameter name=\"") + " " + name_expr + " " + kbnf_literal("\">") +
-         " " + value + " " + kbnf_literal("\n");
+void require(bool ok, const std::string& what) {
+  if (!ok) fail(ErrorKind::invalid_argument, "tool grammar: the chat syntax " + what);
 }
 
-std::string free_value() {
-  return kbnf_regex(regex_escape(kParamEnd), RegexKind::complement) + "? " +
-         kbnf_literal(kParamEnd);
+// The markers the grammar cannot do without.
+void check_syntax(const ChatSyntax& s, ThinkingStart start) {
+  const ToolCallSyntax& t = s.tool_calls;
+  require(!t.trigger.empty(), "has no tool calls (empty trigger)");
+  require(!s.end_of_turn.empty(), "has no end_of_turn marker");
+  const std::string& opener = t.section_open.empty() ? t.call_open : t.section_open;
+  require(opener.compare(0, t.trigger.size(), t.trigger) == 0,
+          "`" + t.label + "`: section_open (or call_open) must start with the trigger");
+  if (t.style == CallStyle::xml)
+    require(!t.xml.name_close.empty() && !t.xml.param_open.empty() &&
+                !t.xml.param_name_close.empty() && !t.xml.value_close.empty(),
+            "`" + t.label +
+                "`: an xml call needs name_close, param_open, param_name_close and "
+                "value_close");
+  if (start == ThinkingStart::forced_open)
+    require(!s.thinking.close.empty(), "has no thinking markers, so thinking cannot be open");
 }
 
-void ai00_structural_calls(std::string& g) {
-  g += "invoke ::= " + kbnf_literal("  <invoke name=\"") + " " + kbnf_regex(kXmlName) + " " +
-       kbnf_literal("\">\n") + " param* " + kbnf_literal("  </invoke>\n") + ";\n";
-  g += "param ::= " + ai00_param_line(kbnf_regex(kXmlName), free_value()) + ";\n";
+// ---- xml style: NAME name_close (param_open KEY param_name_close RAW value_close param_close)* -
+
+// The regex of an attribute value (tool or parameter name) under the syntax.
+std::string xml_name_regex(const XmlCallSyntax& x) {
+  std::string cls = "[^";
+  for (char c : x.name_forbidden) cls += regex_escape(std::string(1, c));
+  return kbnf_regex(cls + "\\x00-\\x1F]+");
 }
 
-void ai00_schema_calls(const std::vector<ToolSpec>& tools, const ToolGrammarOptions& opt,
-                       std::string& g, std::vector<std::string>& warnings) {
-  std::vector<std::string> invokes;
-  for (size_t i = 0; i < tools.size(); ++i) {
-    const ToolSpec& t = tools[i];
-    const std::string ptr = "/" + std::to_string(i);
-    check_xml_name(t.name, ptr + "/name");
-    const std::string prefix = "tool" + std::to_string(i) + "_";
-    std::string params;
-    if (!t.parameters_json.empty()) {
-      SchemaConverter conv =
-          take(SchemaConverter::create(t.parameters_json, opt.schema, prefix + "s_"));
-      const ObjectShape shape = take(conv.object_shape(""));
-      for (size_t k = 0; k < shape.properties.size(); ++k) {
-        const SchemaProperty& p = shape.properties[k];
-        check_xml_name(p.name, ptr + "/parameters" + p.pointer);
-        const std::string value = take(conv.raw_rule(p.pointer, kParamEnd));
-        const std::string rule = prefix + "p" + std::to_string(k);
-        g += rule + " ::= " + ai00_param_line(kbnf_literal(p.name), value) + ";\n";
-        params += " " + rule + (p.required ? "" : "?");
-      }
-      if (shape.additional) {
-        const std::string value = shape.additional_pointer.empty()
-                                      ? free_value()
-                                      : take(conv.raw_rule(shape.additional_pointer, kParamEnd));
-        g += prefix + "extra ::= " + ai00_param_line(kbnf_regex(kXmlName), value) + ";\n";
-        params += " " + prefix + "extra*";
-      }
-      g += conv.rules_kbnf();
-      warnings.insert(warnings.end(), conv.warnings().begin(), conv.warnings().end());
-    }
-    g += prefix + "invoke ::= " + kbnf_literal("  <invoke name=\"" + t.name + "\">\n") + params +
-         " " + kbnf_literal("  </invoke>\n") + ";\n";
-    invokes.push_back(prefix + "invoke");
+void check_xml_name(const XmlCallSyntax& x, const std::string& label, const std::string& name,
+                    const std::string& ptr) {
+  for (unsigned char c : name)
+    if (c < 0x20 || x.name_forbidden.find(static_cast<char>(c)) != std::string::npos)
+      fail(ErrorKind::format, "name `" + name + "` cannot be written in a " + label +
+                                  " call (contains a control byte or one of `" + x.name_forbidden +
+                                  "`) at " + ptr);
+}
+
+// `value` matches the raw value together with its closing value_close.
+std::string xml_param(const XmlCallSyntax& x, const std::string& name_expr,
+                      const std::string& value) {
+  return seq({lit(x.param_open), name_expr, lit(x.param_name_close), value, lit(x.param_close)});
+}
+
+std::string free_value(const XmlCallSyntax& x) {
+  return kbnf_regex(regex_escape(x.value_close), RegexKind::complement) + "? " +
+         kbnf_literal(x.value_close);
+}
+
+struct Builder {
+  const std::vector<ToolSpec>& tools;
+  const ToolGrammarOptions& opt;
+  const ToolCallSyntax& t;
+  std::string& g;
+  std::vector<std::string>& warnings;
+
+  void xml_structural() {
+    const XmlCallSyntax& x = t.xml;
+    g +=
+        "call ::= " +
+        seq({lit(t.call_open), xml_name_regex(x), lit(x.name_close), "param*", lit(t.call_close)}) +
+        ";\n";
+    g += "param ::= " + xml_param(x, xml_name_regex(x), free_value(x)) + ";\n";
   }
-  std::string alts;
-  for (size_t i = 0; i < invokes.size(); ++i) alts += (i ? " | " : "") + invokes[i];
-  g += "invoke ::= " + alts + ";\n";
-}
 
-// ---- OpenChatML ------------------------------------------------------------------------------
+  // One tool's parameters as `rule rule? extra*` from its schema.
+  std::string xml_params(const ToolSpec& tool, const std::string& ptr, const std::string& prefix) {
+    const XmlCallSyntax& x = t.xml;
+    SchemaConverter conv =
+        take(SchemaConverter::create(tool.parameters_json, opt.schema, prefix + "s_"));
+    const ObjectShape shape = take(conv.object_shape(""));
+    std::string params;
+    for (size_t k = 0; k < shape.properties.size(); ++k) {
+      const SchemaProperty& p = shape.properties[k];
+      check_xml_name(x, t.label, p.name, ptr + "/parameters" + p.pointer);
+      const std::string value = take(conv.raw_rule(p.pointer, x.value_close));
+      const std::string rule = prefix + "p" + std::to_string(k);
+      g += rule + " ::= " + xml_param(x, kbnf_literal(p.name), value) + ";\n";
+      params += " " + rule + (p.required ? "" : "?");
+    }
+    if (shape.additional) {
+      const std::string value = shape.additional_pointer.empty()
+                                    ? free_value(x)
+                                    : take(conv.raw_rule(shape.additional_pointer, x.value_close));
+      g += prefix + "extra ::= " + xml_param(x, xml_name_regex(x), value) + ";\n";
+      params += " " + prefix + "extra*";
+    }
+    g += conv.rules_kbnf();
+    warnings.insert(warnings.end(), conv.warnings().begin(), conv.warnings().end());
+    return params;
+  }
 
-void openchatml_calls(const std::vector<ToolSpec>& tools, const ToolGrammarOptions& opt,
-                      std::string& g, std::vector<std::string>& warnings) {
-  const std::string open = kbnf_literal("{\"arguments\": ");
-  if (opt.level == ValidationLevel::structural) {
-    JsonSchemaOptions any = opt.schema;
+  void xml_schema_aware() {
+    std::vector<std::string> calls;
+    for (size_t i = 0; i < tools.size(); ++i) {
+      const ToolSpec& tool = tools[i];
+      const std::string ptr = "/" + std::to_string(i);
+      check_xml_name(t.xml, t.label, tool.name, ptr + "/name");
+      const std::string prefix = "tool" + std::to_string(i) + "_";
+      const std::string params = tool.parameters_json.empty() ? "" : xml_params(tool, ptr, prefix);
+      g += prefix + "call ::= " + kbnf_literal(t.call_open + tool.name + t.xml.name_close) +
+           params + (t.call_close.empty() ? "" : " " + kbnf_literal(t.call_close)) + ";\n";
+      calls.push_back(prefix + "call");
+    }
+    g += "call ::= " + alternatives(calls) + ";\n";
+  }
+
+  // ---- json style: {"name": NAME, "arguments": ARGS} in the syntax's key order and layout ----
+
+  std::string json_call(const std::string& name_expr, const std::string& args_expr) const {
+    const JsonCallSyntax& j = t.json;
+    const std::string colon = j.compact ? ":" : ": ", comma = j.compact ? "," : ", ";
+    const std::string name_key = json_quote(j.name_key) + colon;
+    const std::string args_key = json_quote(j.arguments_key) + colon;
+    if (j.arguments_first)
+      return seq({kbnf_literal("{" + args_key), args_expr, kbnf_literal(comma + name_key),
+                  name_expr, kbnf_literal("}")});
+    return seq({kbnf_literal("{" + name_key), name_expr, kbnf_literal(comma + args_key), args_expr,
+                kbnf_literal("}")});
+  }
+
+  JsonSchemaOptions json_options() const {
+    JsonSchemaOptions o = opt.schema;
+    o.compact = t.json.compact;
+    return o;
+  }
+
+  void json_structural() {
+    JsonSchemaOptions any = json_options();
     any.strict_properties = false;
     SchemaConverter conv = take(SchemaConverter::create(
         R"({"anyOf": [{"type": "object"}, {"type": "string"}]})", any, "json_"));
     const std::string obj = take(conv.json_rule("/anyOf/0"));
     const std::string str = take(conv.json_rule("/anyOf/1"));
-    g += "call_json ::= " + open + " " + obj + " " + kbnf_literal(", \"name\": ") + " " + str +
-         " " + kbnf_literal("}") + ";\n";
+    g += "call ::= " + seq({lit(t.call_open), json_call(str, obj), lit(t.call_close)}) + ";\n";
     g += conv.rules_kbnf();
-    return;
   }
-  std::vector<std::string> calls;
-  for (size_t i = 0; i < tools.size(); ++i) {
-    const ToolSpec& t = tools[i];
-    const std::string prefix = "tool" + std::to_string(i) + "_";
-    std::string args = kbnf_literal("{}");
-    if (!t.parameters_json.empty()) {
-      SchemaConverter conv =
-          take(SchemaConverter::create(t.parameters_json, opt.schema, prefix + "s_"));
-      args = take(conv.json_rule(""));
-      g += conv.rules_kbnf();
-      warnings.insert(warnings.end(), conv.warnings().begin(), conv.warnings().end());
+
+  void json_schema_aware() {
+    std::vector<std::string> calls;
+    for (size_t i = 0; i < tools.size(); ++i) {
+      const ToolSpec& tool = tools[i];
+      const std::string prefix = "tool" + std::to_string(i) + "_";
+      std::string args = kbnf_literal("{}");
+      if (!tool.parameters_json.empty()) {
+        SchemaConverter conv =
+            take(SchemaConverter::create(tool.parameters_json, json_options(), prefix + "s_"));
+        args = take(conv.json_rule(""));
+        g += conv.rules_kbnf();
+        warnings.insert(warnings.end(), conv.warnings().begin(), conv.warnings().end());
+      }
+      g += prefix + "call ::= " +
+           seq({lit(t.call_open), json_call(kbnf_literal(json_quote(tool.name)), args),
+                lit(t.call_close)}) +
+           ";\n";
+      calls.push_back(prefix + "call");
     }
-    // Seed 002 key order: arguments first, so each tool is its own alternative and the Earley
-    // matcher keeps them all alive until the name decides.
-    g += prefix + "call ::= " + open + " " + args + " " +
-         kbnf_literal(", \"name\": " + json_quote(t.name) + "}") + ";\n";
-    calls.push_back(prefix + "call");
+    g += "call ::= " + alternatives(calls) + ";\n";
   }
-  std::string alts;
-  for (size_t i = 0; i < calls.size(); ++i) alts += (i ? " | " : "") + calls[i];
-  g += "call_json ::= " + alts + ";\n";
-}
+};
 
 // ---- the unified grammar ---------------------------------------------------------------------
 
-std::string thinking_start(const Markers& m, ThinkingStart start) {
-  const std::string block = kbnf_regex(regex_escape(m.think_close), RegexKind::complement) + "? " +
-                            kbnf_literal(m.think_close) + " after_think";
-  switch (start) {
-    case ThinkingStart::optional:
-      return "start ::= " + kbnf_literal(m.think_open) + " " + block + " | first_text;\n";
-    case ThinkingStart::forced_open:
-      return "start ::= " + block + ";\n";
-    case ThinkingStart::forced_open_goose:
-      return "start ::= " + kbnf_literal(m.think_open.substr(m.think_open.size() - 1)) + " " +
-             block + ";\n";
-  }
-  return "";
+std::string thinking_start(const ThinkingSyntax& th, ThinkingStart start) {
+  if (th.open.empty()) return "start ::= first_text;\n";  // no thinking block in this syntax
+  const std::string block = kbnf_regex(regex_escape(th.close), RegexKind::complement) + "? " +
+                            kbnf_literal(th.close) + " after_think";
+  if (start == ThinkingStart::optional)
+    return "start ::= " + kbnf_literal(th.open) + " " + block + " | first_text;\n";
+  return "start ::= " + seq({lit(th.forced_open_completion), block}) + ";\n";
+}
+
+// calls ::= section_open call (sep call)* section_close | call (sep call)* before_end? end
+std::string calls_rule(const ChatSyntax& s) {
+  const ToolCallSyntax& t = s.tool_calls;
+  const std::string more =
+      t.call_separator.empty() ? "call*" : "(" + kbnf_literal(t.call_separator) + " call)*";
+  if (!t.section_close.empty())
+    return "calls ::= " + seq({lit(t.section_open), "call", more, kbnf_literal(t.section_close)}) +
+           ";\n";
+  return "calls ::= " +
+         seq({lit(t.section_open), "call", more,
+              t.before_end.empty() ? "" : kbnf_literal(t.before_end) + "?",
+              kbnf_literal(s.end_of_turn)}) +
+         ";\n";
 }
 
 ToolGrammar build(const std::vector<ToolSpec>& tools, const ToolGrammarOptions& opt) {
   if (opt.level == ValidationLevel::none)
     fail(ErrorKind::invalid_argument, "validation level `none` builds no grammar");
+  const ChatSyntax& s = opt.syntax;
+  check_syntax(s, opt.thinking);
   std::set<std::string> names;
   for (size_t i = 0; i < tools.size(); ++i)
     if (!names.insert(tools[i].name).second)
       fail(ErrorKind::format,
            "duplicate tool name `" + tools[i].name + "` at /" + std::to_string(i) + "/name");
-  const Markers m = markers_of(opt.format);
   // schema_aware with an empty list: no call can be valid, so only text remains.
   const bool calls = opt.level == ValidationLevel::structural || !tools.empty();
+  const std::string& trigger = calls ? s.tool_calls.trigger : std::string();
   ToolGrammar out;
   std::string& g = out.kbnf;
-  g += thinking_start(m, opt.thinking);
-  std::vector<std::string> after = {m.stop}, first = {m.think_open, m.stop};
-  if (calls) after.insert(after.begin(), m.call_open), first.insert(first.begin() + 1, m.call_open);
+  g += thinking_start(s.thinking, opt.thinking);
   const std::string end = opt.allow_eos_end ? " end?" : " end";
   if (opt.thinking == ThinkingStart::optional)
-    g += "first_text ::= " + text_region(first) + end + ";\n";
-  g += "after_think ::= " + text_region(after) + end + ";\n";
-  g += "end ::= " + std::string(calls ? "calls | " : "") + kbnf_literal(m.stop) + ";\n";
+    g += "first_text ::= " + text_region({s.thinking.open, trigger, s.end_of_turn}) + end + ";\n";
+  if (!s.thinking.open.empty())
+    g += "after_think ::= " + text_region({trigger, s.end_of_turn}) + end + ";\n";
+  g += "end ::= " + std::string(calls ? "calls | " : "") + kbnf_literal(s.end_of_turn) + ";\n";
   if (!calls) return out;
-  if (opt.format == ToolFormat::ai00_v1) {
-    g += "calls ::= " + kbnf_literal(m.call_open + "\n") + " invoke+ " +
-         kbnf_literal("</ai00:function_calls>") + ";\n";
-    if (opt.level == ValidationLevel::structural) {
-      ai00_structural_calls(g);
-    } else {
-      ai00_schema_calls(tools, opt, g, out.warnings);
-    }
+  g += calls_rule(s);
+  Builder b{tools, opt, s.tool_calls, g, out.warnings};
+  const bool structural = opt.level == ValidationLevel::structural;
+  if (s.tool_calls.style == CallStyle::xml) {
+    structural ? b.xml_structural() : b.xml_schema_aware();
   } else {
-    g += "calls ::= call (" + kbnf_literal("\n") + " call)* " + kbnf_literal("\n") + "? " +
-         kbnf_literal(m.stop) + ";\n";
-    g += "call ::= " + kbnf_literal(m.call_open + "\n") + " call_json;\n";
-    openchatml_calls(tools, opt, g, out.warnings);
+    structural ? b.json_structural() : b.json_schema_aware();
   }
   return out;
 }
@@ -287,13 +351,6 @@ Result<std::vector<ToolSpec>> parse_tool_list(std::string_view json) {
   } catch (const ToolError& e) {
     return e.info;
   }
-}
-
-Result<ToolFormat> parse_tool_format(std::string_view name) {
-  if (name == "ai00-v1") return ToolFormat::ai00_v1;
-  if (name == "openchatml") return ToolFormat::openchatml;
-  return make_error(ErrorKind::invalid_argument, "unknown tool format `" + std::string(name) +
-                                                     "` (expected ai00-v1 or openchatml)");
 }
 
 Result<ToolGrammar> build_tool_grammar(const std::vector<ToolSpec>& tools,

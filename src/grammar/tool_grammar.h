@@ -1,28 +1,39 @@
-// Tool-call grammars of the chat formats (seed 003 unified grammar, docs/grammar.md section 5):
-// ai00 v1 `<ai00:function_calls>` / `<invoke>` / `<parameter>` blocks (seed 000) and OpenChatML
-// `<|function_call|>` JSON calls (seed 002), at the `structural` and `schema_aware` levels.
+// Tool-call grammars built from a chat format's syntax description (base/chat_syntax.h; seed
+// 003 unified grammar, docs/grammar.md), at the `structural` and `schema_aware`
+// levels. The builders know no format: XML-style calls with raw values and JSON-object calls,
+// with any markers, differ only in the ChatSyntax passed in.
 //
-// Shape (ai00 v1; OpenChatML has the same with its own markers):
-//   start       ::= '<think>' #ex'</think>'? '</think>' after_think | first_text
-//   after_think ::= #ex'<ai00:function_calls>|</ai00:assistant>'? end
-//   first_text  ::= #ex'<think>|<ai00:function_calls>|</ai00:assistant>'? end
-//   end         ::= calls | '</ai00:assistant>'                  (end? with allow_eos_end)
+// Shape, with the syntax's fields in capitals (s = syntax, t = s.tool_calls):
+//   start       ::= OPEN #ex'CLOSE'? CLOSE after_think | first_text
+//                   (forced open: COMPLETION? #ex'CLOSE'? CLOSE after_think;
+//                    no thinking markers: first_text)
+//   after_think ::= #ex'TRIGGER|END'? end
+//   first_text  ::= #ex'OPEN|TRIGGER|END'? end
+//   end         ::= calls | END                                  (end? with allow_eos_end)
+//   calls       ::= SECTION_OPEN call (CALL_SEPARATOR call)* SECTION_CLOSE
+//                 | call (CALL_SEPARATOR call)* BEFORE_END? END          (no SECTION_CLOSE)
+//   call        ::= CALL_OPEN BODY CALL_CLOSE         (BODY as in base/chat_syntax.h)
+// where OPEN, CLOSE, COMPLETION are s.thinking.open, .close, .forced_open_completion, TRIGGER
+// and the capitalised call markers are t's fields, and END is s.end_of_turn.
 // Each text region is ONE terminal excluding every marker that may follow it, so the grammar is
-// unambiguous and prefix-free: text may span lines and paragraphs and ends only at the stop
-// sequence (or, with allow_eos_end, at end of text). A thinking block may be empty. Call blocks
-// follow the seed byte for byte; at schema_aware each tool is one alternative with its name
-// spliced through the KBNF writer and each parameter typed by its schema (json_schema.h; ai00 v1
-// values are raw text, OpenChatML arguments are JSON). The grammar completes at
-// `</ai00:function_calls>` (ai00 v1) or at `<|im_end|>` after the calls (OpenChatML).
+// unambiguous and prefix-free: text may span lines and paragraphs and ends only at the end of
+// the turn (or, with allow_eos_end, at end of text). A thinking block may be empty; a syntax
+// without thinking markers has no block. At schema_aware each tool is one alternative with its
+// name spliced through the KBNF writer and each argument typed by its schema (json_schema.h):
+// raw text per parameter in the xml style, a JSON object in the json style (when the name
+// follows the arguments, the Earley matcher keeps every tool alive until the name decides).
 //
 // Threading: pure functions. Errors: Result with ErrorKind::format for a malformed tool list
-// (naming its JSON pointer) and ErrorKind::grammar for an unsupported parameter schema.
+// or a name the syntax cannot write (naming its JSON pointer), ErrorKind::grammar for an
+// unsupported parameter schema, ErrorKind::invalid_argument for level none or a syntax without
+// the markers a grammar needs (no trigger, no end_of_turn, forced-open thinking without markers).
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/chat_syntax.h"
 #include "base/result.h"
 #include "grammar/json_schema.h"
 #include "grammar/thinking.h"
@@ -43,12 +54,8 @@ struct ToolSpec {
 // JSON pointer of the first problem (missing or non-string name, duplicate name, bad schema type).
 Result<std::vector<ToolSpec>> parse_tool_list(std::string_view json);
 
-enum class ToolFormat { ai00_v1, openchatml };
-// "ai00-v1" or "openchatml" (ErrorKind::invalid_argument otherwise).
-Result<ToolFormat> parse_tool_format(std::string_view name);
-
 struct ToolGrammarOptions {
-  ToolFormat format = ToolFormat::ai00_v1;
+  ChatSyntax syntax;  // the format's turn shape: markers, call style, end of turn
   ValidationLevel level = ValidationLevel::structural;  // none is an invalid_argument error
   ThinkingStart thinking = ThinkingStart::optional;     // forced_open: prompt opened the block
   bool allow_eos_end = false;  // a text answer may also end at end of text, without the stop
@@ -61,7 +68,8 @@ struct ToolGrammar {
   std::vector<std::string> warnings;  // from lenient schema conversion
 };
 
-// The unified grammar for `tools` (may be empty: then only thinking and text).
+// The unified grammar for `tools` under options.syntax. An empty list at schema_aware leaves
+// only thinking and text (no call can be valid); at structural any well-formed call is allowed.
 Result<ToolGrammar> build_tool_grammar(const std::vector<ToolSpec>& tools,
                                        const ToolGrammarOptions& options);
 

@@ -313,11 +313,15 @@ TEST_CASE("ai00 v1: constraint hints", "[format][ai00_v1]") {
   auto r = v1().render({}, o);
   REQUIRE(r.ok());
   const auto& c = r.value().constraints;
-  CHECK(c.tool_syntax == ToolSyntax::ai00_v1_xml);
-  CHECK(c.tool_trigger == "<ai00:function_calls>");
+  CHECK(c.syntax.tool_calls.label == "ai00_v1_xml");
+  CHECK(c.syntax.tool_calls.trigger == "<ai00:function_calls>");
+  CHECK(c.syntax.tool_calls.style == ai00::internal::CallStyle::xml);
+  CHECK(c.syntax.tool_calls.xml.value_close == "</parameter>");
   CHECK(c.thinking_open_in_prompt);
-  CHECK(c.think_open_marker == "<think>");
-  CHECK(c.think_close_marker == "</think>");
+  CHECK(c.syntax.thinking.open == "<think>");
+  CHECK(c.syntax.thinking.close == "</think>");
+  CHECK(c.syntax.thinking.forced_open_completion.empty());
+  CHECK(c.syntax.end_of_turn == "</ai00:assistant>");
   CHECK(c.tools.size() == 1);
   // Tools without a system message give a system turn holding only the tool list.
   CHECK(r.value().prompt.rfind("<ai00:system>\n<ai00:available_tools>\n", 0) == 0);
@@ -391,7 +395,7 @@ TEST_CASE("ai00 v1: the seed 003 example request renders", "[format][ai00_v1]") 
   std::vector<std::string> stop;
   for (const auto& s : req.value().find("stop")->as_array()) stop.push_back(s.as_string());
   CHECK(r.value().stop_sequences == stop);
-  CHECK(r.value().constraints.tool_syntax == ToolSyntax::ai00_v1_xml);
+  CHECK(r.value().constraints.syntax.tool_calls.label == "ai00_v1_xml");
 }
 
 TEST_CASE("ai00 v1: results of calls without ids are named by their tool", "[format][ai00_v1]") {

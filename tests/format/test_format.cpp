@@ -23,7 +23,14 @@ TEST_CASE("format: the factory knows the four formats", "[format]") {
   CHECK(thinking_from_name("a-bit") == Thinking::a_bit);
   CHECK_FALSE(thinking_from_name("lots").has_value());
   CHECK(std::string(thinking_name(Thinking::a_lot)) == "a-lot");
-  CHECK(std::string(tool_syntax_name(ToolSyntax::openchatml_json)) == "openchatml_json");
+  // Every format exports its syntax as data, the same copy its renders carry.
+  for (const auto& name : format_names()) {
+    auto f = make_format(name).value();
+    auto r = f->render({}, RenderOptions{});
+    REQUIRE(r.ok());
+    CHECK(r.value().constraints.syntax.end_of_turn == f->syntax().end_of_turn);
+    CHECK_FALSE(f->syntax().end_of_turn.empty());
+  }
 }
 
 TEST_CASE("format: random output never breaks a parser", "[format]") {

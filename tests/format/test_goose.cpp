@@ -80,8 +80,9 @@ TEST_CASE("goose: output parses back at every split point", "[format][goose]") {
   auto q = conv_of(R"([{"role": "user", "content": "Hi"}])");
   auto r = goose().render(q, thinking(Thinking::on));
   CHECK(r.value().constraints.thinking_open_in_prompt);
-  CHECK(r.value().constraints.thinking_open_completion == ">");
-  CHECK(r.value().constraints.think_close_marker == "</think>");
+  CHECK(r.value().constraints.syntax.thinking.forced_open_completion == ">");
+  CHECK(r.value().constraints.syntax.thinking.close == "</think>");
+  CHECK(r.value().constraints.syntax.tool_calls.trigger.empty());  // seed 001: no tool syntax
   // Thinking that never closes is all reasoning.
   auto open = parse_every_way(goose(), po, "> still going");
   CHECK(*open.message.reasoning == " still going");

@@ -202,9 +202,13 @@ TEST_CASE("openchatml: round trip with tools, thoughts, several calls and names"
   CHECK(r.message == expected);
   CHECK(r.warnings.empty());
   auto hints = plain().render(conv.value(), o).value().constraints;
-  CHECK(hints.tool_syntax == ToolSyntax::openchatml_json);
-  CHECK(hints.tool_trigger == "<|function_call|>");
-  CHECK(hints.think_open_marker == "<|start_reason|>");
+  CHECK(hints.syntax.tool_calls.label == "openchatml_json");
+  CHECK(hints.syntax.tool_calls.trigger == "<|function_call|>");
+  CHECK(hints.syntax.tool_calls.style == ai00::internal::CallStyle::json);
+  CHECK(hints.syntax.tool_calls.json.arguments_first);
+  CHECK(hints.syntax.thinking.open == "<|start_reason|>");
+  CHECK(hints.syntax.end_of_turn == "<|im_end|>");
+  CHECK(hints.tools.size() == o.tools.size());
   CHECK_FALSE(hints.thinking_open_in_prompt);
   CHECK(plain()
             .render(conv.value(), o)

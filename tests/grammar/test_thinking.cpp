@@ -10,8 +10,10 @@ using namespace ai00::internal::grammar;
 
 namespace {
 
+const ai00::internal::ThinkingSyntax kThink = {"<think>", "</think>", ""};
+
 CompiledGrammar wrapped(const std::string& kbnf, ThinkingStart start,
-                        const ThinkingMarkers& markers = {}) {
+                        const ai00::internal::ThinkingSyntax& markers = kThink) {
   auto r = wrap_thinking_kbnf(kbnf, start, markers);
   if (!r.ok()) FAIL(r.error().message);
   INFO(r.value());
@@ -53,7 +55,8 @@ TEST_CASE("forced-open thinking starts inside the block", "[grammar][thinking]")
   CHECK(accepts(g, "</think>\nno"));
   CHECK_FALSE(accepts(g, "yes"));
   CHECK_FALSE(accepts(g, "<think>r</think>yes x"));
-  auto goose = wrapped(kTricky, ThinkingStart::forced_open_goose);
+  // Goose's prompt ends in "<think": the model writes the ">" first.
+  auto goose = wrapped(kTricky, ThinkingStart::forced_open, {"<think>", "</think>", ">"});
   CHECK(accepts(goose, ">reasoning</think> yes"));
   CHECK_FALSE(accepts(goose, "reasoning</think> yes"));
 }
@@ -65,7 +68,7 @@ TEST_CASE("the wrapper works on the AST: other start symbols and fresh names",
   auto parsed = parse_kbnf("root ::= 'a' root_after_thinking; root_after_thinking ::= 'b';", po);
   REQUIRE(parsed.ok());
   auto w = wrap_thinking(std::move(parsed).value(), ThinkingStart::optional,
-                         ThinkingMarkers{"<|start_reason|>", "<|end_reason|>"});
+                         ai00::internal::ThinkingSyntax{"<|start_reason|>", "<|end_reason|>", ""});
   REQUIRE(w.ok());
   CHECK(w.value().start == "root");
   CHECK(w.value().rules.front().name == "root");
@@ -74,10 +77,10 @@ TEST_CASE("the wrapper works on the AST: other start symbols and fresh names",
   CHECK(accepts(g, "<|start_reason|>x<|end_reason|>ab"));
   CHECK_FALSE(accepts(g, "<think>x</think>ab"));
 
-  auto missing = wrap_thinking_kbnf("other ::= 'x';", ThinkingStart::optional);
+  auto missing = wrap_thinking_kbnf("other ::= 'x';", ThinkingStart::optional, kThink);
   REQUIRE_FALSE(missing.ok());
   CHECK_THAT(missing.error().message, Catch::Contains("start"));
-  auto syntax = wrap_thinking_kbnf("start ::= 'x'", ThinkingStart::optional);
+  auto syntax = wrap_thinking_kbnf("start ::= 'x'", ThinkingStart::optional, kThink);
   REQUIRE_FALSE(syntax.ok());
   CHECK_THAT(syntax.error().message, Catch::Contains("line 1"));
 }

@@ -1,5 +1,7 @@
 // Tool-call grammars (src/grammar/tool_grammar.h): seed 000 / 003 ai00 v1 outputs and seed 002
-// OpenChatML calls, checked by whole-string membership with the engine's Matcher.
+// OpenChatML calls, checked by whole-string membership with the engine's Matcher. The grammar
+// layer knows no format: the two syntaxes are written here as the data src/format exports
+// (tests/format/test_syntax_format.cpp checks the formats' own data against their renders).
 #include <catch2/catch.hpp>
 #include <string>
 #include <unordered_map>
@@ -30,12 +32,52 @@ const char* const kTools = R"([
   {"name": "ping"}
 ])";
 
-CompiledGrammar build(ToolFormat format, ValidationLevel level,
+// seed 000: <ai00:function_calls> / <invoke name> / <parameter name>raw</parameter>.
+ai00::internal::ChatSyntax ai00_v1_syntax() {
+  ai00::internal::ChatSyntax s;
+  s.thinking = {"<think>", "</think>", ""};
+  auto& c = s.tool_calls;
+  c.label = "ai00_v1_xml";
+  c.trigger = "<ai00:function_calls>";
+  c.section_open = "<ai00:function_calls>\n";
+  c.section_close = "</ai00:function_calls>";
+  c.call_open = "  <invoke name=\"";
+  c.call_close = "  </invoke>\n";
+  c.style = ai00::internal::CallStyle::xml;
+  c.xml = {"\">\n", "    <parameter name=\"", "\">", "</parameter>", "\n", "\"<>"};
+  s.end_of_turn = "</ai00:assistant>";
+  return s;
+}
+
+// seed 002: <|function_call|>\n{"arguments": {...}, "name": "..."}, newline separated.
+ai00::internal::ChatSyntax openchatml_syntax() {
+  ai00::internal::ChatSyntax s;
+  s.thinking = {"<|start_reason|>", "<|end_reason|>", ""};
+  auto& c = s.tool_calls;
+  c.label = "openchatml_json";
+  c.trigger = "<|function_call|>";
+  c.call_open = "<|function_call|>\n";
+  c.call_separator = "\n";
+  c.before_end = "\n";
+  c.style = ai00::internal::CallStyle::json;
+  c.json.arguments_first = true;
+  s.end_of_turn = "<|im_end|>";
+  return s;
+}
+
+// The ai00 v1 syntax with Goose's forced-open quirk: the prompt ends in "<think".
+ai00::internal::ChatSyntax ai00_v1_open_tag_left() {
+  auto s = ai00_v1_syntax();
+  s.thinking.forced_open_completion = ">";
+  return s;
+}
+
+CompiledGrammar build(const ai00::internal::ChatSyntax& syntax, ValidationLevel level,
                       ThinkingStart thinking = ThinkingStart::optional, bool eos = false) {
   auto tools = parse_tool_list(kTools);
   REQUIRE(tools.ok());
   ToolGrammarOptions opt;
-  opt.format = format;
+  opt.syntax = syntax;
   opt.level = level;
   opt.thinking = thinking;
   opt.allow_eos_end = eos;
@@ -92,8 +134,8 @@ TEST_CASE("ai00 v1: seed 003 outputs are accepted at both levels", "[grammar][to
                                   {"filters", "{\"site\": \"x.com\"}"}})),
       calls(invoke("ping", {})),
   };
-  check_all(build(ToolFormat::ai00_v1, ValidationLevel::structural), good, true);
-  check_all(build(ToolFormat::ai00_v1, ValidationLevel::schema_aware), good, true);
+  check_all(build(ai00_v1_syntax(), ValidationLevel::structural), good, true);
+  check_all(build(ai00_v1_syntax(), ValidationLevel::schema_aware), good, true);
 }
 
 TEST_CASE("ai00 v1: schema_aware rejects wrong names and badly typed values, structural does not",
@@ -112,8 +154,8 @@ TEST_CASE("ai00 v1: schema_aware rejects wrong names and badly typed values, str
       calls(invoke("web_search", {{"query", "q"}, {"filters", "{\"site\": 1}"}})),
       calls(invoke("ping", {{"x", "1"}})),
   };
-  check_all(build(ToolFormat::ai00_v1, ValidationLevel::structural), typed_wrong, true);
-  check_all(build(ToolFormat::ai00_v1, ValidationLevel::schema_aware), typed_wrong, false);
+  check_all(build(ai00_v1_syntax(), ValidationLevel::structural), typed_wrong, true);
+  check_all(build(ai00_v1_syntax(), ValidationLevel::schema_aware), typed_wrong, false);
 }
 
 TEST_CASE("ai00 v1: malformed outputs are rejected at both levels", "[grammar][tool_grammar]") {
@@ -129,17 +171,16 @@ TEST_CASE("ai00 v1: malformed outputs are rejected at both levels", "[grammar][t
       "",
   };
   for (auto level : {ValidationLevel::structural, ValidationLevel::schema_aware})
-    check_all(build(ToolFormat::ai00_v1, level), bad, false);
+    check_all(build(ai00_v1_syntax(), level), bad, false);
 }
 
 TEST_CASE("ai00 v1: end of text and forced-open thinking", "[grammar][tool_grammar]") {
-  auto eos = build(ToolFormat::ai00_v1, ValidationLevel::structural, ThinkingStart::optional, true);
+  auto eos = build(ai00_v1_syntax(), ValidationLevel::structural, ThinkingStart::optional, true);
   check_all(eos, {"Hello", "Hello\n\nworld", "Hello\n</ai00:assistant>", "<think>x</think>y"},
             true);
   check_all(eos, {"<think>x", "Hi</ai00:assistant>more"}, false);
 
-  auto forced =
-      build(ToolFormat::ai00_v1, ValidationLevel::schema_aware, ThinkingStart::forced_open);
+  auto forced = build(ai00_v1_syntax(), ValidationLevel::schema_aware, ThinkingStart::forced_open);
   check_all(forced,
             {"reasoning\n</think>\nAnswer\n</ai00:assistant>", "</think>Hi</ai00:assistant>",
              "r</think>\n" + calls(invoke("get_weather", {{"city", "Oslo"}}))},
@@ -147,7 +188,7 @@ TEST_CASE("ai00 v1: end of text and forced-open thinking", "[grammar][tool_gramm
   check_all(forced, {"Answer\n</ai00:assistant>", "<think>r</think>x</ai00:assistant>x"}, false);
 
   auto goose =
-      build(ToolFormat::ai00_v1, ValidationLevel::structural, ThinkingStart::forced_open_goose);
+      build(ai00_v1_open_tag_left(), ValidationLevel::structural, ThinkingStart::forced_open);
   check_all(goose, {">thinking</think> answer</ai00:assistant>"}, true);
   check_all(goose, {"thinking</think> answer</ai00:assistant>"}, false);
 }
@@ -184,8 +225,8 @@ TEST_CASE("OpenChatML: seed 002 calls at both levels", "[grammar][tool_grammar]"
       "no end",
       "Hi<|im_end|>more",
   };
-  auto structural = build(ToolFormat::openchatml, ValidationLevel::structural);
-  auto schema = build(ToolFormat::openchatml, ValidationLevel::schema_aware);
+  auto structural = build(openchatml_syntax(), ValidationLevel::structural);
+  auto schema = build(openchatml_syntax(), ValidationLevel::schema_aware);
   check_all(structural, good, true);
   check_all(schema, good, true);
   check_all(structural, typed_wrong, true);
@@ -222,6 +263,7 @@ TEST_CASE("tool lists: accepted spellings and errors with JSON pointers",
   CHECK_THAT(msg("[{"), Catch::Contains("not valid JSON"));
 
   ToolGrammarOptions opt;
+  opt.syntax = ai00_v1_syntax();
   opt.level = ValidationLevel::schema_aware;
   auto quoted = parse_tool_list(R"([{"name": "bad\"name"}])");
   REQUIRE(quoted.ok());
@@ -243,14 +285,14 @@ TEST_CASE("tool names and enum values are spliced through the KBNF writer",
   auto tools = parse_tool_list(R"([{"name": "it's_a\\tool", "parameters": {"type": "object",
       "properties": {"mode": {"enum": ["it's", "back\\slash", "new\nline"]}}, "required": ["mode"]}}])");
   REQUIRE(tools.ok());
-  for (auto format : {ToolFormat::ai00_v1, ToolFormat::openchatml}) {
+  for (bool xml : {true, false}) {
     ToolGrammarOptions opt;
-    opt.format = format;
+    opt.syntax = xml ? ai00_v1_syntax() : openchatml_syntax();
     opt.level = ValidationLevel::schema_aware;
     auto g = build_tool_grammar(tools.value(), opt);
     REQUIRE(g.ok());
     auto cg = CompiledGrammar::compile_kbnf(g.value().kbnf, nullptr);
-    if (format == ToolFormat::ai00_v1) {
+    if (xml) {
       CHECK(accepts(cg, calls(invoke("it's_a\\tool", {{"mode", "it's"}}))));
       CHECK(accepts(cg, calls(invoke("it's_a\\tool", {{"mode", "new\nline"}}))));
       CHECK_FALSE(accepts(cg, calls(invoke("it's_a\\tool", {{"mode", "its"}}))));
@@ -327,6 +369,7 @@ TEST_CASE("tool grammars under the RWKV vocabulary: masks agree token by token",
       "Plain answer without a stop",
   };
   ToolGrammarOptions opt;
+  opt.syntax = ai00_v1_syntax();
   opt.level = ValidationLevel::schema_aware;
   auto g = build_tool_grammar(tools.value(), opt);
   REQUIRE(g.ok());
@@ -347,4 +390,40 @@ TEST_CASE("tool grammars under the RWKV vocabulary: masks agree token by token",
     INFO(t);
     CHECK_FALSE(token_run_accepts(cg, vocab_tokens, t));
   }
+}
+
+TEST_CASE("a syntax without the markers a grammar needs is refused", "[grammar][tool_grammar]") {
+  auto tools = parse_tool_list(kTools);
+  REQUIRE(tools.ok());
+  auto error_of = [&](const ai00::internal::ChatSyntax& s, ThinkingStart start) {
+    ToolGrammarOptions opt;
+    opt.syntax = s;
+    opt.thinking = start;
+    auto g = build_tool_grammar(tools.value(), opt);
+    return g.ok() ? std::string("<no error>") : g.error().message;
+  };
+  auto s = ai00_v1_syntax();
+  s.tool_calls.trigger.clear();
+  CHECK_THAT(error_of(s, ThinkingStart::optional), Catch::Contains("no tool calls"));
+  s = ai00_v1_syntax();
+  s.end_of_turn.clear();
+  CHECK_THAT(error_of(s, ThinkingStart::optional), Catch::Contains("end_of_turn"));
+  s = ai00_v1_syntax();
+  s.tool_calls.trigger = "<ai00:calls>";
+  CHECK_THAT(error_of(s, ThinkingStart::optional), Catch::Contains("must start with the trigger"));
+  s = ai00_v1_syntax();
+  s.tool_calls.xml.value_close.clear();
+  CHECK_THAT(error_of(s, ThinkingStart::optional), Catch::Contains("value_close"));
+  s = openchatml_syntax();
+  s.thinking = {};
+  CHECK_THAT(error_of(s, ThinkingStart::forced_open), Catch::Contains("thinking cannot be open"));
+  // Without thinking markers the turn has no thinking block: "<|start_reason|>" is plain text.
+  ToolGrammarOptions opt;
+  opt.syntax = s;
+  auto g = build_tool_grammar(tools.value(), opt);
+  REQUIRE(g.ok());
+  auto cg = CompiledGrammar::compile_kbnf(g.value().kbnf, nullptr);
+  CHECK(accepts(cg, "<|start_reason|>x<|end_reason|>y<|im_end|>"));
+  CHECK(accepts(cg, "<|function_call|>\n{\"arguments\": {}, \"name\": \"ping\"}<|im_end|>"));
+  CHECK_FALSE(accepts(cg, "<|function_call|>\n{\"name\": \"ping\", \"arguments\": {}}<|im_end|>"));
 }

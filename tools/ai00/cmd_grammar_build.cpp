@@ -42,7 +42,7 @@ int from_schema(const std::vector<std::string>& args) {
 ai00_thinking_start thinking_start(const std::string& s) {
   if (s == "optional") return AI00_THINKING_START_OPTIONAL;
   if (s == "forced") return AI00_THINKING_START_FORCED;
-  if (s == "goose") return AI00_THINKING_START_FORCED_GOOSE;
+  if (s == "goose") return AI00_THINKING_START_FORCED_PARTIAL;
   throw UsageError("--thinking must be optional, forced or goose, got '" + s + "'");
 }
 

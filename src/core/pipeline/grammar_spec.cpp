@@ -20,21 +20,15 @@ constexpr const char* kModeNames[] = {"automatic",    "none", "structural",
                                       "schema_aware", "kbnf", "json_schema"};
 
 grammar::ThinkingStart thinking_start(const format::ConstraintHints& h) {
-  if (!h.thinking_open_in_prompt) return grammar::ThinkingStart::optional;
-  // Goose leaves `<think` open: the model writes the `>` first (seed 001).
-  return h.thinking_open_completion.empty() ? grammar::ThinkingStart::forced_open
-                                            : grammar::ThinkingStart::forced_open_goose;
+  return h.thinking_open_in_prompt ? grammar::ThinkingStart::forced_open
+                                   : grammar::ThinkingStart::optional;
 }
 
-grammar::ThinkingMarkers markers(const format::ConstraintHints& h) {
-  grammar::ThinkingMarkers m;
-  if (!h.think_open_marker.empty()) m.open = h.think_open_marker;
-  if (!h.think_close_marker.empty()) m.close = h.think_close_marker;
-  return m;
+// Whether a thinking block may appear at all: the caller asked for it, or the prompt opened it,
+// and the format has thinking markers.
+bool thinking_on(const GrammarContext& c) {
+  return (c.thinking || c.hints.thinking_open_in_prompt) && !c.hints.syntax.thinking.open.empty();
 }
-
-// Whether a thinking block may appear at all: the caller asked for it, or the prompt opened it.
-bool thinking_on(const GrammarContext& c) { return c.thinking || c.hints.thinking_open_in_prompt; }
 
 std::vector<grammar::ToolSpec> tool_specs(const std::vector<format::ToolDesc>& tools) {
   std::vector<grammar::ToolSpec> out;
@@ -52,35 +46,23 @@ std::vector<grammar::ToolSpec> tool_specs(const std::vector<format::ToolDesc>& t
 // Wraps a complete grammar in the optional / forced-open thinking block when thinking is on.
 Result<std::string> maybe_wrap(std::string kbnf, const GrammarContext& c) {
   if (!thinking_on(c)) return kbnf;
-  return grammar::wrap_thinking_kbnf(kbnf, thinking_start(c.hints), markers(c.hints));
+  return grammar::wrap_thinking_kbnf(kbnf, thinking_start(c.hints), c.hints.syntax.thinking);
 }
 
+// The format's own grammar at `level`, built by src/grammar from the syntax the format reported.
 Result<GrammarText> structural(grammar::ValidationLevel level, const GrammarContext& c) {
   const format::ConstraintHints& h = c.hints;
-  grammar::ToolFormat tf;
-  switch (h.tool_syntax) {
-    case format::ToolSyntax::ai00_v1_xml:
-      tf = grammar::ToolFormat::ai00_v1;
-      break;
-    case format::ToolSyntax::openchatml_json:
-      tf = grammar::ToolFormat::openchatml;
-      break;
-    case format::ToolSyntax::ai00_v0_json:
-      return make_error(ErrorKind::unsupported,
-                        "grammar: no structural grammar for the ai00 v0 tool syntax; use "
-                        "grammar mode none or a custom KBNF grammar");
-    case format::ToolSyntax::none:
-    default: {
-      // No tool syntax (Goose, raw): free text, with the thinking block closed first when the
-      // prompt opened it. Without thinking there is nothing to enforce.
-      if (!thinking_on(c)) return GrammarText{};
-      auto w = maybe_wrap("start ::= #'[\\\\s\\\\S]*';\n", c);
-      if (!w.ok()) return w.error();
-      return GrammarText{std::move(w).value(), {}};
-    }
+  if (h.tools.empty() || h.syntax.tool_calls.trigger.empty()) {
+    // No tools offered, or a format without tool syntax (Goose, raw): free text, with the
+    // thinking block closed first when the prompt opened it. Without thinking there is nothing
+    // to enforce.
+    if (!thinking_on(c)) return GrammarText{};
+    auto w = grammar::thinking_only_kbnf(h.syntax.thinking, thinking_start(h));
+    if (!w.ok()) return w.error();
+    return GrammarText{std::move(w).value(), {}};
   }
   grammar::ToolGrammarOptions o;
-  o.format = tf;
+  o.syntax = h.syntax;
   o.level = level;
   o.thinking = thinking_start(h);
   // Under end policy eos a text answer may also end with token 0 (stop_on_token0 formats).
@@ -112,8 +94,6 @@ Result<GrammarText> grammar_kbnf_for(const GrammarRequest& request, const Gramma
       auto level =
           grammar::choose_level(std::nullopt, !context.hints.tools.empty(), thinking_on(context));
       if (level == grammar::ValidationLevel::none) return GrammarText{};
-      // The automatic choice never fails a turn: a format without a grammar runs unconstrained.
-      if (context.hints.tool_syntax == format::ToolSyntax::ai00_v0_json) return GrammarText{};
       return structural(level, context);
     }
     case GrammarMode::structural:

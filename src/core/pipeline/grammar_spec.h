@@ -6,10 +6,11 @@
 // into KBNF text ("" = unconstrained):
 //   automatic    -> seed 003's choose_level: structural when tools or thinking are present,
 //                   else none (raw mode: none)
-//   structural / schema_aware -> the format's tool grammar (build_tool_grammar: ai00 v1 XML or
-//                   OpenChatML JSON) with the thinking block optional or forced open as the
-//                   prompt left it; a format without tool syntax gets a thinking-only grammar
-//                   (free text, the thinking block closed first when the prompt opened it)
+//   structural / schema_aware -> the format's tool grammar, built by build_tool_grammar from the
+//                   ChatSyntax the format reported (no format is named here), with the
+//                   thinking block optional or forced open as the prompt left it; without
+//                   tools, or for a format without tool syntax, a thinking-only grammar (free
+//                   text, the thinking block closed first when the prompt opened it)
 //   kbnf         -> the caller's KBNF; with thinking on it is wrapped by wrap_thinking
 //   json_schema  -> json_schema_to_kbnf of the caller's schema, wrapped the same way
 //
@@ -22,8 +23,8 @@
 // Threading: grammar_kbnf_for is a pure function. GrammarCache is thread-safe (a mutex around the
 // map; compiling happens outside it, so two threads may compile the same text once each and the
 // first one stored wins). Errors: grammar_kbnf_for returns Result (ErrorKind::grammar for KBNF /
-// schema problems with line:column or JSON pointer, ErrorKind::unsupported for a level the
-// format has no grammar for); GrammarCache::compile throws GrammarError; the constructor throws
+// schema problems with line:column or JSON pointer, ErrorKind::format for a tool name the
+// format's syntax cannot write); GrammarCache::compile throws GrammarError; the constructor throws
 // InvalidArgument for a Model without a tokenizer.
 #pragma once
 

@@ -61,7 +61,7 @@ TEST_CASE("structural tool grammar compiles against the 512-token vocabulary",
   REQUIRE(cache.vocab()->size() == m->tokenizer()->vocab_size());
   REQUIRE(cache.vocab()->mask_bits() >= static_cast<size_t>(m->config().vocab));
   GrammarContext ctx;
-  ctx.hints.tool_syntax = format::ToolSyntax::ai00_v1_xml;
+  ctx.hints.syntax = format::make_format("ai00-v1").value()->syntax();
   ctx.hints.tools = weather_request().render.tools;
   auto text = grammar_kbnf_for(GrammarRequest{}, ctx);
   REQUIRE(text.ok());
@@ -75,14 +75,23 @@ TEST_CASE("structural tool grammar compiles against the 512-token vocabulary",
   size_t allowed = 0;
   for (uint64_t w : mask) allowed += static_cast<size_t>(__builtin_popcountll(w));
   REQUIRE(allowed > 10);
-  // Automatic without tools or thinking is unconstrained; ai00 v0 tools have no grammar.
+  // Automatic without tools or thinking is unconstrained.
   REQUIRE(grammar_kbnf_for(GrammarRequest{}, GrammarContext{}).value().kbnf.empty());
+  // The grammar comes from the format's syntax data alone: ai00 v0's <tool_call> JSON gets one
+  // too, and a format without tool syntax (Goose) gets none.
   GrammarContext v0;
-  v0.hints.tool_syntax = format::ToolSyntax::ai00_v0_json;
+  v0.hints.syntax = format::make_format("ai00-v0").value()->syntax();
   v0.hints.tools = ctx.hints.tools;
-  REQUIRE(grammar_kbnf_for(GrammarRequest{}, v0).value().kbnf.empty());
-  REQUIRE(grammar_kbnf_for(GrammarRequest{GrammarMode::structural, ""}, v0).error().kind ==
-          ErrorKind::unsupported);
+  auto v0_text = grammar_kbnf_for(GrammarRequest{GrammarMode::schema_aware, ""}, v0);
+  REQUIRE(v0_text.ok());
+  grammar::Matcher v0_call(cache.compile(v0_text.value().kbnf));
+  REQUIRE(v0_call.accept_bytes(
+      "<tool_call>{\"name\":\"get_weather\",\"arguments\":{\"location\":\"Oslo\"}}</tool_call>"
+      "\n\n"));
+  REQUIRE(v0_call.is_complete());
+  GrammarContext goose = v0;
+  goose.hints.syntax = format::make_format("goose").value()->syntax();
+  REQUIRE(grammar_kbnf_for(GrammarRequest{GrammarMode::structural, ""}, goose).value().kbnf.empty());
 }
 
 namespace {
@@ -161,7 +170,7 @@ TEST_CASE("constrained chat on the random model: 50 seeds parse as text or tool 
   // The schema_aware grammar with the answer forced into its call block and short values, so
   // that random output exercises invoke / parameter parsing and whole calls too.
   GrammarContext ctx;
-  ctx.hints.tool_syntax = format::ToolSyntax::ai00_v1_xml;
+  ctx.hints.syntax = req.format->syntax();
   ctx.hints.tools = req.render.tools;
   std::string kbnf =
       grammar_kbnf_for(GrammarRequest{GrammarMode::schema_aware, ""}, ctx).value().kbnf;
