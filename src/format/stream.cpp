@@ -71,60 +71,6 @@ std::string Utf8Holdback::flush() {
   return kReplacement;
 }
 
-StopScanner::StopScanner(std::vector<std::string> stops) {
-  for (auto& s : stops)
-    if (!s.empty()) stops_.push_back(std::move(s));
-}
-
-std::string StopScanner::feed(std::string_view text) {
-  if (stopped_) return {};
-  std::string data = held_;
-  data.append(text);
-  held_.clear();
-  std::vector<std::string_view> views(stops_.begin(), stops_.end());
-  if (auto hit = find_marker(data, views)) {
-    stopped_ = true;
-    data.resize(hit->pos);
-    return data;
-  }
-  const size_t keep = partial_marker_suffix(data, views);
-  held_ = data.substr(data.size() - keep);
-  data.resize(data.size() - keep);
-  return data;
-}
-
-std::string StopScanner::flush() {
-  std::string out;
-  out.swap(held_);
-  return out;
-}
-
-std::optional<MarkerHit> find_marker(std::string_view s, const std::vector<std::string_view>& ms) {
-  std::optional<MarkerHit> best;
-  for (size_t k = 0; k < ms.size(); ++k) {
-    if (ms[k].empty()) continue;
-    const size_t p = s.find(ms[k]);
-    if (p == std::string_view::npos) continue;
-    if (!best || p < best->pos || (p == best->pos && ms[k].size() > ms[best->index].size()))
-      best = MarkerHit{p, k};
-  }
-  return best;
-}
-
-size_t partial_marker_suffix(std::string_view s, const std::vector<std::string_view>& ms) {
-  size_t longest = 0;
-  for (auto m : ms) {
-    const size_t max_k = std::min(s.size(), m.empty() ? 0 : m.size() - 1);
-    for (size_t k = max_k; k > longest; --k) {
-      if (s.substr(s.size() - k) == m.substr(0, k)) {
-        longest = k;
-        break;
-      }
-    }
-  }
-  return longest;
-}
-
 ParserBase::ParserBase(ParseOptions options, std::vector<std::string> format_stops)
     : options_(std::move(options)), stops_([&] {
         auto all = std::move(format_stops);
