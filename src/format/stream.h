@@ -2,8 +2,8 @@
 //
 //   chunk ─► UTF-8 holdback ─► stop-string scan ─► format state machine ─► deltas
 //
-// Utf8Holdback passes only whole code points on (a byte that can never complete a sequence
-// becomes U+FFFD, one per maximal invalid subsequence, as WHATWG decoders do). StopScanner
+// utf8::Holdback (base/utf8.h) passes only whole code points on (a byte that can never complete a
+// sequence becomes U+FFFD, one per maximal invalid subsequence, as WHATWG decoders do). StopScanner
 // (base/stop_scanner.h) emits everything before the earliest stop string and holds back a suffix
 // that could still begin one; the formats find their markers with the same find_marker and
 // partial_marker_suffix, so stops and markers follow one tie rule.
@@ -22,20 +22,10 @@
 #include <vector>
 
 #include "base/stop_scanner.h"
+#include "base/utf8.h"
 #include "format/format.h"
 
 namespace ai00::internal::format {
-
-class Utf8Holdback {
- public:
-  // Returns the whole, valid code points of held + chunk; keeps an incomplete tail.
-  std::string feed(std::string_view chunk);
-  // Releases the held tail: U+FFFD if anything was held.
-  std::string flush();
-
- private:
-  std::string held_;
-};
 
 // How leading bytes of a channel are skipped after a marker.
 enum class Skip { none, one_space, one_newline, whitespace };
@@ -92,7 +82,7 @@ class ParserBase : public OutputParser {
   void end_once();
 
   ParseOptions options_;
-  Utf8Holdback utf8_;
+  utf8::Holdback utf8_;
   StopScanner stops_;
   Channel text_, reasoning_;
   std::vector<MessageDelta> out_;  // deltas of the current feed/finish call
