@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "base/error.h"
+#include "base/rng.h"
 #include "core/model/model.h"
 #include "core/model/rwkv7.h"
 #include "core/model/state.h"
@@ -20,13 +21,6 @@ std::shared_ptr<const Tokenizer> require_tokenizer(const std::shared_ptr<const M
   auto tok = model->tokenizer_shared();
   if (!tok) throw InvalidArgument("Generator: the model has no tokenizer (pass a vocabulary)");
   return tok;
-}
-
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
 }
 
 // Seed of the tool call ids: the State's sampler seed and its RNG position at the start of the
