@@ -32,30 +32,6 @@ uint64_t derive_id_seed(const SamplerState& s) {
   return h;
 }
 
-// Throws the Error subclass matching `e.kind`, so callers can catch by type.
-[[noreturn]] void throw_error(const ErrorInfo& e) {
-  switch (e.kind) {
-    case ErrorKind::io:
-      throw IoError(e.message);
-    case ErrorKind::model_file:
-      throw ModelFileError(e.message);
-    case ErrorKind::format:
-      throw FormatError(e.message);
-    case ErrorKind::grammar:
-      throw GrammarError(e.message);
-    case ErrorKind::invalid_argument:
-      throw InvalidArgument(e.message);
-    case ErrorKind::mismatch:
-      throw MismatchError(e.message);
-    case ErrorKind::unsupported:
-      throw UnsupportedError(e.message);
-    case ErrorKind::internal:
-      throw InternalError(e.message);
-    default:
-      throw Error(e.kind, e.message);
-  }
-}
-
 }  // namespace
 
 Generator::Generator(std::shared_ptr<const Model> model, State& state, const ChatRequest& request,
