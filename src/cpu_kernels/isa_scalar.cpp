@@ -6,14 +6,14 @@
 #include <cmath>
 #include <cstring>
 
+#include "base/dtype.h"
 #include "base/half.h"
 #include "cpu_kernels/isa_tables.h"
-#include "cpu_kernels/quant_layout.h"
 
 namespace ai00::internal::cpu::scalar {
 namespace {
 
-using namespace ai00::internal::cpu::quant;
+using namespace ai00::internal::quant;
 
 uint16_t load_u16(const uint8_t* p) {
   uint16_t v;
@@ -87,21 +87,21 @@ void dequant_q6_k(const uint8_t* b, float* out) {
 }
 
 // One weight row dotted with one activation row.
-float dot_row(const uint8_t* w, WType t, const float* x, int64_t cols) {
+float dot_row(const uint8_t* w, DType t, const float* x, int64_t cols) {
   double sum = 0.0;
   switch (t) {
-    case WType::F32:
+    case DType::F32:
       for (int64_t c = 0; c < cols; ++c) {
         float v;
         std::memcpy(&v, w + 4 * c, 4);
         sum += static_cast<double>(v) * x[c];
       }
       return static_cast<float>(sum);
-    case WType::F16:
+    case DType::F16:
       for (int64_t c = 0; c < cols; ++c)
         sum += static_cast<double>(f16_to_f32(load_u16(w + 2 * c))) * x[c];
       return static_cast<float>(sum);
-    case WType::BF16:
+    case DType::BF16:
       for (int64_t c = 0; c < cols; ++c)
         sum += static_cast<double>(bf16_to_f32(load_u16(w + 2 * c))) * x[c];
       return static_cast<float>(sum);
@@ -112,27 +112,27 @@ float dot_row(const uint8_t* w, WType t, const float* x, int64_t cols) {
   size_t bytes = 0;
   int block = kQBlock;
   switch (t) {
-    case WType::Q4_0:
+    case DType::Q4_0:
       dequant = dequant_q4_0;
       bytes = kQ4_0Bytes;
       break;
-    case WType::Q4_1:
+    case DType::Q4_1:
       dequant = dequant_q4_1;
       bytes = kQ4_1Bytes;
       break;
-    case WType::Q5_0:
+    case DType::Q5_0:
       dequant = dequant_q5_0;
       bytes = kQ5_0Bytes;
       break;
-    case WType::Q5_1:
+    case DType::Q5_1:
       dequant = dequant_q5_1;
       bytes = kQ5_1Bytes;
       break;
-    case WType::Q8_0:
+    case DType::Q8_0:
       dequant = dequant_q8_0;
       bytes = kQ8_0Bytes;
       break;
-    case WType::Q6_K:
+    case DType::Q6_K:
       dequant = dequant_q6_k;
       bytes = kQ6_KBytes;
       block = kKBlock;

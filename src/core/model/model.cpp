@@ -68,15 +68,6 @@ const cpu::KernelTable* choose_kernels(const std::string& forced_param) {
 
 }  // namespace
 
-cpu::WType to_wtype(DType t) {
-  // Same members in the same order (kernels.h mirrors weights.h); checked at compile time below.
-  return static_cast<cpu::WType>(static_cast<uint8_t>(t));
-}
-static_assert(static_cast<int>(cpu::WType::Q6_K) == static_cast<int>(DType::Q6_K),
-              "cpu::WType must mirror ai00::internal::DType");
-static_assert(static_cast<int>(cpu::WType::Q8_0) == static_cast<int>(DType::Q8_0),
-              "cpu::WType must mirror ai00::internal::DType");
-
 Model::~Model() = default;
 
 std::shared_ptr<const Model> Model::load(const std::string& path, const ModelParams& params) {
@@ -154,7 +145,7 @@ Mat Model::mat(const std::string& name, int64_t rows, int64_t cols) const {
   }
   Mat m;
   m.data = t.data;
-  m.type = to_wtype(t.dtype);
+  m.type = t.dtype;
   m.rows = rows;
   m.cols = cols;
   m.row_bytes = dtype_row_bytes(t.dtype, cols);
