@@ -150,7 +150,4 @@ class Model {
   std::shared_ptr<const Tokenizer> tokenizer_;
 };
 
-// Dequantizes one row of n elements stored as `t` into out[n] (fp32). Used for embedding rows.
-void dequantize_row(DType t, const uint8_t* src, int64_t n, float* out);
-
 }  // namespace ai00::internal

@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/dequant.h"
 #include "base/error.h"
 #include "base/half.h"
 #include "core/model/model.h"
