@@ -29,14 +29,12 @@ void ParserBase::end_once() {
 }
 
 std::vector<MessageDelta> ParserBase::feed(std::string_view chunk) {
-  out_.clear();
   if (finished_ || done_) return {};
   run(utf8_.feed(chunk));
-  return std::move(out_);
+  return deltas_.take_all();
 }
 
 std::vector<MessageDelta> ParserBase::finish(FinishReason end) {
-  out_.clear();
   if (finished_) return {};
   finished_ = true;
   if (!done_) {
@@ -55,37 +53,19 @@ std::vector<MessageDelta> ParserBase::finish(FinishReason end) {
   }
   MessageDelta last;
   last.finish_reason = reason;
-  acc_.accumulate(last);
-  out_.push_back(std::move(last));
-  result_.message = acc_.finish();
+  deltas_.push(std::move(last));
+  result_.message = deltas_.message();
   result_.message.name = options_.assistant_name;
   result_.finish_reason = reason;
-  return std::move(out_);
+  return deltas_.take_all();
 }
 
 void ParserBase::push_piece(bool reasoning, std::string_view s) {
   if (s.empty()) return;
   emitted_any_ = true;
-  MessageDelta d =
-      reasoning ? MessageDelta::thinking(std::string(s)) : MessageDelta::text(std::string(s));
-  acc_.accumulate(d);
-  // Coalesce with the previous delta of this call when it is of the same kind.
-  if (!out_.empty()) {
-    MessageDelta& last = out_.back();
-    const bool last_text = last.contents.size() == 1 && last.reasoning.empty() &&
-                           last.tool_calls.empty() && !last.finish_reason;
-    const bool last_reasoning = last.contents.empty() && !last.reasoning.empty() &&
-                                last.tool_calls.empty() && !last.finish_reason;
-    if (!reasoning && last_text) {
-      last.contents.back().text += s;
-      return;
-    }
-    if (reasoning && last_reasoning) {
-      last.reasoning += s;
-      return;
-    }
-  }
-  out_.push_back(std::move(d));
+  // Coalesced: consecutive pieces of one channel within a feed() become one delta.
+  deltas_.push(reasoning ? MessageDelta::thinking(std::string(s)) : MessageDelta::text(std::string(s)),
+               /*coalesce=*/true);
 }
 
 void ParserBase::emit(Channel& ch, bool reasoning, std::string_view s) {
@@ -154,9 +134,7 @@ void ParserBase::emit_call(const std::string& name, const json::Value& arguments
   c.arguments = json::write(arguments);
   ++calls_;
   emitted_any_ = true;
-  MessageDelta d = MessageDelta::call(std::move(c));
-  acc_.accumulate(d);
-  out_.push_back(std::move(d));
+  deltas_.push(MessageDelta::call(std::move(c)));
 }
 
 void ParserBase::warn(std::string message) { result_.warnings.push_back(std::move(message)); }

@@ -85,8 +85,7 @@ class ParserBase : public OutputParser {
   utf8::Holdback utf8_;
   StopScanner stops_;
   Channel text_, reasoning_;
-  std::vector<MessageDelta> out_;  // deltas of the current feed/finish call
-  MessageDelta acc_;               // everything emitted so far
+  DeltaQueue deltas_;  // queued: the current feed/finish call's; accumulated: everything
   ParseResult result_;
   size_t calls_ = 0;
   bool emitted_any_ = false;

@@ -206,10 +206,7 @@ void Generator::generate_token() {
 }
 
 void Generator::push_delta(format::MessageDelta d) {
-  if (d.empty() && !d.finish_reason) return;
-  accumulated_.accumulate(d);
-  message_dirty_ = true;
-  queue_.push_back(std::move(d));
+  deltas_.push(std::move(d));
 }
 
 void Generator::emit_text(const std::string& text) {
@@ -239,8 +236,7 @@ void Generator::finish(format::FinishReason reason, std::string error) {
     const format::ParseResult& res = parser_->result();
     finish_reason_ = res.finish_reason;
     warnings_.insert(warnings_.end(), res.warnings.begin(), res.warnings.end());
-    message_ = res.message;
-    message_dirty_ = false;
+    final_message_ = res.message;
     return;
   }
   std::string rest = stops_->feed(tail);
@@ -273,11 +269,9 @@ size_t Generator::work_once() {
 }
 
 std::optional<format::MessageDelta> Generator::next() {
-  while (queue_.empty() && !finished_) work_once();
-  if (queue_.empty()) return std::nullopt;
-  format::MessageDelta d = std::move(queue_.front());
-  queue_.pop_front();
-  return d;
+  while (deltas_.empty() && !finished_) work_once();
+  if (deltas_.empty()) return std::nullopt;
+  return deltas_.pop();
 }
 
 format::FinishReason Generator::run(const DeltaCallback& callback) {
@@ -311,18 +305,13 @@ StepResult Generator::step(size_t max_tokens) {
     }
     used += std::max<size_t>(n, 1);
   }
-  r.deltas.assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
-  queue_.clear();
+  r.deltas = deltas_.take_all();
   r.finished = finished_;
   return r;
 }
 
 const format::Message& Generator::message() const {
-  if (message_dirty_) {
-    message_ = accumulated_.finish();
-    message_dirty_ = false;
-  }
-  return message_;
+  return final_message_ ? *final_message_ : deltas_.message();
 }
 
 }  // namespace ai00::internal
