@@ -44,6 +44,14 @@ DTypeInfo info(DType t) noexcept {
 const char* dtype_name(DType t) { return info(t).name; }
 int64_t dtype_block_size(DType t) { return info(t).block; }
 int64_t dtype_block_bytes(DType t) { return info(t).bytes; }
+std::optional<DType> dtype_from_name(std::string_view name) {
+  for (DType t : {DType::F32, DType::F16, DType::BF16, DType::Q4_0, DType::Q4_1, DType::Q5_0,
+                  DType::Q5_1, DType::Q8_0, DType::Q6_K}) {
+    if (name == info(t).name) return t;
+  }
+  return std::nullopt;
+}
+
 bool dtype_is_quantized(DType t) { return info(t).block > 1; }
 
 size_t dtype_row_bytes_or_zero(DType t, int64_t n) noexcept {

@@ -19,7 +19,11 @@ TEST_CASE("weight type names and block geometry", "[base][dtype]") {
     CHECK(dtype_block_size(all[i]) == blocks[i]);
     CHECK(dtype_block_bytes(all[i]) == bytes[i]);
     CHECK(dtype_is_quantized(all[i]) == (blocks[i] > 1));
+    CHECK(dtype_from_name(names[i]) == all[i]);
   }
+  CHECK_FALSE(dtype_from_name("f32"));  // exact names only
+  CHECK_FALSE(dtype_from_name("Q6_K "));
+  CHECK_FALSE(dtype_from_name("?"));
   CHECK(std::string(dtype_name(static_cast<DType>(200))) == "?");
 }
 

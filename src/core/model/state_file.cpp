@@ -82,7 +82,7 @@ std::map<std::string, Entry> parse_header(const uint8_t* bytes, size_t size,
 
 // Copies one (H, N, N) tensor stored [h][j][i] into S[h][i][j].
 void transpose_into(const Entry& e, const uint8_t* data, int64_t H, int64_t N, float* S) {
-  const DType t = e.dtype == "F32" ? DType::F32 : e.dtype == "F16" ? DType::F16 : DType::BF16;
+  const DType t = dtype_from_name(e.dtype).value_or(DType::F32);  // checked F32/F16/BF16 above
   const auto es = static_cast<size_t>(dtype_block_bytes(t));
   for (int64_t h = 0; h < H; ++h) {
     for (int64_t j = 0; j < N; ++j) {
