@@ -22,7 +22,7 @@ namespace ai00::internal::abi {
 // Value of a Result, or throws its error (kind kept) prefixed with `what`.
 template <typename T>
 T unwrap(Result<T>&& r, const char* what) {
-  if (!r.ok()) throw Error(r.error().kind, std::string(what) + ": " + r.error().message);
+  if (!r.ok()) throw_error(r.error().kind, std::string(what) + ": " + r.error().message);
   return std::move(r).value();
 }
 

@@ -54,6 +54,8 @@ ai00_status status_of(ErrorKind kind) noexcept {
       return AI00_ERR_UNSUPPORTED;
     case ErrorKind::cancelled:
       return AI00_ERR_CANCELLED;
+    case ErrorKind::out_of_memory:
+      return AI00_ERR_OUT_OF_MEMORY;
     case ErrorKind::internal:
       return AI00_ERR_INTERNAL;
   }
@@ -62,15 +64,10 @@ ai00_status status_of(ErrorKind kind) noexcept {
 
 ai00_status handle_exception(ErrorSlot* slot) noexcept {
   try {
-    throw;
-  } catch (const Error& e) {
-    return fail(slot, status_of(e.kind()), e.what());
-  } catch (const std::bad_alloc&) {
+    const ErrorInfo e = current_exception_info();
+    return fail(slot, status_of(e.kind), e.message);
+  } catch (...) {  // building the message ran out of memory
     return fail(slot, AI00_ERR_OUT_OF_MEMORY, "out of memory");
-  } catch (const std::exception& e) {
-    return fail(slot, AI00_ERR_INTERNAL, std::string("unexpected exception: ") + e.what());
-  } catch (...) {
-    return fail(slot, AI00_ERR_INTERNAL, "unexpected non-standard exception");
   }
 }
 

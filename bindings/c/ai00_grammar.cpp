@@ -45,8 +45,8 @@ AI00_API ai00_status ai00_grammar_from_json_schema(ai00_grammar** out_grammar,
     std::string_view schema = ai00::internal::abi::text_arg(schema_json, schema_len, fn, "schema_json");
     auto converted = ai00::internal::grammar::json_schema_to_kbnf(schema);
     if (!converted.ok()) {
-      throw ai00::internal::Error(converted.error().kind,
-                        std::string("JSON Schema: ") + converted.error().message);
+      ai00::internal::throw_error(converted.error().kind,
+                                  std::string("JSON Schema: ") + converted.error().message);
     }
     *out_grammar = compile(*model, std::move(converted.value().kbnf));
     return AI00_OK;

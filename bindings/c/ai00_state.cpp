@@ -25,7 +25,7 @@ std::unique_ptr<ai00_state> load_state(const ai00_model& model, const uint8_t* b
   try {
     return std::make_unique<ai00_state>(model.model, State::deserialize(*model.model, bytes, size));
   } catch (const Error& e) {
-    throw Error(e.kind(), name + ": " + e.what());
+    throw_error(e.kind(), name + ": " + e.what());
   }
 }
 

@@ -1,4 +1,5 @@
-// Internal error types of ai00 (docs/ARCHITECTURE.md section 5, docs/STYLE.md habit 15).
+// Internal error types of ai00 and the one place where failures change form (docs/layers.md,
+// "Errors and status mapping").
 //
 // Three kinds of failure, none of which aborts or prints:
 //  * parse paths (KBNF, chat-format parsers, JSON) return ai00::internal::Result<T> (result.h);
@@ -6,6 +7,10 @@
 //  * broken invariants use AI00_CHECK, which is always on and throws InternalError with file:line.
 // Every message says what and where: file and byte offset, tensor name and shape, grammar
 // line:column, JSON pointer.
+//
+// Conversions, each written once: ErrorInfo (a Result's error) -> exception is throw_error();
+// exception -> ErrorInfo is current_exception_info(); ErrorKind -> ai00_status is status_of() in
+// bindings/c (the only place that knows the C ABI's numbers).
 #pragma once
 
 #include <stdexcept>
@@ -23,7 +28,14 @@ enum class ErrorKind {
   mismatch,          // e.g. a serialized State that belongs to another model
   unsupported,       // valid input the library does not handle (an image part, a Q6_K tensor, ...)
   cancelled,         // a generation was cancelled
+  out_of_memory,     // std::bad_alloc (only ever produced by current_exception_info)
   internal,          // a broken invariant: a bug in ai00
+};
+
+// What went wrong, as a value: the error of a Result (result.h) and of a caught exception.
+struct ErrorInfo {
+  ErrorKind kind = ErrorKind::internal;
+  std::string message;  // says what and where (line:column, JSON pointer, byte offset)
 };
 
 class Error : public std::runtime_error {
@@ -59,6 +71,16 @@ struct UnsupportedError : Error {
 struct InternalError : Error {
   explicit InternalError(const std::string& m) : Error(ErrorKind::internal, m) {}
 };
+
+// Throws the Error subclass matching `kind` (IoError for io, GrammarError for grammar, ...; a
+// plain Error for kinds without a subclass), so callers can catch by type or by kind().
+[[noreturn]] void throw_error(ErrorKind kind, const std::string& message);
+[[noreturn]] inline void throw_error(const ErrorInfo& error) { throw_error(error.kind, error.message); }
+
+// The exception being handled, as an ErrorInfo; call only inside a catch block. An Error keeps
+// its kind and message; std::bad_alloc is out_of_memory; any other exception is internal, with
+// "unexpected exception: " and its what(). May itself throw std::bad_alloc.
+ErrorInfo current_exception_info();
 
 namespace detail {
 [[noreturn]] void throw_check_failed(const char* file, int line, const char* cond,

@@ -11,11 +11,6 @@
 
 namespace ai00::internal {
 
-struct ErrorInfo {
-  ErrorKind kind = ErrorKind::internal;
-  std::string message;  // says what and where (line:column, JSON pointer, byte offset)
-};
-
 template <typename T>
 class Result {
  public:
@@ -42,9 +37,9 @@ class Result {
     return std::get<1>(v_);
   }
 
-  // Converts an error into the matching exception type (for load paths that throw).
+  // Converts an error into the matching exception type (throw_error, error.h), for load paths.
   T value_or_throw() && {
-    if (!ok()) throw Error(std::get<1>(v_).kind, std::get<1>(v_).message);
+    if (!ok()) throw_error(std::get<1>(v_));
     return std::get<0>(std::move(v_));
   }
 

@@ -10,20 +10,28 @@ namespace {
 
 uint64_t rotl(uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }
 
-// splitmix64: expands one 64-bit seed into well-mixed words (never all zero for four outputs,
-// because splitmix64 is a bijection of a counter that takes four distinct values).
-uint64_t splitmix64(uint64_t& x) noexcept {
-  uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+}  // namespace
+
+uint64_t splitmix64_next(uint64_t& state) noexcept {
+  uint64_t z = (state += kSplitMix64Gamma);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
 
-}  // namespace
+uint64_t splitmix64(uint64_t x) noexcept { return splitmix64_next(x); }
 
+uint64_t splitmix64_at(uint64_t seed, uint64_t position) noexcept {
+  // Unsigned arithmetic wraps, so jumping `position` steps ahead is one multiply.
+  uint64_t state = seed + kSplitMix64Gamma * position;
+  return splitmix64_next(state);
+}
+
+// Four splitmix64 outputs are never all zero: splitmix64 is a bijection of a counter that takes
+// four distinct values.
 void Rng::reseed(uint64_t seed) noexcept {
   uint64_t x = seed;
-  for (auto& w : s_) w = splitmix64(x);
+  for (auto& w : s_) w = splitmix64_next(x);
 }
 
 uint64_t Rng::next_u64() noexcept {

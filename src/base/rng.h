@@ -16,6 +16,17 @@
 
 namespace ai00::internal {
 
+// splitmix64 (Steele, Lea & Flood, 2014): a counter advanced by the golden-ratio gamma, each value
+// mixed by a bijective finalizer. Used to seed Rng and wherever a fixed, portable 64-bit mix of a
+// seed is needed (tool call ids, the per-turn id seed); never for sampling itself.
+inline constexpr uint64_t kSplitMix64Gamma = 0x9E3779B97F4A7C15ull;
+// The next output of the sequence whose counter is `state` (advances `state` by the gamma).
+uint64_t splitmix64_next(uint64_t& state) noexcept;
+// The first output of the sequence seeded with `x`: a well-mixed 64-bit hash of x.
+uint64_t splitmix64(uint64_t x) noexcept;
+// Output number `position` (0-based) of the sequence seeded with `seed`, in O(1).
+uint64_t splitmix64_at(uint64_t seed, uint64_t position) noexcept;
+
 class Rng {
  public:
   using Words = std::array<uint64_t, 4>;

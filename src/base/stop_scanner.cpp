@@ -1,9 +1,38 @@
-// StopScanner (stop_scanner.h).
+// find_marker, partial_marker_suffix and StopScanner (stop_scanner.h).
 #include "base/stop_scanner.h"
 
 #include <algorithm>
 
 namespace ai00::internal {
+
+std::optional<MarkerHit> find_marker(std::string_view s, const std::vector<std::string_view>& markers) {
+  std::optional<MarkerHit> best;
+  for (size_t k = 0; k < markers.size(); ++k) {
+    if (markers[k].empty()) continue;
+    const size_t p = s.find(markers[k]);
+    if (p == std::string_view::npos) continue;
+    // Strictly earlier, or at the same start strictly longer: the first listed keeps ties.
+    if (!best || p < best->pos ||
+        (p == best->pos && markers[k].size() > markers[best->index].size())) {
+      best = MarkerHit{p, k};
+    }
+  }
+  return best;
+}
+
+size_t partial_marker_suffix(std::string_view s, const std::vector<std::string_view>& markers) {
+  size_t longest = 0;
+  for (std::string_view m : markers) {
+    const size_t max_len = std::min(s.size(), m.empty() ? 0 : m.size() - 1);
+    for (size_t len = max_len; len > longest; --len) {
+      if (s.substr(s.size() - len) == m.substr(0, len)) {
+        longest = len;
+        break;
+      }
+    }
+  }
+  return longest;
+}
 
 StopScanner::StopScanner(std::vector<std::string> stops) {
   for (size_t i = 0; i < stops.size(); ++i) {
@@ -16,32 +45,17 @@ StopScanner::StopScanner(std::vector<std::string> stops) {
 std::string StopScanner::feed(std::string_view piece) {
   if (stopped_) return {};
   held_.append(piece.data(), piece.size());
-  // Earliest full match; at equal positions the first listed stop wins (same cut either way).
-  size_t best = std::string::npos;
-  for (size_t i = 0; i < stops_.size(); ++i) {
-    size_t pos = held_.find(stops_[i]);
-    if (pos < best) {
-      best = pos;
-      matched_ = index_[i];
-    }
-  }
-  if (best != std::string::npos) {
+  // Views are made per call rather than kept, so that copying a scanner cannot leave them
+  // pointing into the source's strings.
+  const std::vector<std::string_view> views(stops_.begin(), stops_.end());
+  if (auto hit = find_marker(held_, views)) {
     stopped_ = true;
-    std::string out = held_.substr(0, best);
+    matched_ = index_[hit->index];
+    std::string out = held_.substr(0, hit->pos);
     held_.clear();
     return out;
   }
-  // Longest suffix of held_ that is a proper prefix of some stop: it may still become a match.
-  size_t keep = 0;
-  for (const std::string& s : stops_) {
-    size_t max_len = std::min(s.size() - 1, held_.size());
-    for (size_t len = max_len; len > keep; --len) {
-      if (held_.compare(held_.size() - len, len, s, 0, len) == 0) {
-        keep = len;
-        break;
-      }
-    }
-  }
+  const size_t keep = partial_marker_suffix(held_, views);
   std::string out = held_.substr(0, held_.size() - keep);
   held_.erase(0, held_.size() - keep);
   return out;

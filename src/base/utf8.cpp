@@ -149,6 +149,10 @@ bool append_code_point(uint32_t cp, std::string& out) {
   return true;
 }
 
+size_t encoded_length(uint32_t cp) {
+  return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : cp <= 0x10FFFF ? 4 : 0;
+}
+
 size_t decode_one(std::string_view s, uint32_t* cp) {
   if (s.empty()) return 0;
   const auto* p = reinterpret_cast<const uint8_t*>(s.data());
@@ -159,6 +163,34 @@ size_t decode_one(std::string_view s, uint32_t* cp) {
   for (size_t k = 1; k < st.len; ++k) v = (v << 6) | (p[k] & 0x3F);
   if (cp) *cp = v;
   return st.len;
+}
+
+void Holdback::feed(std::string_view chunk, std::string& out) {
+  if (held_.empty()) {
+    const size_t used = append_sanitized_complete(chunk, out);
+    held_.assign(chunk.data() + used, chunk.size() - used);
+    return;
+  }
+  held_.append(chunk.data(), chunk.size());
+  const size_t used = append_sanitized_complete(held_, out);
+  held_.erase(0, used);
+}
+
+std::string Holdback::feed(std::string_view chunk) {
+  std::string out;
+  feed(chunk, out);
+  return out;
+}
+
+void Holdback::flush(std::string& out) {
+  append_sanitized(held_, out);
+  held_.clear();
+}
+
+std::string Holdback::flush() {
+  std::string out;
+  flush(out);
+  return out;
 }
 
 }  // namespace ai00::internal::utf8

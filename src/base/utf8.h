@@ -1,11 +1,13 @@
-// UTF-8 helpers shared by the tokenizer, the stop-sequence scanner and the C ABI.
+// UTF-8, in one place: validation, sanitizing (also streamed), decoding and encoding, used by the
+// tokenizer, the format parsers, the grammar compiler and the C ABI.
 //
 // "Valid" means well-formed UTF-8 as in Unicode 15 table 3-7: no overlong forms, no surrogates
 // (U+D800..U+DFFF), nothing above U+10FFFF. Replacement follows the Unicode "maximal subpart"
 // practice (also WHATWG and Python's errors="replace"): each maximal ill-formed subpart becomes
 // exactly one U+FFFD, so the result does not depend on where a byte stream was split.
 //
-// All functions are pure, thread-safe and never throw (except std::bad_alloc).
+// All functions are pure, thread-safe and never throw (except std::bad_alloc). A Holdback is a
+// plain value: one stream, one thread at a time.
 #pragma once
 
 #include <cstddef>
@@ -46,8 +48,28 @@ std::string sanitize(std::string_view s);
 // cp > 0x10FFFF.
 bool append_code_point(uint32_t cp, std::string& out);
 
+// Bytes of the UTF-8 encoding of `cp` (1..4; surrogates count 3), or 0 for cp > 0x10FFFF.
+size_t encoded_length(uint32_t cp);
+
 // Decodes one well-formed character at the start of `s`: returns its length (1..4) and stores the
 // code point in *cp, or returns 0 if `s` does not start with a complete well-formed character.
 size_t decode_one(std::string_view s, uint32_t* cp);
+
+// Sanitizes a byte stream that arrives in pieces: passes on whole, valid code points only, and
+// holds back a trailing incomplete-but-completable sequence (0..3 bytes) until the next piece
+// decides. The concatenated output equals sanitize() of the concatenated input, however split.
+class Holdback {
+ public:
+  // Appends the sanitized code points of held + chunk to `out`.
+  void feed(std::string_view chunk, std::string& out);
+  std::string feed(std::string_view chunk);
+  // End of the stream: appends the held tail as U+FFFD (nothing if nothing is held).
+  void flush(std::string& out);
+  std::string flush();
+  size_t held_bytes() const { return held_.size(); }
+
+ private:
+  std::string held_;
+};
 
 }  // namespace ai00::internal::utf8

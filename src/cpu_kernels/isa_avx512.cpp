@@ -11,8 +11,8 @@
 #include <utility>
 #include <xsimd/xsimd.hpp>
 
+#include "base/dtype.h"
 #include "cpu_kernels/isa_tables.h"
-#include "cpu_kernels/quant_layout.h"
 
 namespace ai00::internal::cpu::avx512 {
 namespace {

@@ -1,19 +1,21 @@
 // The scalar kernel table: plain C++ without xsimd or ISA flags. It is the runtime fallback
 // (AI00_FORCE_ISA=scalar) and the reference every per-ISA kernel is tested against, so it is
-// written for clarity: one weight block is dequantized into a small stack array, then dotted.
+// written for clarity: one weight block is dequantized into a small stack array by the one scalar
+// dequantizer (base/dequant.h), then dotted.
 // Dot products accumulate in double so the reference is at least as accurate as any SIMD table.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
+#include "base/dequant.h"
+#include "base/dtype.h"
 #include "base/half.h"
 #include "cpu_kernels/isa_tables.h"
-#include "cpu_kernels/quant_layout.h"
 
 namespace ai00::internal::cpu::scalar {
 namespace {
 
-using namespace ai00::internal::cpu::quant;
+using namespace ai00::internal::quant;
 
 uint16_t load_u16(const uint8_t* p) {
   uint16_t v;
@@ -21,125 +23,32 @@ uint16_t load_u16(const uint8_t* p) {
   return v;
 }
 
-uint32_t load_u32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-
-// q(e) of the 32-weight blocks: low nibble of qs[e] for e < 16, high nibble of qs[e - 16].
-int nibble(const uint8_t* qs, int e) { return e < 16 ? (qs[e] & 15) : (qs[e - 16] >> 4); }
-
-// Dequantizes one block of each quantized type into out[kQBlock] (out[kKBlock] for Q6_K).
-void dequant_q4_0(const uint8_t* b, float* out) {
-  const float d = f16_to_f32(load_u16(b));
-  for (int e = 0; e < kQBlock; ++e) out[e] = d * static_cast<float>(nibble(b + 2, e) - 8);
-}
-
-void dequant_q4_1(const uint8_t* b, float* out) {
-  const float d = f16_to_f32(load_u16(b)), m = f16_to_f32(load_u16(b + 2));
-  for (int e = 0; e < kQBlock; ++e) out[e] = d * static_cast<float>(nibble(b + 4, e)) + m;
-}
-
-void dequant_q5_0(const uint8_t* b, float* out) {
-  const float d = f16_to_f32(load_u16(b));
-  const uint32_t qh = load_u32(b + 2);
-  for (int e = 0; e < kQBlock; ++e) {
-    const int q = nibble(b + 6, e) | static_cast<int>(((qh >> e) & 1u) << 4);
-    out[e] = d * static_cast<float>(q - 16);
-  }
-}
-
-void dequant_q5_1(const uint8_t* b, float* out) {
-  const float d = f16_to_f32(load_u16(b)), m = f16_to_f32(load_u16(b + 2));
-  const uint32_t qh = load_u32(b + 4);
-  for (int e = 0; e < kQBlock; ++e) {
-    const int q = nibble(b + 8, e) | static_cast<int>(((qh >> e) & 1u) << 4);
-    out[e] = d * static_cast<float>(q) + m;
-  }
-}
-
-void dequant_q8_0(const uint8_t* b, float* out) {
-  const float d = f16_to_f32(load_u16(b));
-  for (int e = 0; e < kQBlock; ++e) out[e] = d * static_cast<float>(static_cast<int8_t>(b[2 + e]));
-}
-
-// ggml's dequantize_row_q6_K for one super-block.
-void dequant_q6_k(const uint8_t* b, float* out) {
-  const float d = f16_to_f32(load_u16(b + kQ6_KD));
-  for (int n = 0; n < 2; ++n) {
-    const uint8_t* ql = b + kQ6_KQl + 64 * n;
-    const uint8_t* qh = b + kQ6_KQh + 32 * n;
-    const int8_t* sc = reinterpret_cast<const int8_t*>(b + kQ6_KScales) + 8 * n;
-    float* y = out + 128 * n;
-    for (int l = 0; l < 32; ++l) {
-      const int is = l / 16;
-      const int q1 = ((ql[l] & 15) | (((qh[l] >> 0) & 3) << 4)) - 32;
-      const int q2 = ((ql[l + 32] & 15) | (((qh[l] >> 2) & 3) << 4)) - 32;
-      const int q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
-      const int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
-      y[l] = d * static_cast<float>(sc[is]) * static_cast<float>(q1);
-      y[l + 32] = d * static_cast<float>(sc[is + 2]) * static_cast<float>(q2);
-      y[l + 64] = d * static_cast<float>(sc[is + 4]) * static_cast<float>(q3);
-      y[l + 96] = d * static_cast<float>(sc[is + 6]) * static_cast<float>(q4);
-    }
-  }
-}
-
 // One weight row dotted with one activation row.
-float dot_row(const uint8_t* w, WType t, const float* x, int64_t cols) {
+float dot_row(const uint8_t* w, DType t, const float* x, int64_t cols) {
   double sum = 0.0;
   switch (t) {
-    case WType::F32:
+    case DType::F32:
       for (int64_t c = 0; c < cols; ++c) {
         float v;
         std::memcpy(&v, w + 4 * c, 4);
         sum += static_cast<double>(v) * x[c];
       }
       return static_cast<float>(sum);
-    case WType::F16:
+    case DType::F16:
       for (int64_t c = 0; c < cols; ++c)
         sum += static_cast<double>(f16_to_f32(load_u16(w + 2 * c))) * x[c];
       return static_cast<float>(sum);
-    case WType::BF16:
+    case DType::BF16:
       for (int64_t c = 0; c < cols; ++c)
         sum += static_cast<double>(bf16_to_f32(load_u16(w + 2 * c))) * x[c];
       return static_cast<float>(sum);
     default:
       break;
   }
-  void (*dequant)(const uint8_t*, float*) = nullptr;
-  size_t bytes = 0;
-  int block = kQBlock;
-  switch (t) {
-    case WType::Q4_0:
-      dequant = dequant_q4_0;
-      bytes = kQ4_0Bytes;
-      break;
-    case WType::Q4_1:
-      dequant = dequant_q4_1;
-      bytes = kQ4_1Bytes;
-      break;
-    case WType::Q5_0:
-      dequant = dequant_q5_0;
-      bytes = kQ5_0Bytes;
-      break;
-    case WType::Q5_1:
-      dequant = dequant_q5_1;
-      bytes = kQ5_1Bytes;
-      break;
-    case WType::Q8_0:
-      dequant = dequant_q8_0;
-      bytes = kQ8_0Bytes;
-      break;
-    case WType::Q6_K:
-      dequant = dequant_q6_k;
-      bytes = kQ6_KBytes;
-      block = kKBlock;
-      break;
-    default:
-      return 0.0f;  // unreachable: the float types returned above
-  }
+  const DequantizeBlockFn dequant = dequantize_block_fn(t);
+  if (dequant == nullptr) return 0.0f;  // unreachable: the float types returned above
+  const auto block = static_cast<int>(dtype_block_size(t));
+  const auto bytes = static_cast<size_t>(dtype_block_bytes(t));
   float tmp[kKBlock];
   // Whole blocks only: cols is a multiple of the block size for quantized types (kernels.h).
   for (int64_t b = 0; b + block <= cols; b += block) {

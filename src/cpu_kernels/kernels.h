@@ -16,18 +16,19 @@
 #include <cstdint>
 #include <string>
 
+#include "base/dtype.h"
+
 namespace ai00::internal::cpu {
 
-// Stored element type of a weight matrix. Same members and order as ai00::internal::DType (core maps one
-// to the other); kernels cannot include core, hence the mirror.
-enum class WType : uint8_t { F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q6_K };
+// Weights are stored as one of the types of base/dtype.h (ai00::internal::DType, also used by
+// the loaders); their row sizes come from dtype_row_bytes_or_zero.
 
 // Y[t][r] = sum_c W[r][c] * X[t][c]  for t in [0, T), r in [row_begin, row_end).
 // T = 1 is the decode matrix-vector product; T > 1 is prefill (weights read once per tile of
 // rows, reused over the T activation rows).
 struct MatmulArgs {
   const uint8_t* w = nullptr;  // [rows][cols] in `wtype`; quantized blocks run along cols
-  WType wtype = WType::F32;
+  DType wtype = DType::F32;
   size_t w_row_bytes = 0;    // bytes of one weight row
   int64_t cols = 0;          // K: input width (a multiple of the block size for quantized)
   const float* x = nullptr;  // [T][x_stride] activations, fp32
@@ -108,8 +109,5 @@ bool isa_supported(const std::string& name);
 // non-empty, else the best ISA the CPU and OS support. Returns nullptr and writes a message to
 // *error for an unknown or unsupported forced name (never SIGILL).
 const KernelTable* select_kernels(const std::string& forced, std::string* error);
-
-// Bytes of one row of `cols` elements stored as `t`; 0 if cols is not a multiple of the block.
-size_t wtype_row_bytes(WType t, int64_t cols);
 
 }  // namespace ai00::internal::cpu

@@ -219,31 +219,31 @@ template <class A>
 void matmul(const MatmulArgs& p) {
   if (p.T <= 0 || p.row_end <= p.row_begin) return;
   switch (p.wtype) {
-    case WType::F32:
+    case DType::F32:
       matmul_typed<A, DecF32<A>>(p);
       break;
-    case WType::F16:
+    case DType::F16:
       matmul_typed<A, DecHalf<A, false>>(p);
       break;
-    case WType::BF16:
+    case DType::BF16:
       matmul_typed<A, DecHalf<A, true>>(p);
       break;
-    case WType::Q4_0:
+    case DType::Q4_0:
       matmul_typed<A, DecQ4<A, false>>(p);
       break;
-    case WType::Q4_1:
+    case DType::Q4_1:
       matmul_typed<A, DecQ4<A, true>>(p);
       break;
-    case WType::Q5_0:
+    case DType::Q5_0:
       matmul_typed<A, DecQ5<A, false>>(p);
       break;
-    case WType::Q5_1:
+    case DType::Q5_1:
       matmul_typed<A, DecQ5<A, true>>(p);
       break;
-    case WType::Q8_0:
+    case DType::Q8_0:
       matmul_typed<A, DecQ8_0<A>>(p);
       break;
-    case WType::Q6_K:
+    case DType::Q6_K:
       matmul_typed<A, DecQ6_K<A>>(p);
       break;
   }

@@ -1,6 +1,6 @@
 // Weight decoders of the quantized types for the matmul driver (matmul-inl.h): each turns one
 // block into registers of A's lane count, sub-batch by sub-batch, so a quantized matrix is never
-// expanded in memory. Layouts: quant_layout.h (docs/rwkv7.md 9.1, ggml's dequantize_row_q6_K).
+// expanded in memory. Layouts: base/dtype.h (ggml's dequantize_row_q6_K for Q6_K).
 // Never compiled alone; included after simd_load-inl.h inside a per-ISA namespace.
 //
 // Decoder interface (also implemented by the float decoders of matmul-inl.h):
@@ -84,7 +84,7 @@ struct DecQ8_0 {
 };
 
 // Q6_K (256 weights): weight e = n*128 + j*32 + l is d * scales[n*8 + l/16 + 2j] * (q6 - 32)
-// (quant_layout.h). A sub-batch has one (n, j) and one 16-weight scale group.
+// (base/dtype.h). A sub-batch has one (n, j) and one 16-weight scale group.
 template <class A>
 struct DecQ6_K {
   static constexpr int kBlock = quant::kKBlock;

@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "cpu_kernels/isa_tables.h"
-#include "cpu_kernels/quant_layout.h"
 
 namespace ai00::internal::cpu {
 namespace {
@@ -112,36 +111,6 @@ const KernelTable* select_kernels(const std::string& forced, std::string* error)
     if (cpu_runs(list[i]->name)) return list[i];
   }
   return &scalar::kernel_table();  // unreachable: scalar always runs
-}
-
-size_t wtype_row_bytes(WType t, int64_t cols) {
-  using namespace quant;
-  if (cols < 0) return 0;
-  const size_t c = static_cast<size_t>(cols);
-  auto blocks = [c](int block, size_t bytes) -> size_t {
-    return c % static_cast<size_t>(block) == 0 ? c / static_cast<size_t>(block) * bytes : 0;
-  };
-  switch (t) {
-    case WType::F32:
-      return 4 * c;
-    case WType::F16:
-      return 2 * c;
-    case WType::BF16:
-      return 2 * c;
-    case WType::Q4_0:
-      return blocks(kQBlock, kQ4_0Bytes);
-    case WType::Q4_1:
-      return blocks(kQBlock, kQ4_1Bytes);
-    case WType::Q5_0:
-      return blocks(kQBlock, kQ5_0Bytes);
-    case WType::Q5_1:
-      return blocks(kQBlock, kQ5_1Bytes);
-    case WType::Q8_0:
-      return blocks(kQBlock, kQ8_0Bytes);
-    case WType::Q6_K:
-      return blocks(kKBlock, kQ6_KBytes);
-  }
-  return 0;
 }
 
 }  // namespace ai00::internal::cpu

@@ -1,5 +1,10 @@
-// MessageDelta / PartDelta accumulation (see delta.h).
+// MessageDelta / PartDelta accumulation and the DeltaQueue (see delta.h).
 #include "format/delta.h"
+
+#include <iterator>
+#include <utility>
+
+#include "base/error.h"
 
 namespace ai00::internal::format {
 
@@ -110,6 +115,60 @@ Message MessageDelta::finish() const {
     m.tool_calls.push_back(ToolCall{c.id, c.name, std::move(args).value()});
   }
   return m;
+}
+
+namespace {
+
+// The one-field deltas coalesce() may merge: a single text part, or reasoning alone.
+bool text_only(const MessageDelta& d) {
+  return !d.role && d.contents.size() == 1 && d.contents[0].type == PartType::text &&
+         d.reasoning.empty() && d.tool_calls.empty() && !d.finish_reason;
+}
+bool reasoning_only(const MessageDelta& d) {
+  return !d.role && d.contents.empty() && !d.reasoning.empty() && d.tool_calls.empty() &&
+         !d.finish_reason;
+}
+
+}  // namespace
+
+void DeltaQueue::push(MessageDelta d, bool coalesce) {
+  if (d.empty()) return;
+  acc_.accumulate(d);
+  dirty_ = true;
+  if (coalesce && !queue_.empty()) {
+    MessageDelta& last = queue_.back();
+    if (text_only(d) && text_only(last)) {
+      last.contents.back().text += d.contents.front().text;
+      return;
+    }
+    if (reasoning_only(d) && reasoning_only(last)) {
+      last.reasoning += d.reasoning;
+      return;
+    }
+  }
+  queue_.push_back(std::move(d));
+}
+
+MessageDelta DeltaQueue::pop() {
+  AI00_CHECK(!queue_.empty(), "DeltaQueue::pop on an empty queue");
+  MessageDelta d = std::move(queue_.front());
+  queue_.pop_front();
+  return d;
+}
+
+std::vector<MessageDelta> DeltaQueue::take_all() {
+  std::vector<MessageDelta> out(std::make_move_iterator(queue_.begin()),
+                                std::make_move_iterator(queue_.end()));
+  queue_.clear();
+  return out;
+}
+
+const Message& DeltaQueue::message() const {
+  if (dirty_) {
+    message_ = acc_.finish();
+    dirty_ = false;
+  }
+  return message_;
 }
 
 }  // namespace ai00::internal::format

@@ -5,11 +5,17 @@
 // concatenates; a ToolCallDelta merges into the call at its 0-based position `call` (a new
 // position starts a new call); role and finish reason are taken when present.
 //
+// DeltaQueue is the one place where a stream's deltas are queued and accumulated: the output
+// parsers collect the deltas of one feed() in it, the Generator keeps the deltas it produced
+// until next()/step() hand them out, and both read the message so far from it.
+//
 // Errors: accumulate and finish never fail. A call whose arguments are not valid JSON, or that
 // was marked invalid, is moved back into the content as text (it was text the model wrote).
 // Threading: plain values.
 #pragma once
 
+#include <cstddef>
+#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,6 +66,33 @@ struct MessageDelta {
   void accumulate(const MessageDelta& d);
   // The accumulated message (role assistant unless a delta said otherwise).
   Message finish() const;
+};
+
+// The deltas of one stream: those not yet handed out, in order, and the accumulation of every
+// delta ever pushed. A plain value: one stream, one thread at a time.
+class DeltaQueue {
+ public:
+  // Queues and accumulates `d`; an empty delta (no field and no finish reason) is dropped. With
+  // `coalesce`, a text-only or reasoning-only delta is appended to the last queued delta when
+  // that one is of the same kind: fewer, larger deltas, the same accumulation.
+  void push(MessageDelta d, bool coalesce = false);
+
+  bool empty() const { return queue_.empty(); }
+  size_t size() const { return queue_.size(); }
+  // The oldest queued delta, removed from the queue. Throws InternalError if empty().
+  MessageDelta pop();
+  // Every queued delta, in order; the queue is empty afterwards (the accumulation stays).
+  std::vector<MessageDelta> take_all();
+
+  const MessageDelta& accumulated() const { return acc_; }
+  // accumulated().finish(), recomputed only after a push.
+  const Message& message() const;
+
+ private:
+  std::deque<MessageDelta> queue_;
+  MessageDelta acc_;
+  mutable Message message_;
+  mutable bool dirty_ = true;
 };
 
 }  // namespace ai00::internal::format

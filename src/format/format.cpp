@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "base/rng.h"
 #include "format/ai00_v0.h"
 #include "format/ai00_v1.h"
 #include "format/goose.h"
@@ -45,10 +46,7 @@ Result<std::shared_ptr<const ChatFormat>> make_format(std::string_view name) {
 std::string tool_call_id(uint64_t seed, size_t position) {
   // splitmix64 of the seed and the position: a fixed, documented mix, independent of the
   // sampling RNG so that ids never change which tokens are drawn.
-  uint64_t z = seed + 0x9E3779B97F4A7C15ull * (static_cast<uint64_t>(position) + 1);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
+  const uint64_t z = splitmix64_at(seed, static_cast<uint64_t>(position));
   return fmt::format("call_{:08x}", static_cast<uint32_t>(z));
 }
 

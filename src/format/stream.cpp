@@ -5,126 +5,6 @@
 
 namespace ai00::internal::format {
 
-namespace {
-constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD
-
-// Length of the sequence a lead byte starts and the valid range of its second byte; 0 if the
-// byte cannot start a sequence (RFC 3629 table, which excludes overlongs and surrogates).
-int utf8_lead(unsigned char c, unsigned char& lo, unsigned char& hi) {
-  lo = 0x80;
-  hi = 0xBF;
-  if (c >= 0xC2 && c <= 0xDF) return 2;
-  if (c == 0xE0) lo = 0xA0;
-  if (c == 0xED) hi = 0x9F;
-  if (c >= 0xE0 && c <= 0xEF) return 3;
-  if (c == 0xF0) lo = 0x90;
-  if (c == 0xF4) hi = 0x8F;
-  if (c >= 0xF0 && c <= 0xF4) return 4;
-  return 0;
-}
-}  // namespace
-
-std::string Utf8Holdback::feed(std::string_view chunk) {
-  std::string data = held_;
-  data.append(chunk);
-  held_.clear();
-  std::string out;
-  out.reserve(data.size());
-  size_t i = 0;
-  const size_t n = data.size();
-  while (i < n) {
-    auto c = static_cast<unsigned char>(data[i]);
-    if (c < 0x80) {
-      out += data[i++];
-      continue;
-    }
-    unsigned char lo, hi;
-    const int len = utf8_lead(c, lo, hi);
-    if (len == 0) {
-      out += kReplacement;
-      ++i;
-      continue;
-    }
-    int j = 1;
-    for (; j < len; ++j) {
-      if (i + j >= n) {  // incomplete but valid so far: wait for more bytes
-        held_ = data.substr(i);
-        return out;
-      }
-      auto b = static_cast<unsigned char>(data[i + j]);
-      if (b < (j == 1 ? lo : 0x80) || b > (j == 1 ? hi : 0xBF)) break;
-    }
-    if (j < len) {  // the maximal invalid subsequence becomes one U+FFFD
-      out += kReplacement;
-      i += j;
-      continue;
-    }
-    out.append(data, i, len);
-    i += len;
-  }
-  return out;
-}
-
-std::string Utf8Holdback::flush() {
-  if (held_.empty()) return {};
-  held_.clear();
-  return kReplacement;
-}
-
-StopScanner::StopScanner(std::vector<std::string> stops) {
-  for (auto& s : stops)
-    if (!s.empty()) stops_.push_back(std::move(s));
-}
-
-std::string StopScanner::feed(std::string_view text) {
-  if (stopped_) return {};
-  std::string data = held_;
-  data.append(text);
-  held_.clear();
-  std::vector<std::string_view> views(stops_.begin(), stops_.end());
-  if (auto hit = find_marker(data, views)) {
-    stopped_ = true;
-    data.resize(hit->pos);
-    return data;
-  }
-  const size_t keep = partial_marker_suffix(data, views);
-  held_ = data.substr(data.size() - keep);
-  data.resize(data.size() - keep);
-  return data;
-}
-
-std::string StopScanner::flush() {
-  std::string out;
-  out.swap(held_);
-  return out;
-}
-
-std::optional<MarkerHit> find_marker(std::string_view s, const std::vector<std::string_view>& ms) {
-  std::optional<MarkerHit> best;
-  for (size_t k = 0; k < ms.size(); ++k) {
-    if (ms[k].empty()) continue;
-    const size_t p = s.find(ms[k]);
-    if (p == std::string_view::npos) continue;
-    if (!best || p < best->pos || (p == best->pos && ms[k].size() > ms[best->index].size()))
-      best = MarkerHit{p, k};
-  }
-  return best;
-}
-
-size_t partial_marker_suffix(std::string_view s, const std::vector<std::string_view>& ms) {
-  size_t longest = 0;
-  for (auto m : ms) {
-    const size_t max_k = std::min(s.size(), m.empty() ? 0 : m.size() - 1);
-    for (size_t k = max_k; k > longest; --k) {
-      if (s.substr(s.size() - k) == m.substr(0, k)) {
-        longest = k;
-        break;
-      }
-    }
-  }
-  return longest;
-}
-
 ParserBase::ParserBase(ParseOptions options, std::vector<std::string> format_stops)
     : options_(std::move(options)), stops_([&] {
         auto all = std::move(format_stops);
@@ -149,14 +29,12 @@ void ParserBase::end_once() {
 }
 
 std::vector<MessageDelta> ParserBase::feed(std::string_view chunk) {
-  out_.clear();
   if (finished_ || done_) return {};
   run(utf8_.feed(chunk));
-  return std::move(out_);
+  return deltas_.take_all();
 }
 
 std::vector<MessageDelta> ParserBase::finish(FinishReason end) {
-  out_.clear();
   if (finished_) return {};
   finished_ = true;
   if (!done_) {
@@ -175,37 +53,19 @@ std::vector<MessageDelta> ParserBase::finish(FinishReason end) {
   }
   MessageDelta last;
   last.finish_reason = reason;
-  acc_.accumulate(last);
-  out_.push_back(std::move(last));
-  result_.message = acc_.finish();
+  deltas_.push(std::move(last));
+  result_.message = deltas_.message();
   result_.message.name = options_.assistant_name;
   result_.finish_reason = reason;
-  return std::move(out_);
+  return deltas_.take_all();
 }
 
 void ParserBase::push_piece(bool reasoning, std::string_view s) {
   if (s.empty()) return;
   emitted_any_ = true;
-  MessageDelta d =
-      reasoning ? MessageDelta::thinking(std::string(s)) : MessageDelta::text(std::string(s));
-  acc_.accumulate(d);
-  // Coalesce with the previous delta of this call when it is of the same kind.
-  if (!out_.empty()) {
-    MessageDelta& last = out_.back();
-    const bool last_text = last.contents.size() == 1 && last.reasoning.empty() &&
-                           last.tool_calls.empty() && !last.finish_reason;
-    const bool last_reasoning = last.contents.empty() && !last.reasoning.empty() &&
-                                last.tool_calls.empty() && !last.finish_reason;
-    if (!reasoning && last_text) {
-      last.contents.back().text += s;
-      return;
-    }
-    if (reasoning && last_reasoning) {
-      last.reasoning += s;
-      return;
-    }
-  }
-  out_.push_back(std::move(d));
+  // Coalesced: consecutive pieces of one channel within a feed() become one delta.
+  deltas_.push(reasoning ? MessageDelta::thinking(std::string(s)) : MessageDelta::text(std::string(s)),
+               /*coalesce=*/true);
 }
 
 void ParserBase::emit(Channel& ch, bool reasoning, std::string_view s) {
@@ -274,9 +134,7 @@ void ParserBase::emit_call(const std::string& name, const json::Value& arguments
   c.arguments = json::write(arguments);
   ++calls_;
   emitted_any_ = true;
-  MessageDelta d = MessageDelta::call(std::move(c));
-  acc_.accumulate(d);
-  out_.push_back(std::move(d));
+  deltas_.push(MessageDelta::call(std::move(c)));
 }
 
 void ParserBase::warn(std::string message) { result_.warnings.push_back(std::move(message)); }

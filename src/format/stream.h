@@ -2,9 +2,11 @@
 //
 //   chunk ─► UTF-8 holdback ─► stop-string scan ─► format state machine ─► deltas
 //
-// Utf8Holdback passes only whole code points on (a byte that can never complete a sequence
-// becomes U+FFFD, one per maximal invalid subsequence, as WHATWG decoders do). StopScanner emits
-// everything before the earliest stop string and holds back a suffix that could still begin one.
+// utf8::Holdback (base/utf8.h) passes only whole code points on (a byte that can never complete a
+// sequence becomes U+FFFD, one per maximal invalid subsequence, as WHATWG decoders do). StopScanner
+// (base/stop_scanner.h) emits everything before the earliest stop string and holds back a suffix
+// that could still begin one; the formats find their markers with the same find_marker and
+// partial_marker_suffix, so stops and markers follow one tie rule.
 // ParserBase chains both in front of a format's consume() and collects the deltas the format
 // emits, holding back trailing newlines of content and reasoning so that the newline a renderer
 // writes before a marker is not reported as content.
@@ -19,44 +21,11 @@
 #include <string_view>
 #include <vector>
 
+#include "base/stop_scanner.h"
+#include "base/utf8.h"
 #include "format/format.h"
 
 namespace ai00::internal::format {
-
-class Utf8Holdback {
- public:
-  // Returns the whole, valid code points of held + chunk; keeps an incomplete tail.
-  std::string feed(std::string_view chunk);
-  // Releases the held tail: U+FFFD if anything was held.
-  std::string flush();
-
- private:
-  std::string held_;
-};
-
-class StopScanner {
- public:
-  explicit StopScanner(std::vector<std::string> stops);
-  // Text that is certainly not part of a stop string. Sets stopped() when a stop string matched;
-  // everything from the match on is dropped.
-  std::string feed(std::string_view text);
-  std::string flush();  // releases a held partial match as text
-  bool stopped() const { return stopped_; }
-
- private:
-  std::vector<std::string> stops_;
-  std::string held_;
-  bool stopped_ = false;
-};
-
-struct MarkerHit {
-  size_t pos = 0;    // byte offset of the marker in the scanned text
-  size_t index = 0;  // which marker
-};
-// Earliest occurrence of any marker in s (at equal positions the longest marker wins).
-std::optional<MarkerHit> find_marker(std::string_view s, const std::vector<std::string_view>& ms);
-// Length of the longest suffix of s that is a proper prefix of one of the markers.
-size_t partial_marker_suffix(std::string_view s, const std::vector<std::string_view>& ms);
 
 // How leading bytes of a channel are skipped after a marker.
 enum class Skip { none, one_space, one_newline, whitespace };
@@ -113,11 +82,10 @@ class ParserBase : public OutputParser {
   void end_once();
 
   ParseOptions options_;
-  Utf8Holdback utf8_;
+  utf8::Holdback utf8_;
   StopScanner stops_;
   Channel text_, reasoning_;
-  std::vector<MessageDelta> out_;  // deltas of the current feed/finish call
-  MessageDelta acc_;               // everything emitted so far
+  DeltaQueue deltas_;  // queued: the current feed/finish call's; accumulated: everything
   ParseResult result_;
   size_t calls_ = 0;
   bool emitted_any_ = false;

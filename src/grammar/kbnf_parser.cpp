@@ -8,6 +8,8 @@
 #include <cstring>
 #include <utility>
 
+#include "base/utf8.h"
+
 namespace ai00::internal::grammar {
 namespace {
 
@@ -19,24 +21,6 @@ int hex_value(char c) {
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
-}
-
-void append_utf8(uint32_t cp, std::string& out) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 std::string describe(std::string_view text, size_t at) {
@@ -319,7 +303,7 @@ std::string unescape_u(std::string_view s, size_t& i, std::string& out) {
   }
   if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
     return "expected a Unicode scalar value in `\\u` escape";
-  append_utf8(cp, out);
+  utf8::append_code_point(cp, out);
   return "";
 }
 

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "base/json_escape.h"
+#include "base/utf8.h"
 
 namespace ai00::internal::grammar {
 
@@ -17,32 +18,6 @@ void append_hex_byte(std::string& out, const char* prefix, unsigned char c) {
 }
 
 }  // namespace
-
-size_t utf8_sequence_length(std::string_view s, size_t i) {
-  auto at = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = at(i);
-  if (c < 0x80) return 1;
-  size_t n;
-  uint32_t min;
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2, min = 0x80;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3, min = 0x800;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4, min = 0x10000;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  uint32_t cp = c & (0x7F >> n);
-  for (size_t k = 1; k < n; ++k) {
-    if ((at(i + k) & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (at(i + k) & 0x3F);
-  }
-  // Overlong forms, UTF-16 surrogates and values past U+10FFFF are not valid UTF-8.
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return n;
-}
 
 std::string kbnf_literal(std::string_view bytes) {
   std::string out = "'";
@@ -77,7 +52,7 @@ std::string kbnf_literal(std::string_view bytes) {
       ++i;
       continue;
     }
-    const size_t n = utf8_sequence_length(bytes, i);
+    const size_t n = utf8::decode_one(bytes.substr(i), nullptr);
     if (n == 0) {
       // A stray byte: KBNF's \xHH denotes that byte (docs/grammar.md section 2: byte level).
       append_hex_byte(out, "\\x", c);
@@ -116,7 +91,7 @@ std::string regex_escape(std::string_view text) {
       ++i;
       continue;
     }
-    const size_t n = utf8_sequence_length(text, i);
+    const size_t n = utf8::decode_one(text.substr(i), nullptr);
     if (n == 0) {
       out += regex_code_point(c);
       ++i;

@@ -56,7 +56,5 @@ std::string json_quote(std::string_view text);
 // unique names add a counter.
 std::string kbnf_identifier(std::string_view hint);
 
-// Length in bytes of the valid UTF-8 sequence starting at s[i], or 0 if none starts there.
-size_t utf8_sequence_length(std::string_view s, size_t i);
 
 }  // namespace ai00::internal::grammar

@@ -3,8 +3,11 @@
 #include "grammar/regex.h"
 
 #include <algorithm>
+#include <cstring>
+#include <string>
 #include <unordered_map>
 
+#include "base/utf8.h"
 #include "grammar/regex_internal.h"
 
 namespace ai00::internal::grammar {
@@ -25,21 +28,16 @@ struct Nfa {
 
 using ByteSeq = std::vector<std::pair<uint8_t, uint8_t>>;
 
-int utf8_len(uint32_t cp) { return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4; }
-
+// The UTF-8 bytes of cp (1..4 of them, utf8::encoded_length(cp)) into b[0..4).
 void encode(uint32_t cp, uint8_t* b) {
-  int n = utf8_len(cp);
-  if (n == 1) {
-    b[0] = static_cast<uint8_t>(cp);
-    return;
-  }
-  for (int i = n - 1; i > 0; --i) b[i] = static_cast<uint8_t>(0x80 | (cp & 0x3F)), cp >>= 6;
-  b[0] = static_cast<uint8_t>((n == 2 ? 0xC0 : n == 3 ? 0xE0 : 0xF0) | cp);
+  std::string bytes;  // at most 4 bytes: no allocation
+  utf8::append_code_point(cp, bytes);
+  std::memcpy(b, bytes.data(), bytes.size());
 }
 
 // Splits [lo, hi] (same encoded length) into byte-range sequences (regex-syntax's algorithm).
 void split_same_length(uint32_t lo, uint32_t hi, std::vector<ByteSeq>& out) {
-  int n = utf8_len(lo);
+  const int n = static_cast<int>(utf8::encoded_length(lo));
   for (int i = 1; i < n; ++i) {
     uint32_t m = (1u << (6 * i)) - 1;
     if ((lo & ~m) != (hi & ~m)) {

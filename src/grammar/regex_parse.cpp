@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "base/utf8.h"
 #include "grammar/regex_internal.h"
 
 namespace ai00::internal::grammar {
@@ -430,14 +431,12 @@ class RegexParser {
   }
 
   uint32_t decode_utf8() {
-    unsigned char c = static_cast<unsigned char>(p_[i_]);
-    int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (len == 0 || i_ + len > p_.size()) {
+    uint32_t cp = 0;
+    const size_t len = utf8::decode_one(p_.substr(i_), &cp);
+    if (len == 0) {
       fail("invalid UTF-8 in the regex");
       return 0;
     }
-    uint32_t cp = len == 1 ? c : c & (0x7F >> len);
-    for (int k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(p_[i_ + k]) & 0x3F);
     i_ += len;
     return cp;
   }

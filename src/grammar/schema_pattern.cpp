@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/utf8.h"
 #include "grammar/kbnf_writer.h"
 #include "grammar/schema_regex.h"
 
@@ -91,14 +92,9 @@ class PatternParser {
  public:
   explicit PatternParser(std::string_view p) {
     for (size_t i = 0; i < p.size();) {
-      size_t n = utf8_sequence_length(p, i);
+      uint32_t cp = 0;
+      const size_t n = utf8::decode_one(p.substr(i), &cp);
       if (n == 0) throw PatternError{"invalid UTF-8 in pattern"};
-      uint32_t cp = static_cast<unsigned char>(p[i]);
-      if (n > 1) {
-        cp &= 0x7Fu >> n;
-        for (size_t k = 1; k < n; ++k)
-          cp = (cp << 6) | (static_cast<unsigned char>(p[i + k]) & 0x3F);
-      }
       cps_.push_back(cp);
       i += n;
     }

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/utf8.h"
 #include "grammar/kbnf_writer.h"
 
 namespace ai00::internal::grammar {
@@ -275,13 +276,9 @@ struct KeyTrie {
 };
 
 uint32_t decode_cp(std::string_view s, size_t& i) {
-  const size_t n = utf8_sequence_length(s, i);
+  uint32_t cp = 0;
+  const size_t n = utf8::decode_one(s.substr(i), &cp);
   if (n == 0) return static_cast<unsigned char>(s[i++]);  // stray byte: keep it distinct
-  uint32_t cp = static_cast<unsigned char>(s[i]);
-  if (n > 1) {
-    cp &= 0x7Fu >> n;
-    for (size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-  }
   i += n;
   return cp;
 }

@@ -28,18 +28,6 @@ TEST_CASE("f16 and bf16 conversions round-trip every finite half", "[base][half]
   CHECK(bf16_to_f32(0x3f80) == 1.0f);
 }
 
-TEST_CASE("AI00_CHECK throws InternalError with file and line", "[base][error]") {
-  try {
-    AI00_CHECK(1 + 1 == 3, "arithmetic");
-    FAIL("no throw");
-  } catch (const InternalError& e) {
-    std::string m = e.what();
-    CHECK(m.find("test_base.cpp:") != std::string::npos);
-    CHECK(m.find("arithmetic") != std::string::npos);
-    CHECK(e.kind() == ErrorKind::internal);
-  }
-}
-
 TEST_CASE("Result holds a value or an error", "[base][result]") {
   Result<int> good = 7;
   REQUIRE(good.ok());

@@ -1,4 +1,5 @@
-// StopScanner: stop strings across arbitrary splits are cut and never emitted.
+// base/stop_scanner: the one tie rule, marker search, and stop strings across arbitrary splits
+// (cut, never emitted).
 #include <catch2/catch.hpp>
 #include <random>
 #include <string>
@@ -6,6 +7,8 @@
 
 #include "base/stop_scanner.h"
 
+using ai00::internal::find_marker;
+using ai00::internal::partial_marker_suffix;
 using ai00::internal::StopScanner;
 
 namespace {
@@ -96,4 +99,50 @@ TEST_CASE("stop scanner random splits with overlapping stops", "[generator][stop
     REQUIRE(o.text == expect);
     REQUIRE(o.stopped == (cut != std::string::npos));
   }
+}
+
+TEST_CASE("stop scanner: stop strings are cut and partial ones held", "[generator][stop]") {
+  StopScanner s({"</ai00:assistant>", "\n\n"});
+  CHECK(s.feed("Hello </ai00:ass") == "Hello ");
+  CHECK(s.feed("ist") == "");
+  CHECK(s.feed("x") == "</ai00:assistx");
+  CHECK(s.feed("end\n") == "end");
+  CHECK(s.feed("\nignored") == "");
+  CHECK(s.stopped());
+  CHECK(s.feed("more") == "");
+  StopScanner t({"<|im_end|>"});
+  CHECK(t.feed("a<|im") == "a");
+  CHECK(t.flush() == "<|im");
+}
+
+TEST_CASE("marker search: earliest start, then longest, then first listed", "[format][stop]") {
+  const std::vector<std::string_view> ms = {"<think>", "<ai00:", "<ai00:function_calls>"};
+  auto hit = find_marker("x<ai00:function_calls>", ms);
+  REQUIRE(hit);
+  CHECK(hit->pos == 1);
+  CHECK(hit->index == 2);  // the longest marker at the earliest position, though listed last
+  hit = find_marker("<ai00:x <think>", ms);
+  REQUIRE(hit);
+  CHECK(hit->pos == 0);  // an earlier start beats a longer marker
+  CHECK(hit->index == 1);
+  const std::vector<std::string_view> same = {"", "ab", "ab"};
+  hit = find_marker("xab", same);
+  REQUIRE(hit);
+  CHECK(hit->index == 1);  // equal strings: the first listed; the empty string never matches
+  CHECK_FALSE(find_marker("nothing", ms));
+  CHECK(partial_marker_suffix("abc<ai00:func", ms) == 10);
+  CHECK(partial_marker_suffix("abc<th", ms) == 3);
+  CHECK(partial_marker_suffix("abc", ms) == 0);
+  CHECK(partial_marker_suffix("<think>", ms) == 0);  // a whole marker is not a partial one
+}
+
+TEST_CASE("stop scanner reports the tie winner: longest at the same start", "[generator][stop]") {
+  StopScanner s({"ab", "", "abc"});
+  CHECK(s.feed("x") == "x");
+  CHECK(s.feed("abcd") == "");
+  REQUIRE(s.stopped());
+  CHECK(s.matched_index() == 2);  // index into the constructor's list, empty strings counted
+  StopScanner t({"abc", "abc"});
+  CHECK(t.feed("_abc") == "_");
+  CHECK(t.matched_index() == 0);
 }

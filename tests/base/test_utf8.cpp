@@ -1,4 +1,5 @@
-// Tests of src/core/utf8.{h,cpp}: validation, complete-prefix length and U+FFFD replacement.
+// Tests of src/base/utf8.{h,cpp}: validation, complete-prefix length, U+FFFD replacement, code
+// point encoding and decoding, and the streaming Holdback.
 // Expected replacements were produced with Python's bytes.decode("utf-8", "replace"), which
 // follows the same maximal-subpart rule.
 #include <catch2/catch.hpp>
@@ -103,4 +104,29 @@ TEST_CASE("utf8 code point encode and decode", "[core][utf8]") {
   CHECK(cp == 0x1F600);
   CHECK(utf8::decode_one("\xE4\xBD", &cp) == 0);
   CHECK(utf8::decode_one("", &cp) == 0);
+  CHECK(utf8::decode_one("\xc0\xaf", nullptr) == 0);          // overlong
+  CHECK(utf8::decode_one("\xed\xa0\x80", nullptr) == 0);      // a surrogate
+  CHECK(utf8::decode_one("\xf4\x90\x80\x80", nullptr) == 0);  // above U+10FFFF
+  CHECK(utf8::encoded_length(0x7F) == 1);
+  CHECK(utf8::encoded_length(0x80) == 2);
+  CHECK(utf8::encoded_length(0xFFFF) == 3);
+  CHECK(utf8::encoded_length(0x10FFFF) == 4);
+  CHECK(utf8::encoded_length(0x110000) == 0);
+}
+
+TEST_CASE("utf8 holdback passes whole code points only", "[utf8][stream]") {
+  const std::string emoji = "\xF0\x9F\x98\x80";  // 😀 split over three "tokens"
+  utf8::Holdback u;
+  CHECK(u.feed("a\xF0\x9F") == "a");
+  CHECK(u.feed("\x98") == "");
+  CHECK(u.feed("\x80!") == emoji + "!");
+  CHECK(u.flush() == "");
+  // Bytes that can never complete become U+FFFD, one per maximal invalid subsequence.
+  const std::string fffd = "\xEF\xBF\xBD";
+  CHECK(u.feed("\xFF") == fffd);
+  CHECK(u.feed("\xE2\x82x") == fffd + "x");
+  CHECK(u.feed("\xC0\xAF") == fffd + fffd);             // overlong
+  CHECK(u.feed("\xED\xA0\x80") == fffd + fffd + fffd);  // a surrogate
+  CHECK(u.feed("\xE2\x82") == "");
+  CHECK(u.flush() == fffd);  // an incomplete tail at the end
 }

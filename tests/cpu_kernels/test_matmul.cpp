@@ -18,18 +18,14 @@
 namespace {
 
 using ai00::internal::cpu::KernelTable;
-using ai00::internal::cpu::WType;
+using ai00::internal::DType;
 
-const char* wtype_name(WType t) {
-  static const char* const names[] = {"F32",  "F16",  "BF16", "Q4_0", "Q4_1",
-                                      "Q5_0", "Q5_1", "Q8_0", "Q6_K"};
-  return names[static_cast<int>(t)];
-}
+const char* wtype_name(DType t) { return ai00::internal::dtype_name(t); }
 
 // A weight matrix: packed bytes (starting one byte past an aligned address, as in a .bin file
 // without padding) plus the exact value of every weight.
 struct Matrix {
-  WType type;
+  DType type;
   int64_t rows, cols;
   size_t row_bytes;
   std::vector<uint8_t> store;
@@ -47,15 +43,15 @@ float f16_scale(uint8_t* p, std::mt19937& rng, float lo, float hi) {
 }
 
 // One 32-weight block of Q4_0/Q4_1/Q5_0/Q5_1/Q8_0 from random codes.
-void quantize_q32(WType t, uint8_t* b, double* val, std::mt19937& rng) {
-  const bool has_min = t == WType::Q4_1 || t == WType::Q5_1;
+void quantize_q32(DType t, uint8_t* b, double* val, std::mt19937& rng) {
+  const bool has_min = t == DType::Q4_1 || t == DType::Q5_1;
   const float d = f16_scale(b, rng, 0.001f, 0.1f);
   const float m = has_min ? f16_scale(b + 2, rng, -0.5f, 0.5f) : 0.0f;
-  const int bits = (t == WType::Q8_0) ? 8 : (t == WType::Q5_0 || t == WType::Q5_1) ? 5 : 4;
+  const int bits = (t == DType::Q8_0) ? 8 : (t == DType::Q5_0 || t == DType::Q5_1) ? 5 : 4;
   std::uniform_int_distribution<int> code(0, (1 << bits) - 1);
   int q[32];
   for (int& v : q) v = code(rng);
-  if (t == WType::Q8_0) {
+  if (t == DType::Q8_0) {
     for (int e = 0; e < 32; ++e) {
       b[2 + e] = static_cast<uint8_t>(q[e]);  // two's complement int8
       val[e] = double(d) * static_cast<int8_t>(static_cast<uint8_t>(q[e]));
@@ -99,8 +95,8 @@ void quantize_q6_k(uint8_t* b, double* val, std::mt19937& rng) {
   for (int e = 0; e < 256; ++e) val[e] = double(d * float(sc[e / 16])) * (q[e] - 32);
 }
 
-Matrix make_matrix(WType t, int64_t rows, int64_t cols, std::mt19937& rng) {
-  Matrix m{t, rows, cols, ai00::internal::cpu::wtype_row_bytes(t, cols), {}, {}};
+Matrix make_matrix(DType t, int64_t rows, int64_t cols, std::mt19937& rng) {
+  Matrix m{t, rows, cols, ai00::internal::dtype_row_bytes_or_zero(t, cols), {}, {}};
   REQUIRE(m.row_bytes > 0);
   m.store.assign(1 + m.row_bytes * rows, 0);
   m.value.assign(static_cast<size_t>(rows * cols), 0.0);
@@ -110,20 +106,20 @@ Matrix make_matrix(WType t, int64_t rows, int64_t cols, std::mt19937& rng) {
     double* val = m.value.data() + r * cols;
     for (int64_t c = 0; c < cols; ++c) {
       const float f = dist(rng);
-      if (t == WType::F32) {
+      if (t == DType::F32) {
         std::memcpy(row + 4 * c, &f, 4);
         val[c] = f;
-      } else if (t == WType::F16) {
+      } else if (t == DType::F16) {
         put_u16(row + 2 * c, ai00::internal::f32_to_f16(f));
         val[c] = ai00::internal::f16_to_f32(ai00::internal::f32_to_f16(f));
-      } else if (t == WType::BF16) {
+      } else if (t == DType::BF16) {
         put_u16(row + 2 * c, ai00::internal::f32_to_bf16(f));
         val[c] = ai00::internal::bf16_to_f32(ai00::internal::f32_to_bf16(f));
       }
     }
-    if (t == WType::Q6_K) {
+    if (t == DType::Q6_K) {
       for (int64_t b = 0; b < cols / 256; ++b) quantize_q6_k(row + b * 210, val + b * 256, rng);
-    } else if (t != WType::F32 && t != WType::F16 && t != WType::BF16) {
+    } else if (t != DType::F32 && t != DType::F16 && t != DType::BF16) {
       const size_t bytes = m.row_bytes / static_cast<size_t>(cols / 32);
       for (int64_t b = 0; b < cols / 32; ++b) quantize_q32(t, row + b * bytes, val + b * 32, rng);
     }
@@ -187,13 +183,13 @@ void check_against_values(const std::vector<float>& y, const Matrix& m, const Ac
   }
 }
 
-const WType kAllTypes[] = {WType::F32,  WType::F16,  WType::BF16, WType::Q4_0, WType::Q4_1,
-                           WType::Q5_0, WType::Q5_1, WType::Q8_0, WType::Q6_K};
+const DType kAllTypes[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0, DType::Q4_1,
+                           DType::Q5_0, DType::Q5_1, DType::Q8_0, DType::Q6_K};
 
 // Widths past 1024 columns cross the prefill's column chunks (matmul-inl.h kChunkCols).
-std::vector<int64_t> cols_for(WType t) {
-  if (t == WType::Q6_K) return {256, 512, 2304};
-  if (t == WType::F32 || t == WType::F16 || t == WType::BF16) {
+std::vector<int64_t> cols_for(DType t) {
+  if (t == DType::Q6_K) return {256, 512, 2304};
+  if (t == DType::F32 || t == DType::F16 || t == DType::BF16) {
     return {1, 7, 16, 31, 32, 33, 47, 64, 100, 512, 2100};
   }
   return {32, 96, 512, 2080};
@@ -203,7 +199,7 @@ std::vector<int64_t> cols_for(WType t) {
 
 TEST_CASE("scalar matmul equals an independent dequantize-then-dot", "[cpu_kernels][matmul]") {
   std::mt19937 rng(2024);
-  for (WType t : kAllTypes) {
+  for (DType t : kAllTypes) {
     for (int64_t cols : cols_for(t)) {
       for (int64_t T : {1, 3}) {
         const Matrix m = make_matrix(t, 13, cols, rng);
@@ -221,7 +217,7 @@ TEST_CASE("matmul matches scalar on every ISA for every weight type",
           "[cpu_kernels][matmul][per_isa]") {
   std::mt19937 rng(2025);
   for (const KernelTable* k : ai00::test::simd_tables()) {
-    for (WType t : kAllTypes) {
+    for (DType t : kAllTypes) {
       for (int64_t cols : cols_for(t)) {
         for (int64_t T : {1, 3, 7}) {
           const Matrix m = make_matrix(t, 13, cols, rng);
@@ -241,7 +237,7 @@ TEST_CASE("matmul rows split into ranges (or T = 1) are bit-identical to one cal
           "[cpu_kernels][matmul][per_isa]") {
   std::mt19937 rng(2026);
   for (const KernelTable* k : ai00::test::runnable_tables()) {
-    for (WType t : kAllTypes) {
+    for (DType t : kAllTypes) {
       const int64_t cols = cols_for(t).back();
       for (int64_t T : {1, 3, 7}) {
         const Matrix m = make_matrix(t, 37, cols, rng);
@@ -278,7 +274,7 @@ TEST_CASE("matmul rows split into ranges (or T = 1) are bit-identical to one cal
 TEST_CASE("matmul with an empty row range or T = 0 writes nothing",
           "[cpu_kernels][matmul][per_isa]") {
   std::mt19937 rng(2027);
-  const Matrix m = make_matrix(WType::Q8_0, 4, 64, rng);
+  const Matrix m = make_matrix(DType::Q8_0, 4, 64, rng);
   for (const KernelTable* k : ai00::test::runnable_tables()) {
     Acts a = make_acts(2, 64, rng);
     std::vector<float> y = fresh_y(m, a);
@@ -295,11 +291,11 @@ TEST_CASE("f16 and bf16 weights decode special values exactly", "[cpu_kernels][m
   // ones; x picks each column alone in turn, so y equals the decoded weight exactly.
   const uint16_t f16[] = {0x0001, 0x03ff, 0x0400, 0x8000, 0x7bff, 0x3c00, 0xc000, 0x8001};
   const uint16_t bf16[] = {0x0001, 0x007f, 0x0080, 0x8000, 0x7f7f, 0x3f80, 0xc000, 0x8001};
-  for (WType t : {WType::F16, WType::BF16}) {
-    const uint16_t* special = t == WType::F16 ? f16 : bf16;
+  for (DType t : {DType::F16, DType::BF16}) {
+    const uint16_t* special = t == DType::F16 ? f16 : bf16;
     std::vector<uint8_t> w(80);
     for (int c = 0; c < 40; ++c) {
-      const uint16_t h = c < 8 ? special[c] : (t == WType::F16 ? 0x3c00 : 0x3f80);
+      const uint16_t h = c < 8 ? special[c] : (t == DType::F16 ? 0x3c00 : 0x3f80);
       std::memcpy(w.data() + 2 * c, &h, 2);
     }
     for (const KernelTable* k : ai00::test::runnable_tables()) {
@@ -319,7 +315,7 @@ TEST_CASE("f16 and bf16 weights decode special values exactly", "[cpu_kernels][m
         p.row_end = 1;
         k->matmul(p);
         const float want =
-            t == WType::F16 ? ai00::internal::f16_to_f32(special[c]) : ai00::internal::bf16_to_f32(special[c]);
+            t == DType::F16 ? ai00::internal::f16_to_f32(special[c]) : ai00::internal::bf16_to_f32(special[c]);
         INFO(k->name << ", " << wtype_name(t) << ", column " << c);
         CHECK(y == want);
       }
@@ -338,7 +334,7 @@ TEST_CASE("f16 infinity and NaN weights propagate", "[cpu_kernels][matmul][per_i
     float y[2] = {0.0f, 0.0f};
     ai00::internal::cpu::MatmulArgs p;
     p.w = reinterpret_cast<const uint8_t*>(w16);
-    p.wtype = WType::F16;
+    p.wtype = DType::F16;
     p.w_row_bytes = 64;
     p.cols = 32;
     p.x = x.data();

@@ -1,5 +1,5 @@
 // ISA choice (STYLE habit 4): forcing by name or through AI00_FORCE_ISA, errors for unknown
-// names, and wtype_row_bytes.
+// names. (Row sizes of the weight types are tested with src/base, tests/base/test_dtype.cpp.)
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <string>
@@ -83,22 +83,4 @@ TEST_CASE("the ISA forced by the environment is active", "[cpu_kernels][select][
   }
   REQUIRE(t != nullptr);
   CHECK(std::string(t->name) == env);
-}
-
-TEST_CASE("wtype_row_bytes follows the block sizes", "[cpu_kernels][select]") {
-  using ai00::internal::cpu::WType;
-  using ai00::internal::cpu::wtype_row_bytes;
-  CHECK(wtype_row_bytes(WType::F32, 7) == 28);
-  CHECK(wtype_row_bytes(WType::F16, 7) == 14);
-  CHECK(wtype_row_bytes(WType::BF16, 4096) == 8192);
-  CHECK(wtype_row_bytes(WType::Q4_0, 4096) == 128 * 18);
-  CHECK(wtype_row_bytes(WType::Q4_1, 64) == 40);
-  CHECK(wtype_row_bytes(WType::Q5_0, 64) == 44);
-  CHECK(wtype_row_bytes(WType::Q5_1, 64) == 48);
-  CHECK(wtype_row_bytes(WType::Q8_0, 32) == 34);
-  CHECK(wtype_row_bytes(WType::Q6_K, 512) == 420);
-  CHECK(wtype_row_bytes(WType::Q4_0, 100) == 0);  // not a whole number of blocks
-  CHECK(wtype_row_bytes(WType::Q6_K, 128) == 0);
-  CHECK(wtype_row_bytes(WType::F32, -1) == 0);
-  CHECK(wtype_row_bytes(WType::Q8_0, 0) == 0);
 }

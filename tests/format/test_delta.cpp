@@ -52,3 +52,45 @@ TEST_CASE("delta: PartDelta merges text and replaces other parts", "[format][del
   CHECK_FALSE(finish_reason_from_name("done").has_value());
   CHECK(MessageDelta().empty());
 }
+
+TEST_CASE("delta queue: order, empty deltas dropped, everything accumulated", "[format][delta]") {
+  DeltaQueue q;
+  q.push(MessageDelta{});  // carries nothing: dropped
+  CHECK(q.empty());
+  q.push(MessageDelta::text("a"));
+  q.push(MessageDelta::text("b"));  // not coalesced unless asked
+  MessageDelta fin;
+  fin.finish_reason = FinishReason::stop;
+  q.push(fin);  // a finish reason alone is not empty
+  REQUIRE(q.size() == 3);
+  CHECK(q.pop().contents[0].text == "a");
+  const std::vector<MessageDelta> rest = q.take_all();
+  REQUIRE(rest.size() == 2);
+  CHECK(rest[0].contents[0].text == "b");
+  CHECK(rest[1].finish_reason == FinishReason::stop);
+  CHECK(q.empty());
+  CHECK_THROWS(q.pop());
+  // Handing deltas out does not forget them: the message holds all of them.
+  CHECK(q.message().contents.at(0).text == "ab");
+  q.push(MessageDelta::text("c"));
+  CHECK(q.message().contents.at(0).text == "abc");  // recomputed after a push
+}
+
+TEST_CASE("delta queue: coalescing merges only same-kind one-field deltas", "[format][delta]") {
+  DeltaQueue q;
+  q.push(MessageDelta::thinking("th"), true);
+  q.push(MessageDelta::thinking("ink"), true);
+  q.push(MessageDelta::text("Hel"), true);
+  q.push(MessageDelta::text("lo"), true);
+  q.push(MessageDelta::call(ToolCallDelta{0, "call_1", "f", "{}", true, ""}), true);
+  q.push(MessageDelta::text("!"), true);  // after a call: a new delta
+  const std::vector<MessageDelta> out = q.take_all();
+  REQUIRE(out.size() == 4);
+  CHECK(out[0].reasoning == "think");
+  CHECK(out[1].contents[0].text == "Hello");
+  CHECK(out[2].tool_calls.size() == 1);
+  CHECK(out[3].contents[0].text == "!");
+  const Message m = q.message();
+  CHECK(m.reasoning == "think");
+  CHECK(m.tool_calls.size() == 1);
+}

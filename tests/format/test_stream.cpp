@@ -1,53 +1,10 @@
-// Tests of src/format/stream.{h,cpp}: UTF-8 holdback, stop-string scan, marker search, call ids.
+// Tests of src/format/stream.{h,cpp}: call ids. The UTF-8 holdback and the stop-string and
+// marker search it uses are tested with src/base (tests/base/test_utf8.cpp, test_stop_scanner.cpp).
 #include <catch2/catch.hpp>
 
 #include "format/stream.h"
 
 using namespace ai00::internal::format;
-
-TEST_CASE("stream: UTF-8 holdback passes whole code points only", "[format][stream]") {
-  const std::string emoji = "\xF0\x9F\x98\x80";  // 😀 split over three "tokens"
-  Utf8Holdback u;
-  CHECK(u.feed("a\xF0\x9F") == "a");
-  CHECK(u.feed("\x98") == "");
-  CHECK(u.feed("\x80!") == emoji + "!");
-  CHECK(u.flush() == "");
-  // Bytes that can never complete become U+FFFD, one per maximal invalid subsequence.
-  const std::string fffd = "\xEF\xBF\xBD";
-  CHECK(u.feed("\xFF") == fffd);
-  CHECK(u.feed("\xE2\x82x") == fffd + "x");
-  CHECK(u.feed("\xC0\xAF") == fffd + fffd);             // overlong
-  CHECK(u.feed("\xED\xA0\x80") == fffd + fffd + fffd);  // a surrogate
-  CHECK(u.feed("\xE2\x82") == "");
-  CHECK(u.flush() == fffd);  // an incomplete tail at the end
-}
-
-TEST_CASE("stream: stop strings are cut and partial ones held", "[format][stream]") {
-  StopScanner s({"</ai00:assistant>", "\n\n"});
-  CHECK(s.feed("Hello </ai00:ass") == "Hello ");
-  CHECK(s.feed("ist") == "");
-  CHECK(s.feed("x") == "</ai00:assistx");
-  CHECK(s.feed("end\n") == "end");
-  CHECK(s.feed("\nignored") == "");
-  CHECK(s.stopped());
-  CHECK(s.feed("more") == "");
-  StopScanner t({"<|im_end|>"});
-  CHECK(t.feed("a<|im") == "a");
-  CHECK(t.flush() == "<|im");
-}
-
-TEST_CASE("stream: marker search", "[format][stream]") {
-  const std::vector<std::string_view> ms = {"<think>", "<ai00:function_calls>", "<ai00:"};
-  auto hit = find_marker("x<ai00:function_calls>", ms);
-  REQUIRE(hit);
-  CHECK(hit->pos == 1);
-  CHECK(hit->index == 1);  // the longest marker at the earliest position
-  CHECK_FALSE(find_marker("nothing", ms));
-  CHECK(partial_marker_suffix("abc<ai00:func", ms) == 10);
-  CHECK(partial_marker_suffix("abc<th", ms) == 3);
-  CHECK(partial_marker_suffix("abc", ms) == 0);
-  CHECK(partial_marker_suffix("<think>", ms) == 0);  // a whole marker is not a partial one
-}
 
 TEST_CASE("stream: tool call ids", "[format][stream]") {
   const std::string a = tool_call_id(42, 0);

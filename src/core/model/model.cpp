@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "base/error.h"
-#include "base/half.h"
+#include "base/dequant.h"
 #include "core/tokenizer/tokenizer.h"
 
 namespace ai00::internal {
@@ -67,15 +67,6 @@ const cpu::KernelTable* choose_kernels(const std::string& forced_param) {
 }
 
 }  // namespace
-
-cpu::WType to_wtype(DType t) {
-  // Same members in the same order (kernels.h mirrors weights.h); checked at compile time below.
-  return static_cast<cpu::WType>(static_cast<uint8_t>(t));
-}
-static_assert(static_cast<int>(cpu::WType::Q6_K) == static_cast<int>(DType::Q6_K),
-              "cpu::WType must mirror ai00::internal::DType");
-static_assert(static_cast<int>(cpu::WType::Q8_0) == static_cast<int>(DType::Q8_0),
-              "cpu::WType must mirror ai00::internal::DType");
 
 Model::~Model() = default;
 
@@ -154,7 +145,7 @@ Mat Model::mat(const std::string& name, int64_t rows, int64_t cols) const {
   }
   Mat m;
   m.data = t.data;
-  m.type = to_wtype(t.dtype);
+  m.type = t.dtype;
   m.rows = rows;
   m.cols = cols;
   m.row_bytes = dtype_row_bytes(t.dtype, cols);
@@ -239,99 +230,6 @@ void Model::parallel_blocks(int64_t n, int64_t block,
         for (int64_t b = r.begin(); b < r.end(); ++b) run(b);
       },
       tbb::static_partitioner());
-}
-
-namespace {
-
-// Quantized block layouts: docs/rwkv7.md section 9.1 (Q4_0 ... Q8_0) and ggml's
-// dequantize_row_q6_K. Weight e of a 32-block: low nibble of qs[e] for e < 16, high nibble of
-// qs[e - 16] otherwise.
-inline float f16_at(const uint8_t* p) {
-  uint16_t h;
-  std::memcpy(&h, p, 2);
-  return f16_to_f32(h);
-}
-inline int nibble(const uint8_t* qs, int e) { return e < 16 ? (qs[e] & 0x0f) : (qs[e - 16] >> 4); }
-inline int high_bit(uint32_t qh, int e) { return static_cast<int>((qh >> e) & 1u); }
-
-void dequant_q6_k_block(const uint8_t* b, float* y) {
-  const uint8_t* ql = b;
-  const uint8_t* qh = b + 128;
-  const auto* sc = reinterpret_cast<const int8_t*>(b + 192);
-  const float d = f16_at(b + 208);
-  for (int n = 0; n < 256; n += 128) {
-    for (int l = 0; l < 32; ++l) {
-      int is = l / 16;
-      int q1 = ((ql[l] & 0xF) | (((qh[l] >> 0) & 3) << 4)) - 32;
-      int q2 = ((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32;
-      int q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
-      int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
-      y[l + 0] = d * sc[is + 0] * static_cast<float>(q1);
-      y[l + 32] = d * sc[is + 2] * static_cast<float>(q2);
-      y[l + 64] = d * sc[is + 4] * static_cast<float>(q3);
-      y[l + 96] = d * sc[is + 6] * static_cast<float>(q4);
-    }
-    y += 128, ql += 64, qh += 32, sc += 8;
-  }
-}
-
-void dequant_block32(DType t, const uint8_t* b, float* y) {
-  const float d = f16_at(b);
-  uint32_t qh = 0;
-  switch (t) {
-    case DType::Q4_0:
-      for (int e = 0; e < 32; ++e) y[e] = d * static_cast<float>(nibble(b + 2, e) - 8);
-      break;
-    case DType::Q4_1: {
-      const float m = f16_at(b + 2);
-      for (int e = 0; e < 32; ++e) y[e] = d * static_cast<float>(nibble(b + 4, e)) + m;
-      break;
-    }
-    case DType::Q5_0:
-      std::memcpy(&qh, b + 2, 4);
-      for (int e = 0; e < 32; ++e)
-        y[e] = d * static_cast<float>(nibble(b + 6, e) + 16 * high_bit(qh, e) - 16);
-      break;
-    case DType::Q5_1: {
-      const float m = f16_at(b + 2);
-      std::memcpy(&qh, b + 4, 4);
-      for (int e = 0; e < 32; ++e)
-        y[e] = d * static_cast<float>(nibble(b + 8, e) + 16 * high_bit(qh, e)) + m;
-      break;
-    }
-    case DType::Q8_0:
-      for (int e = 0; e < 32; ++e) y[e] = d * static_cast<float>(static_cast<int8_t>(b[2 + e]));
-      break;
-    default:
-      AI00_CHECK(false, "not a 32-weight block type");
-  }
-}
-
-}  // namespace
-
-void dequantize_row(DType t, const uint8_t* src, int64_t n, float* out) {
-  switch (t) {
-    case DType::F32:
-      std::memcpy(out, src, static_cast<size_t>(n) * 4);
-      return;
-    case DType::F16:
-      for (int64_t i = 0; i < n; ++i) out[i] = f16_at(src + 2 * i);
-      return;
-    case DType::BF16:
-      for (int64_t i = 0; i < n; ++i) {
-        uint16_t h;
-        std::memcpy(&h, src + 2 * i, 2);
-        out[i] = bf16_to_f32(h);
-      }
-      return;
-    case DType::Q6_K:
-      for (int64_t i = 0; i < n / 256; ++i) dequant_q6_k_block(src + 210 * i, out + 256 * i);
-      return;
-    default: {
-      const int64_t bytes = dtype_block_bytes(t);
-      for (int64_t i = 0; i < n / 32; ++i) dequant_block32(t, src + bytes * i, out + 32 * i);
-    }
-  }
 }
 
 }  // namespace ai00::internal

@@ -43,7 +43,7 @@ struct ModelParams {
 // file (or WeightFile-owned storage), in its stored type.
 struct Mat {
   const uint8_t* data = nullptr;
-  cpu::WType type = cpu::WType::F32;
+  DType type = DType::F32;
   int64_t rows = 0;
   int64_t cols = 0;
   size_t row_bytes = 0;
@@ -149,11 +149,5 @@ class Model {
   std::unique_ptr<tbb::task_arena> arena_;
   std::shared_ptr<const Tokenizer> tokenizer_;
 };
-
-// Element type mapping (same members and order).
-cpu::WType to_wtype(DType t);
-
-// Dequantizes one row of n elements stored as `t` into out[n] (fp32). Used for embedding rows.
-void dequantize_row(DType t, const uint8_t* src, int64_t n, float* out);
 
 }  // namespace ai00::internal

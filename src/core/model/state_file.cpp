@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "base/error.h"
-#include "base/half.h"
+#include "base/dequant.h"
 #include "base/mapped_file.h"
 #include "core/model/model.h"
 
@@ -82,20 +82,13 @@ std::map<std::string, Entry> parse_header(const uint8_t* bytes, size_t size,
 
 // Copies one (H, N, N) tensor stored [h][j][i] into S[h][i][j].
 void transpose_into(const Entry& e, const uint8_t* data, int64_t H, int64_t N, float* S) {
-  const size_t es = e.dtype == "F32" ? 4 : 2;
+  const DType t = dtype_from_name(e.dtype).value_or(DType::F32);  // checked F32/F16/BF16 above
+  const auto es = static_cast<size_t>(dtype_block_bytes(t));
   for (int64_t h = 0; h < H; ++h) {
     for (int64_t j = 0; j < N; ++j) {
       for (int64_t i = 0; i < N; ++i) {
         const uint8_t* p = data + es * static_cast<size_t>((h * N + j) * N + i);
-        float v;
-        uint16_t u;
-        if (es == 4) {
-          std::memcpy(&v, p, 4);
-        } else {
-          std::memcpy(&u, p, 2);
-          v = e.dtype == "F16" ? f16_to_f32(u) : bf16_to_f32(u);
-        }
-        S[(h * N + i) * N + j] = v;
+        dequantize_row(t, p, 1, &S[(h * N + i) * N + j]);
       }
     }
   }

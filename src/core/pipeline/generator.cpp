@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "base/error.h"
+#include "base/rng.h"
 #include "core/model/model.h"
 #include "core/model/rwkv7.h"
 #include "core/model/state.h"
@@ -22,13 +23,6 @@ std::shared_ptr<const Tokenizer> require_tokenizer(const std::shared_ptr<const M
   return tok;
 }
 
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 // Seed of the tool call ids: the State's sampler seed and its RNG position at the start of the
 // turn, read without drawing (chat-and-abi.md section 2: ids never change which tokens are drawn,
 // and two turns of one State get different ids).
@@ -36,30 +30,6 @@ uint64_t derive_id_seed(const SamplerState& s) {
   uint64_t h = splitmix64(s.seed());
   for (uint64_t w : s.rng().words()) h = splitmix64(h ^ w);
   return h;
-}
-
-// Throws the Error subclass matching `e.kind`, so callers can catch by type.
-[[noreturn]] void throw_error(const ErrorInfo& e) {
-  switch (e.kind) {
-    case ErrorKind::io:
-      throw IoError(e.message);
-    case ErrorKind::model_file:
-      throw ModelFileError(e.message);
-    case ErrorKind::format:
-      throw FormatError(e.message);
-    case ErrorKind::grammar:
-      throw GrammarError(e.message);
-    case ErrorKind::invalid_argument:
-      throw InvalidArgument(e.message);
-    case ErrorKind::mismatch:
-      throw MismatchError(e.message);
-    case ErrorKind::unsupported:
-      throw UnsupportedError(e.message);
-    case ErrorKind::internal:
-      throw InternalError(e.message);
-    default:
-      throw Error(e.kind, e.message);
-  }
 }
 
 }  // namespace
@@ -236,10 +206,7 @@ void Generator::generate_token() {
 }
 
 void Generator::push_delta(format::MessageDelta d) {
-  if (d.empty() && !d.finish_reason) return;
-  accumulated_.accumulate(d);
-  message_dirty_ = true;
-  queue_.push_back(std::move(d));
+  deltas_.push(std::move(d));
 }
 
 void Generator::emit_text(const std::string& text) {
@@ -269,8 +236,7 @@ void Generator::finish(format::FinishReason reason, std::string error) {
     const format::ParseResult& res = parser_->result();
     finish_reason_ = res.finish_reason;
     warnings_.insert(warnings_.end(), res.warnings.begin(), res.warnings.end());
-    message_ = res.message;
-    message_dirty_ = false;
+    final_message_ = res.message;
     return;
   }
   std::string rest = stops_->feed(tail);
@@ -303,11 +269,9 @@ size_t Generator::work_once() {
 }
 
 std::optional<format::MessageDelta> Generator::next() {
-  while (queue_.empty() && !finished_) work_once();
-  if (queue_.empty()) return std::nullopt;
-  format::MessageDelta d = std::move(queue_.front());
-  queue_.pop_front();
-  return d;
+  while (deltas_.empty() && !finished_) work_once();
+  if (deltas_.empty()) return std::nullopt;
+  return deltas_.pop();
 }
 
 format::FinishReason Generator::run(const DeltaCallback& callback) {
@@ -341,18 +305,13 @@ StepResult Generator::step(size_t max_tokens) {
     }
     used += std::max<size_t>(n, 1);
   }
-  r.deltas.assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
-  queue_.clear();
+  r.deltas = deltas_.take_all();
   r.finished = finished_;
   return r;
 }
 
 const format::Message& Generator::message() const {
-  if (message_dirty_) {
-    message_ = accumulated_.finish();
-    message_dirty_ = false;
-  }
-  return message_;
+  return final_message_ ? *final_message_ : deltas_.message();
 }
 
 }  // namespace ai00::internal

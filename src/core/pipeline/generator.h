@@ -50,7 +50,6 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -222,10 +221,8 @@ class Generator {
   std::string grammar_kbnf_;
   uint64_t id_seed_ = 0;
 
-  std::deque<format::MessageDelta> queue_;  // produced, not yet handed out by next()/step()
-  format::MessageDelta accumulated_;
-  mutable format::Message message_;  // accumulated_.finish(), refreshed lazily
-  mutable bool message_dirty_ = false;
+  format::DeltaQueue deltas_;  // queued: produced, not yet handed out by next()/step()
+  std::optional<format::Message> final_message_;  // chat mode: the parser's final message
   std::vector<std::string> warnings_;
   std::string error_;
   bool finished_ = false;

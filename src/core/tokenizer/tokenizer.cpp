@@ -405,14 +405,7 @@ bool StreamDecoder::push(uint32_t id, std::string& out) {
   }
   ended_ = false;
   const std::string_view bytes = tok_->token_bytes(id);
-  if (pending_.empty()) {
-    const size_t used = utf8::append_sanitized_complete(bytes, out);
-    pending_.assign(bytes.data() + used, bytes.size() - used);
-  } else {
-    pending_.append(bytes);
-    const size_t used = utf8::append_sanitized_complete(pending_, out);
-    pending_.erase(0, used);
-  }
+  pending_.feed(bytes, out);
   return true;
 }
 
@@ -423,8 +416,7 @@ std::string StreamDecoder::push(uint32_t id) {
 }
 
 void StreamDecoder::flush(std::string& out) {
-  utf8::append_sanitized(pending_, out);
-  pending_.clear();
+  pending_.flush(out);
 }
 
 std::string StreamDecoder::flush() {
@@ -434,7 +426,7 @@ std::string StreamDecoder::flush() {
 }
 
 void StreamDecoder::reset() {
-  pending_.clear();
+  pending_ = utf8::Holdback();
   position_ = 0;
   ended_ = false;
 }

@@ -34,6 +34,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/utf8.h"
+
 namespace ai00::internal {
 
 class Tokenizer {
@@ -131,13 +133,13 @@ class StreamDecoder {
   std::string flush();
 
   bool ended() const { return ended_; }                     // the last push was token 0
-  size_t pending_bytes() const { return pending_.size(); }  // held back, at most 3
+  size_t pending_bytes() const { return pending_.held_bytes(); }  // held back, at most 3
   size_t position() const { return position_; }             // number of ids pushed
   void reset();                                             // forget pending bytes and state
 
  private:
   std::shared_ptr<const Tokenizer> tok_;
-  std::string pending_;  // an incomplete but still-valid UTF-8 prefix (0..3 bytes)
+  utf8::Holdback pending_;  // an incomplete but still-valid UTF-8 prefix (0..3 bytes)
   size_t position_ = 0;
   bool ended_ = false;
 };

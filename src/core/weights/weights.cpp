@@ -10,54 +10,6 @@
 
 namespace ai00::internal {
 
-namespace {
-
-struct DTypeInfo {
-  const char* name;
-  int64_t block;
-  int64_t bytes;
-};
-
-DTypeInfo info(DType t) {
-  switch (t) {
-    case DType::F32:
-      return {"F32", 1, 4};
-    case DType::F16:
-      return {"F16", 1, 2};
-    case DType::BF16:
-      return {"BF16", 1, 2};
-    case DType::Q4_0:
-      return {"Q4_0", 32, 18};
-    case DType::Q4_1:
-      return {"Q4_1", 32, 20};
-    case DType::Q5_0:
-      return {"Q5_0", 32, 22};
-    case DType::Q5_1:
-      return {"Q5_1", 32, 24};
-    case DType::Q8_0:
-      return {"Q8_0", 32, 34};
-    case DType::Q6_K:
-      return {"Q6_K", 256, 210};
-  }
-  return {"?", 1, 1};
-}
-
-}  // namespace
-
-const char* dtype_name(DType t) { return info(t).name; }
-int64_t dtype_block_size(DType t) { return info(t).block; }
-int64_t dtype_block_bytes(DType t) { return info(t).bytes; }
-
-size_t dtype_row_bytes(DType t, int64_t n) {
-  DTypeInfo i = info(t);
-  if (n < 0 || n % i.block != 0) {
-    throw ModelFileError("a row of " + std::to_string(n) + " " + i.name +
-                         " elements is not a multiple of the block size " +
-                         std::to_string(i.block));
-  }
-  return static_cast<size_t>(n / i.block * i.bytes);
-}
-
 int64_t TensorView::numel() const {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;

@@ -29,29 +29,12 @@
 #include <string>
 #include <vector>
 
+#include "base/dtype.h"
 #include "base/mapped_file.h"
 
 namespace ai00::internal {
 
-// Element types of stored tensors. Quantized types hold blocks along the last dimension
-// (ggml's ne[0]); see docs/rwkv7.md section 9.1 for the block layouts.
-enum class DType : uint8_t {
-  F32,
-  F16,
-  BF16,
-  Q4_0,  // 32 weights / 18 bytes
-  Q4_1,  // 32 / 20
-  Q5_0,  // 32 / 22
-  Q5_1,  // 32 / 24
-  Q8_0,  // 32 / 34
-  Q6_K,  // 256 / 210
-};
-
-const char* dtype_name(DType t);     // "F32", "Q8_0", ...
-int64_t dtype_block_size(DType t);   // elements per block (1 for float types)
-int64_t dtype_block_bytes(DType t);  // bytes per block
-// Bytes of a row of n elements; throws ModelFileError if n is not a multiple of the block size.
-size_t dtype_row_bytes(DType t, int64_t n);
+// Element types of stored tensors (DType, dtype_name, dtype_row_bytes, ...): base/dtype.h.
 
 struct TensorView {
   std::string name;  // canonical BlinkDL name

@@ -40,7 +40,6 @@ bool bin_dtype(uint32_t id, DType* out) {
   }
 }
 
-bool is_quantized(DType t) { return dtype_block_size(t) > 1; }
 
 TensorView read_record(Reader& r, uint32_t version) {
   const uint64_t start = r.pos();
@@ -64,7 +63,7 @@ TensorView read_record(Reader& r, uint32_t version) {
     r.fail_at(start, "unknown rwkv.cpp data type " + std::to_string(type) +
                          " (known: 0 FP32, 1 FP16, 2 Q4_0, 3 Q4_1, 7 Q5_0, 8 Q5_1, 9 Q8_0)");
   }
-  if (is_quantized(t.dtype) && version < 101) {
+  if (dtype_is_quantized(t.dtype) && version < 101) {
     r.fail_at(start, std::string("quantized type ") + dtype_name(t.dtype) +
                          " in a version-100 file (old block layout; re-quantize with version 101)");
   }

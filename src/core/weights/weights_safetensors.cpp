@@ -14,15 +14,11 @@ namespace ai00::internal::weights_detail {
 
 namespace {
 
+// safetensors names its float types exactly as dtype_name does; quantized types do not occur.
 bool st_dtype(std::string_view s, DType* out) {
-  if (s == "F32")
-    *out = DType::F32;
-  else if (s == "F16")
-    *out = DType::F16;
-  else if (s == "BF16")
-    *out = DType::BF16;
-  else
-    return false;
+  const std::optional<DType> t = dtype_from_name(s);
+  if (!t || dtype_is_quantized(*t)) return false;
+  *out = *t;
   return true;
 }
 

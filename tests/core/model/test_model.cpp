@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/dequant.h"
 #include "base/error.h"
 #include "base/half.h"
 #include "core/model/model.h"
@@ -146,7 +147,7 @@ TEST_CASE("dequantize_row agrees with the kernels' matmul for every dtype", "[co
     for (int64_t i = 0; i < n; ++i) want += static_cast<double>(deq[i]) * x[i];
     float got = 0.0f;
     cpu::MatmulArgs a;
-    a.w = row.data(), a.wtype = to_wtype(t), a.w_row_bytes = bytes, a.cols = n;
+    a.w = row.data(), a.wtype = t, a.w_row_bytes = bytes, a.cols = n;
     a.x = x.data(), a.x_stride = n, a.y = &got, a.y_stride = 1, a.T = 1;
     a.row_begin = 0, a.row_end = 1;
     k->matmul(a);
