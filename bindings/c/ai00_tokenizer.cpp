@@ -1,5 +1,5 @@
 // Tokenizer calls of the C ABI (through the model): encode and decode with the two-call size
-// idiom (docs/chat-and-abi.md section 7, rule 7).
+// idiom (docs/abi.md "Handles and ownership").
 #include <cstring>
 #include <string>
 #include <vector>

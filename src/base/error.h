@@ -1,4 +1,4 @@
-// Internal error types of ai00 (docs/ARCHITECTURE.md section 5, docs/STYLE.md habit 15).
+// Internal error types of ai00 (docs/layers.md "Errors").
 //
 // Three kinds of failure, none of which aborts or prints:
 //  * parse paths (KBNF, chat-format parsers, JSON) return ai00::internal::Result<T> (result.h);

@@ -1,5 +1,5 @@
 // StopScanner: stop strings matched on decoded text across token boundaries
-// (docs/chat-and-abi.md section 3, "Stop strings").
+// (docs/chat-formats.md "Stop strings").
 //
 // Text arrives in arbitrary pieces (one token's worth of whole code points at a time). feed()
 // returns everything that is certainly not part of a stop string: the text before the earliest

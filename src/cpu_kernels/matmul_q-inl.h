@@ -1,7 +1,8 @@
 // Weight decoders of the quantized types for the matmul driver (matmul-inl.h): each turns one
 // block into registers of A's lane count, sub-batch by sub-batch, so a quantized matrix is never
-// expanded in memory. Layouts: quant_layout.h (docs/rwkv7.md 9.1, ggml's dequantize_row_q6_K).
-// Never compiled alone; included after simd_load-inl.h inside a per-ISA namespace.
+// expanded in memory. Layouts: quant_layout.h (docs/weight-files.md "Element types", ggml's
+// dequantize_row_q6_K). Never compiled alone; included after simd_load-inl.h inside a per-ISA
+// namespace.
 //
 // Decoder interface (also implemented by the float decoders of matmul-inl.h):
 //   kBlock  weights per block (a multiple of the lane count), kBytes bytes per block,

@@ -1,5 +1,6 @@
-// Block geometry of the weight types (docs/rwkv7.md section 9.1 and 9.4). Plain constants shared
-// by the scalar reference, the per-ISA kernels and wtype_row_bytes(); no code, no ISA flags.
+// Block geometry of the weight types (docs/weight-files.md "Element types", "GGUF"). Plain
+// constants shared by the scalar reference, the per-ISA kernels and wtype_row_bytes(); no code, no
+// ISA flags.
 //
 // Byte layouts (weight index e inside a block, q(e) = low nibble of qs[e] for e < 16, high
 // nibble of qs[e - 16] for e >= 16; qh bit e = 5th bit of weight e):

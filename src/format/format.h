@@ -1,4 +1,5 @@
-// The interface every chat format implements (docs/chat-and-abi.md sections 2-4).
+// The interface every chat format implements (docs/chat-formats.md "Deltas and finish reasons",
+// "Streaming output pipeline", "Formats").
 //
 // A ChatFormat renders a conversation into a prompt and makes incremental output parsers for
 // the model's reply. Formats: "ai00-v1" (seed 000), "ai00-v0" (seed 000's migration table),
@@ -120,7 +121,8 @@ Result<std::shared_ptr<const ChatFormat>> make_format(std::string_view name);
 std::vector<std::string> format_names();
 
 // The tool call id of the call at `position` for a parser seeded with `seed`: "call_" and
-// 8 lowercase hex digits of a 64-bit mix of both (chat-and-abi.md section 2). Deterministic.
+// 8 lowercase hex digits of a 64-bit mix of both (docs/chat-formats.md
+// "Deltas and finish reasons"). Deterministic.
 std::string tool_call_id(uint64_t seed, size_t position);
 
 }  // namespace ai00::internal::format

@@ -1,6 +1,7 @@
-// Tool-call grammars of the chat formats (seed 003 unified grammar, docs/grammar.md section 5):
-// ai00 v1 `<ai00:function_calls>` / `<invoke>` / `<parameter>` blocks (seed 000) and OpenChatML
-// `<|function_call|>` JSON calls (seed 002), at the `structural` and `schema_aware` levels.
+// Tool-call grammars of the chat formats (seed 003 unified grammar, docs/grammar.md
+// "Tool grammars"): ai00 v1 `<ai00:function_calls>` / `<invoke>` / `<parameter>` blocks (seed 000)
+// and OpenChatML `<|function_call|>` JSON calls (seed 002), at the `structural` and `schema_aware`
+// levels.
 //
 // Shape (ai00 v1; OpenChatML has the same with its own markers):
 //   start       ::= '<think>' #ex'</think>'? '</think>' after_think | first_text

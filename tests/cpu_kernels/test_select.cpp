@@ -1,5 +1,5 @@
-// ISA choice (STYLE habit 4): forcing by name or through AI00_FORCE_ISA, errors for unknown
-// names, and wtype_row_bytes.
+// ISA choice (docs/model.md "Kernels and ISAs"): forcing by name or through AI00_FORCE_ISA, errors
+// for unknown names, and wtype_row_bytes.
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <string>

@@ -73,7 +73,7 @@ int run_logits(const std::vector<std::string>& argv) {
   const size_t rows = opt.all_logits ? tokens.size() : 1;
   std::vector<float> logits(rows * static_cast<size_t>(model->config().vocab));
   ai00::internal::forward(*model, state, tokens.data(), tokens.size(), logits.data(), opt);
-  write_file(out_path, logits);  // little-endian hosts only (docs/STYLE.md)
+  write_file(out_path, logits);  // little-endian hosts only (docs/layers.md)
   return ai00::cli::kExitOk;
 }
 

@@ -192,7 +192,7 @@ void Model::bind_weights() {
     w.w1 = m("att.w1", c.d_w, C), w.w2 = m("att.w2", C, c.d_w);
     w.a1 = m("att.a1", c.d_a, C), w.a2 = m("att.a2", C, c.d_a);
     w.g1 = m("att.g1", c.d_g, C), w.g2 = m("att.g2", C, c.d_g);
-    if (l > 0) {  // block 0 has no value residual (docs/rwkv7.md 5.5)
+    if (l > 0) {  // block 0 has no value residual (docs/model.md "Block 0")
       w.v0 = v("att.v0");
       w.v1 = m("att.v1", c.d_v, C), w.v2 = m("att.v2", C, c.d_v);
     }
@@ -243,7 +243,7 @@ void Model::parallel_blocks(int64_t n, int64_t block,
 
 namespace {
 
-// Quantized block layouts: docs/rwkv7.md section 9.1 (Q4_0 ... Q8_0) and ggml's
+// Quantized block layouts: docs/weight-files.md "Element types" (Q4_0 ... Q8_0) and ggml's
 // dequantize_row_q6_K. Weight e of a 32-block: low nibble of qs[e] for e < 16, high nibble of
 // qs[e - 16] otherwise.
 inline float f16_at(const uint8_t* p) {

@@ -1,4 +1,5 @@
-// Weight files: one interface over every RWKV-7 file a user has (docs/rwkv7.md sections 4, 9).
+// Weight files: one interface over every RWKV-7 file a user has (docs/weight-files.md
+// "Canonical tensors").
 //
 // open_weights() recognises the format from the content (never the extension), validates the
 // container, and yields the model's tensors under *canonical* names and shapes:
@@ -34,7 +35,7 @@
 namespace ai00::internal {
 
 // Element types of stored tensors. Quantized types hold blocks along the last dimension
-// (ggml's ne[0]); see docs/rwkv7.md section 9.1 for the block layouts.
+// (ggml's ne[0]); see docs/weight-files.md "Element types" for the block layouts.
 enum class DType : uint8_t {
   F32,
   F16,
