@@ -1,5 +1,5 @@
 // Last-error bookkeeping of the C ABI: one message per thread, one per handle, and the mapping
-// from the exceptions of src/ to ai00_status (docs/abi.md "Status codes and messages").
+// from the exceptions of src/ to ai00_status (docs/abi.md "Status codes").
 #include <cstring>
 #include <new>
 #include <string>

@@ -1,6 +1,6 @@
 // Generator handle of the C ABI: one turn on one State, driven by push (callback), pull (next)
 // or step (token budget) (docs/chat-formats.md "Deltas and finish reasons",
-// "Streaming output pipeline", docs/abi.md "Callbacks and pull"). Each C++ MessageDelta is
+// "Output parsers", docs/abi.md "Callbacks and pull"). Each C++ MessageDelta is
 // flattened into tagged ai00_delta records whose strings live in the handle until the next call on
 // it.
 #include <deque>

@@ -1,5 +1,5 @@
 // Tokenizer calls of the C ABI (through the model): encode and decode with the two-call size
-// idiom (docs/abi.md "Handles and ownership").
+// idiom (docs/abi.md "Ownership").
 #include <cstring>
 #include <string>
 #include <vector>

@@ -288,7 +288,7 @@ AI00_API ai00_status ai00_state_load_initial(ai00_state** out_state, const ai00_
  * Sampler
  * ========================================================================================== */
 
-/* Sampling methods (docs/generation.md "Samplers"). */
+/* Sampling methods (docs/generation.md "Sampling"). */
 typedef enum ai00_sampler_method {
   AI00_SAMPLER_NUCLEUS = 0,     /* top_k, top_p, min_p, then temperature (ai00's default) */
   AI00_SAMPLER_TYPICAL = 1,     /* cut at cumulative typical_tau by distance from the entropy */

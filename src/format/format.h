@@ -1,5 +1,5 @@
 // The interface every chat format implements (docs/chat-formats.md "Deltas and finish reasons",
-// "Streaming output pipeline", "Formats").
+// "Output parsers", "Formats").
 //
 // A ChatFormat renders a conversation into a prompt and makes incremental output parsers for
 // the model's reply. Formats: "ai00-v1" (seed 000), "ai00-v0" (seed 000's migration table),

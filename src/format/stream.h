@@ -1,5 +1,5 @@
 // The streaming plumbing shared by every output parser (docs/chat-formats.md
-// "Streaming output pipeline"):
+// "Output parsers"):
 //
 //   chunk ─► UTF-8 holdback ─► stop-string scan ─► format state machine ─► deltas
 //

@@ -1,4 +1,4 @@
-// The one place where grammar builders turn strings into KBNF text (docs/grammar.md "Pipeline":
+// The one place where grammar builders turn strings into KBNF text (docs/grammar.md "KBNF engine":
 // "every spliced string goes through one KBNF-literal writer"). Tool names, parameter names,
 // enum values, JSON keys and regex fragments built by json_schema.cpp, tool_grammar.cpp and
 // thinking.cpp all pass through these functions, so a quote, backslash, newline or stray byte in

@@ -1,5 +1,5 @@
 // Compiled KBNF grammars and the per-sequence matcher (docs/grammar.md "Semantics",
-// "Differences from kbnf", "Matcher and token masks").
+// "Differences from kbnf", "Token masks").
 //
 // Pipeline: Grammar (grammar.h) -> compile(): rules normalised to plain productions, every
 // terminal turned into a byte-level DFA (regex.h), per (terminal, DFA state) token classes

@@ -1,4 +1,4 @@
-// The vocabulary as the grammar engine sees it (docs/grammar.md "Matcher and token masks",
+// The vocabulary as the grammar engine sees it (docs/grammar.md "Token masks",
 // "Performance targets"): token byte strings indexed by id, a byte trie over them (116,078 nodes
 // for RWKV World), and tokens in trie (lexicographic byte) order so that tokens sharing a prefix
 // are neighbours.

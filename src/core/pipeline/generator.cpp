@@ -258,7 +258,7 @@ void Generator::finish(format::FinishReason reason, std::string error) {
   if (finished_) return;
   finished_ = true;
   error_ = std::move(error);
-  // Release held bytes in stage order (docs/chat-formats.md "Streaming output pipeline"): UTF-8
+  // Release held bytes in stage order (docs/chat-formats.md "Output parsers"): UTF-8
   // tail, stop, marker.
   std::string tail;
   decoder_.flush(tail);

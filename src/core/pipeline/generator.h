@@ -99,7 +99,7 @@ struct GenerateOptions {
   std::vector<float> initial_logits;
   // Chat only: before the turn, charge the penalty table with the tokens of the conversation's
   // earlier assistant turns (their content text), in order, as if they had been sampled (ai00's
-  // model_text; docs/generation.md "Samplers"). For a fresh State rebuilt from a transcript; a
+  // model_text; docs/generation.md "Sampling"). For a fresh State rebuilt from a transcript; a
   // State that generated those turns itself already holds them, so leave it off there.
   bool penalize_history = false;
 };

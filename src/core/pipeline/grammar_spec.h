@@ -1,5 +1,5 @@
 // Choosing the grammar of a turn and compiling it against a Model's vocabulary (seed 003,
-// docs/grammar.md "Matcher and token masks", "Tool grammars", docs/chat-formats.md
+// docs/grammar.md "Token masks", "Tool grammars", docs/chat-formats.md
 // "Syntax as data").
 //
 // grammar_kbnf_for() turns a GrammarRequest plus what the chat format reported (ConstraintHints)

@@ -1,5 +1,5 @@
 // A plain RWKV-7 forward pass written with Eigen, one token at a time, in double precision
-// (docs/model.md "Per-token math"; the same steps as shared/ref/rwkv7_ref.py). It shares nothing
+// (docs/model.md "RWKV-7 math"; the same steps as shared/ref/rwkv7_ref.py). It shares nothing
 // with the engine's forward or kernels: it copies every weight of a loaded Model into dense
 // matrices (dequantizing the stored type row by row) and evaluates the formulas directly, so the
 // engine's result on every ISA can be checked against it.

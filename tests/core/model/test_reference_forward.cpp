@@ -1,5 +1,5 @@
 // The engine's forward pass on every ISA this machine supports, against the plain Eigen
-// reference of reference_forward.h (docs/model.md "Per-token math"): logits of every token and
+// reference of reference_forward.h (docs/model.md "RWKV-7 math"): logits of every token and
 // the final State, for the tiny model and the random multi-head model in every file format.
 // The reference itself is first checked against the fixtures' expected logits.
 #include <catch2/catch.hpp>
