@@ -1,5 +1,6 @@
 #include "reference_forward.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/weights/weights.h"

@@ -2,7 +2,9 @@
 // reference of reference_forward.h (docs/model.md "RWKV-7 math"): logits of every token and
 // the final State, for the tiny model and the random multi-head model in every file format.
 // The reference itself is first checked against the fixtures' expected logits.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <memory>
 #include <string>
 #include <vector>
 
