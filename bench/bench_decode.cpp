@@ -1,4 +1,4 @@
-// Decode and prefill speed of the RWKV-7 forward pass (docs/STYLE.md habit 18).
+// Decode and prefill speed of the RWKV-7 forward pass (docs/layers.md "Tests and benchmarks").
 //
 // Decode is a chain of matrix-vector products, so it is memory-bandwidth bound: the honest
 // figure is bytes of weights read per token / time, compared with the machine's read
@@ -76,7 +76,7 @@ void measure_bandwidth() {
       g_read_gbps[1], g_read_gbps[2], 2.0 * bytes / best_copy / 1e9);
 }
 
-// ---- synthetic rwkv.cpp .bin writer (docs/rwkv7.md 9.1) ----
+// ---- synthetic rwkv.cpp .bin writer (docs/weight-files.md "rwkv.cpp .bin") ----
 
 struct BinWriter {
   std::FILE* f;

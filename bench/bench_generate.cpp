@@ -1,8 +1,8 @@
-// Generation loop speed on the random 512-token fixture (docs/STYLE.md habit 18): tokens/s of
-// prefill and decode through the Generator, unconstrained and under the structural tool grammar,
-// next to a bare forward() decode loop as the yardstick (its tokens/s is the limit the loop
-// overhead — sampler, grammar mask, detokenizer, stop scan, output parser — is measured against:
-// compare items_per_second of BM_GenerateDecode* with BM_ForwardDecode).
+// Generation loop speed on the random 512-token fixture (docs/layers.md "Tests and benchmarks"):
+// tokens/s of prefill and decode through the Generator, unconstrained and under the structural tool
+// grammar, next to a bare forward() decode loop as the yardstick (its tokens/s is the limit the
+// loop overhead — sampler, grammar mask, detokenizer, stop scan, output parser — is measured
+// against: compare items_per_second of BM_GenerateDecode* with BM_ForwardDecode).
 // The fixture is tiny (C = 128, 3 layers), so these numbers show the per-token overhead, which
 // a real model's matrix products would hide. Run: build/<dir>/bin/bench_generate
 #include <benchmark/benchmark.h>

@@ -1,8 +1,8 @@
-// Grammar engine (docs/grammar.md section 6): token mask time per token (median, p99, max; warm
-// after one untimed pass, cold pass reported separately), compile time, and the vocabulary index
-// build, on the 65,536-token RWKV World vocabulary, one thread. Workloads: (a) the seed 003
-// structural tool-call grammar fixed per section 5, (b) a schema_aware grammar for a tool with
-// 5 typed parameters (hand-written KBNF), (c) generic JSON. Every timed run also checks the
+// Grammar engine (docs/grammar.md "Performance targets"): token mask time per token (median, p99,
+// max; warm after one untimed pass, cold pass reported separately), compile time, and the
+// vocabulary index build, on the 65,536-token RWKV World vocabulary, one thread. Workloads: (a) the
+// seed 003 structural tool-call grammar fixed per section 5, (b) a schema_aware grammar for a tool
+// with 5 typed parameters (hand-written KBNF), (c) generic JSON. Every timed run also checks the
 // correctness gate: each token of the greedy tokenization is in the mask before it is committed
 // and end of text is allowed at the end.
 // Run: build/<dir>/bin/bench_grammar --benchmark_min_time=0.5

@@ -1,5 +1,5 @@
-// Kernel benchmarks (docs/STYLE.md habit 18): one benchmark per kernel x runnable ISA, single
-// thread, plus the machine limits the kernel numbers are read against:
+// Kernel benchmarks (docs/layers.md "Tests and benchmarks"): one benchmark per kernel x runnable
+// ISA, single thread, plus the machine limits the kernel numbers are read against:
 //   read_bandwidth   sums a 256 MiB array (DRAM read bandwidth, 1 and 2 threads),
 //   clock            dependent integer adds, one per cycle (core clock estimate),
 //   fma_peak/<isa>   independent FMA chains (FLOP/s peak of one core for that ISA).

@@ -1,5 +1,5 @@
 #!/bin/sh
-# STYLE habit 5 / section 2 (the ODR trap): an inline or template function emitted as a weak
+# docs/model.md "Kernels and ISAs" (the ODR trap): an inline or template function emitted as a weak
 # symbol by two ISA objects built with different -m flags is merged by the linker, which may keep
 # the AVX-512 copy for every caller. Fails if any weak symbol is defined in two of the given
 # kernel objects (one per ISA, passed by ctest as $<TARGET_OBJECTS:ai00_kernels_<isa>>).

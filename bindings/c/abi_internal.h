@@ -1,4 +1,4 @@
-// Shared pieces of the C ABI implementation (docs/chat-and-abi.md section 7): the handle
+// Shared pieces of the C ABI implementation (docs/abi.md): the handle
 // structs, the per-handle and per-thread error slots, and the one try/catch that every
 // extern "C" body uses.
 //

@@ -1,5 +1,5 @@
 // ChatTemplate handle of the C ABI: a chat format by name, rendering conversations given as
-// JSON text into prompts kept in the handle (docs/chat-and-abi.md sections 1 and 4).
+// JSON text into prompts kept in the handle (docs/chat-formats.md "Message model", "Formats").
 #include <string>
 #include <vector>
 

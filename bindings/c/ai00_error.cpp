@@ -1,5 +1,5 @@
 // Last-error bookkeeping of the C ABI: one message per thread, one per handle, and the mapping
-// from the exceptions of src/ to ai00_status (docs/chat-and-abi.md section 7, rules 2 and 3).
+// from the exceptions of src/ to ai00_status (docs/abi.md "Status codes").
 #include <cstring>
 #include <new>
 #include <string>
@@ -9,7 +9,7 @@
 namespace ai00::internal::abi {
 namespace {
 // The calling thread's last message. A function-local thread_local has no static destructor
-// doing work at unload beyond freeing the string (docs/chat-and-abi.md G12).
+// doing work at unload beyond freeing the string (docs/abi.md "Threads").
 std::string& thread_message() {
   thread_local std::string message;
   return message;

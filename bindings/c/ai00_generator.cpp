@@ -1,7 +1,8 @@
 // Generator handle of the C ABI: one turn on one State, driven by push (callback), pull (next)
-// or step (token budget) (docs/chat-and-abi.md sections 2, 3 and 7 rule 8). Each C++
-// MessageDelta is flattened into tagged ai00_delta records whose strings live in the handle
-// until the next call on it.
+// or step (token budget) (docs/chat-formats.md "Deltas and finish reasons",
+// "Output parsers", docs/abi.md "Callbacks and pull"). Each C++ MessageDelta is
+// flattened into tagged ai00_delta records whose strings live in the handle until the next call on
+// it.
 #include <deque>
 #include <optional>
 #include <string>

@@ -2,10 +2,10 @@
  *
  * This header is the whole binary interface of libai00: opaque handles, ai00_status return
  * codes, versioned parameter structs and callbacks with user_data. No C++ type crosses it, so
- * one build of the library serves every compiler and language (docs/ARCHITECTURE.md section 1).
+ * one build of the library serves every compiler and language (docs/layers.md "The hourglass").
  * It compiles as C99 and as C++; the C++ wrappers in ai00/ai00.hpp are built only on it.
  *
- * Rules that hold for every function declared here (docs/chat-and-abi.md section 7):
+ * Rules that hold for every function declared here (docs/abi.md):
  *  - It returns an ai00_status: 0 is success, negative values are errors (never renumbered).
  *    The only exceptions are ai00_status_string() and the *_last_error() accessors, which
  *    return text and cannot fail.
@@ -304,7 +304,7 @@ AI00_API ai00_status ai00_state_load_initial(ai00_state** out_state, const ai00_
  * Sampler
  * ========================================================================================== */
 
-/* Sampling methods (docs/chat-and-abi.md section 5). */
+/* Sampling methods (docs/generation.md "Sampling"). */
 typedef enum ai00_sampler_method {
   AI00_SAMPLER_NUCLEUS = 0,     /* top_k, top_p, min_p, then temperature (ai00's default) */
   AI00_SAMPLER_TYPICAL = 1,     /* cut at cumulative typical_tau by distance from the entropy */
@@ -368,7 +368,7 @@ AI00_API ai00_status ai00_state_sample(uint32_t* out_token, ai00_state* state,
  * ========================================================================================== */
 /* A chat format by name plus the last prompt it rendered. Conversations and tools cross as JSON
  * text in the seed 004 message model (role, contents | content, reasoning, tool_calls,
- * tool_call_id, name), see docs/chat-and-abi.md section 1. Rendering keeps its result in the
+ * tool_call_id, name), see docs/chat-formats.md "Message model". Rendering keeps its result in the
  * handle, so one handle is used by one thread at a time; make one per thread (cheap). */
 
 /* Thinking effort asked of the model (seed 001 tiers). */
@@ -495,7 +495,7 @@ typedef enum ai00_delta_kind {
   AI00_DELTA_FINISH = 3 /* finish_reason set; nothing follows */
 } ai00_delta_kind;
 
-/* Why a turn ended (docs/ARCHITECTURE.md section 4). */
+/* Why a turn ended (docs/chat-formats.md "Deltas and finish reasons"). */
 typedef enum ai00_finish_reason {
   AI00_FINISH_NONE = -1,        /* not finished yet */
   AI00_FINISH_STOP = 0,         /* a stop string, or token 0 */

@@ -1,5 +1,5 @@
-// ai00 C++ API: header-only RAII classes over the C ABI of ai00.h (docs/ARCHITECTURE.md
-// section 1). Include this one header to get all of them:
+// ai00 C++ API: header-only RAII classes over the C ABI of ai00.h (docs/layers.md "The hourglass").
+// Include this one header to get all of them:
 //
 //   ai00::Model        model.hpp          weights + tokenizer; shared, immutable
 //   ai00::State        state.hpp          one sequence; save/load/clone; SamplerParams

@@ -1,8 +1,8 @@
 // ai00 C++ API — messages, deltas and ChatTemplate (header-only RAII over ai00.h).
 //
 // Messages and deltas are plain C++ values. They cross the C ABI as JSON text in the seed 004
-// message model (docs/chat-and-abi.md section 1): to_json() below writes it, the library parses
-// it. Tool-call arguments are kept as JSON text (arguments_json); parse them with the JSON
+// message model (docs/chat-formats.md "Message model"): to_json() below writes it, the library
+// parses it. Tool-call arguments are kept as JSON text (arguments_json); parse them with the JSON
 // library of your choice.
 //
 // ChatTemplate: a chat format by name ("ai00-v1", "ai00-v0", "goose", "openchatml").
@@ -100,9 +100,9 @@ struct Delta {
   }
 };
 
-// Accumulation (docs/chat-and-abi.md section 2): text and reasoning append; a tool-call delta
-// merges into call `call` (a new position starts a new call); a malformed call (valid false)
-// becomes content text.
+// Accumulation (docs/chat-formats.md "Deltas and finish reasons"): text and reasoning append; a
+// tool-call delta merges into call `call` (a new position starts a new call); a malformed call
+// (valid false) becomes content text.
 inline void accumulate(Message& m, const Delta& d) {
   if (m.role.empty()) m.role = "assistant";
   switch (d.kind) {

@@ -1,5 +1,4 @@
-// Portable, seeded random numbers for sampling (docs/chat-and-abi.md section 5, "Seeds live in
-// the State").
+// Portable, seeded random numbers for sampling (docs/generation.md "Sampler state").
 //
 // xoshiro256** (Blackman & Vigna, 2018) seeded through splitmix64, with our own bits-to-float
 // conversion: the same seed gives the same sequence on every compiler, standard library, CPU

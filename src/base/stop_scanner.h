@@ -1,6 +1,5 @@
 // Searching text for a set of strings: the one implementation behind stop strings (raw and chat
-// generation) and the chat formats' markers (docs/generation.md "Stop strings",
-// docs/chat-formats.md).
+// generation) and the chat formats' markers (docs/chat-formats.md "Stop strings").
 //
 // Tie rule, used everywhere: the match that STARTS EARLIEST wins; among matches starting at the
 // same byte the LONGEST wins; among equal strings the first listed wins. (So "<tool_call>" beats

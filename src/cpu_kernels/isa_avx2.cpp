@@ -1,6 +1,6 @@
 // Kernel table for AVX2 + FMA + F16C (Haswell, Zen and later); built with -mavx2 -mfma -mf16c.
 // The -inl.h kernels are instantiated here inside namespace ai00::internal::cpu::avx2 { namespace { } } so
-// none of their symbols can merge with another ISA's copy (docs/STYLE.md habits 3 and 5).
+// none of their symbols can merge with another ISA's copy (docs/model.md "Kernels and ISAs").
 #include <immintrin.h>
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // Kernel table for AVX-512 F/CD/DQ/BW + F16C + FMA (Skylake-X, Zen 4 and later).
 // The -inl.h kernels are instantiated here inside namespace ai00::internal::cpu::avx512 { namespace { } } so
-// none of their symbols can merge with another ISA's copy (docs/STYLE.md habits 3 and 5).
+// none of their symbols can merge with another ISA's copy (docs/model.md "Kernels and ISAs").
 #include <immintrin.h>
 
 #include <algorithm>

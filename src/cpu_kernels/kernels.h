@@ -1,5 +1,5 @@
 // The kernel table: every hot loop of the forward pass, written once against
-// xsimd::batch<float, Arch> and compiled per ISA (docs/STYLE.md habits 3-6).
+// xsimd::batch<float, Arch> and compiled per ISA (docs/model.md "Kernels and ISAs").
 //
 // src/core sees only this header: plain argument structs and one table of function pointers per
 // ISA, chosen once at model load (select_kernels) and kept by the Model. Kernels never include
@@ -40,7 +40,7 @@ struct MatmulArgs {
   int64_t row_end = 0;
 };
 
-// WKV-7 recurrence (docs/rwkv7.md section 5.2) for heads [head_begin, head_end) over T tokens,
+// WKV-7 recurrence (docs/model.md "WKV-7") for heads [head_begin, head_end) over T tokens,
 // in token order. Per head h and token t, with the head's N-slices of the inputs:
 //   sa[i]   = sum_j S[i][j] * a[j]               (a = -kk, uses the old state)
 //   S[i][j] = S[i][j] * w[j] + sa[i] * b[j] + v[i] * k[j]   (b = kk * a_rate)

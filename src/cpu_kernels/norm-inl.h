@@ -1,5 +1,5 @@
 // LayerNorm / GroupNorm (kernels.h NormArgs): per group, mean then the biased variance of the
-// centred values (two passes, docs/rwkv7.md section 8), then (x - mean) * rstd * weight + bias.
+// centred values (two passes, docs/model.md "Numerics"), then (x - mean) * rstd * weight + bias.
 // Never compiled alone; included after elementwise-inl.h in a per-ISA namespace.
 
 // Sum of f(x[i]) over [0, n) with one vector accumulator and a scalar tail.

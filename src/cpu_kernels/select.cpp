@@ -1,6 +1,6 @@
-// Chooses the kernel table once, at model load (docs/STYLE.md habit 4). Detection uses
+// Chooses the kernel table once, at model load (docs/model.md "Kernels and ISAs"). Detection uses
 // __builtin_cpu_supports on x86, which also checks that the OS saves the wider registers
-// (never xsimd's detector, STYLE section 2); NEON is baseline on aarch64.
+// (never xsimd's detector, docs/model.md "Kernels and ISAs"); NEON is baseline on aarch64.
 #include <cstdlib>
 #include <cstring>
 

@@ -1,4 +1,4 @@
-// WKV-7 recurrence (kernels.h Wkv7Args, docs/rwkv7.md section 5.2), vectorised along the key
+// WKV-7 recurrence (kernels.h Wkv7Args, docs/model.md "WKV-7"), vectorised along the key
 // index j of each state row. Row i needs only its own old values for sa[i], so one row is
 // read, updated and read out before the next: S[i] stays in L1 between the two passes.
 // Never compiled alone; included after elementwise-inl.h in a per-ISA namespace.

@@ -134,7 +134,7 @@ Result<std::string> ai00_v1_function_calls(const std::vector<ToolCall>& calls,
     for (const auto& [key, value] : c.arguments.as_object()) {
       const std::string vptr = json::pointer_append(aptr, key);
       if (!valid_attr(key, false)) return bad_name(vptr, "parameter name", key);
-      // seed 000 / chat-and-abi.md section 4: strings raw, other values as compact JSON.
+      // seed 000 / docs/chat-formats.md "Formats": strings raw, other values as compact JSON.
       const std::string text = value.is_string() ? value.as_string() : json::write(value);
       if (auto e = find_forbidden_marker(text, kAssistantMarkers, vptr, kFormat)) return *e;
       out += "    <parameter name=\"" + key + "\">" + text + "</parameter>\n";
@@ -576,7 +576,7 @@ void Ai00V1Parser::scan_calls(bool at_end) {
     Step st = c.lit(kCallsClose);
     if (st == Step::match) {
       mode_ = Mode::content;
-      set_done();  // chat-and-abi.md section 4: the turn ends after the block
+      set_done();  // docs/chat-formats.md "Formats": the turn ends after the block
       return;
     }
     if (st == Step::partial) break;

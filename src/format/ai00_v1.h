@@ -14,7 +14,7 @@
 // * Generation prompt "<ai00:assistant>\n" or, when thinking, "<ai00:assistant>\n<think>\n"
 //   (forced open: the parser starts in reasoning). Default stop "</ai00:assistant>".
 // * The output parser ends the turn after </ai00:function_calls> (finish reason tool_calls) and
-//   types each parameter by the tool's JSON Schema (chat-and-abi.md section 4).
+//   types each parameter by the tool's JSON Schema (docs/chat-formats.md "Formats").
 // * Marker policy: reject (render_util.h). User, assistant and tool text, reasoning and parameter
 //   values may not contain "<ai00:", "</ai00:" or (assistant side) "<think>", "</think>",
 //   "</parameter>", "</invoke>"; system text may not contain a turn marker. A speaker name is

@@ -1,4 +1,5 @@
-// Streaming deltas of one assistant message (seed 004 "Delta"; docs/chat-and-abi.md section 2).
+// Streaming deltas of one assistant message (seed 004 "Delta"; docs/chat-formats.md
+// "Deltas and finish reasons").
 //
 // An output parser emits MessageDeltas; accumulating them in order and calling finish() gives the
 // final Message. Accumulation rules: a text PartDelta appends to the last text part; reasoning
@@ -24,7 +25,7 @@
 
 namespace ai00::internal::format {
 
-// Why a turn ended (ARCHITECTURE section 4).
+// Why a turn ended (docs/chat-formats.md "Deltas and finish reasons").
 enum class FinishReason { stop, length, tool_calls, cancelled, grammar_done, error };
 const char* finish_reason_name(FinishReason r);  // "stop", "length", "tool_calls", ...
 std::optional<FinishReason> finish_reason_from_name(std::string_view name);

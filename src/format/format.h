@@ -1,4 +1,5 @@
-// The interface every chat format implements (docs/chat-and-abi.md sections 2-4).
+// The interface every chat format implements (docs/chat-formats.md "Deltas and finish reasons",
+// "Output parsers", "Formats").
 //
 // A ChatFormat renders a conversation into a prompt, makes incremental output parsers for the
 // model's reply, and describes its thinking and tool-call syntax as data (base/chat_syntax.h),
@@ -112,7 +113,8 @@ Result<std::shared_ptr<const ChatFormat>> make_format(std::string_view name);
 std::vector<std::string> format_names();
 
 // The tool call id of the call at `position` for a parser seeded with `seed`: "call_" and
-// 8 lowercase hex digits of a 64-bit mix of both (chat-and-abi.md section 2). Deterministic.
+// 8 lowercase hex digits of a 64-bit mix of both (docs/chat-formats.md
+// "Deltas and finish reasons"). Deterministic.
 std::string tool_call_id(uint64_t seed, size_t position);
 
 }  // namespace ai00::internal::format

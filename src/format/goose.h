@@ -35,7 +35,7 @@ std::shared_ptr<const ChatFormat> make_goose(const GooseOptions& options = {});
 
 // Recommended sampling parameters of seeds 000/001 as plain data; the sampler maps them.
 // Ranges in the seed are pinned to one value: creative top_p 0.6–0.8 → 0.7, presence 1–2 → 1.5,
-// frequency 0–0.2 → 0.1. top_k 128 bounds the partial sort (chat-and-abi.md section 5).
+// frequency 0–0.2 → 0.1. top_k 128 bounds the partial sort (docs/generation.md "Sampling").
 struct SamplingPreset {
   std::string_view name;  // "math", "chat" (the library default), "creative"
   float temperature;

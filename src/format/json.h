@@ -1,4 +1,5 @@
-// ai00::internal::json — a small JSON value type with a byte-stable writer (docs/chat-and-abi.md section 1).
+// ai00::internal::json — a small JSON value type with a byte-stable writer (docs/chat-formats.md
+// "Message model").
 //
 // Value is a plain value type: null, bool, number, string, array or object. Numbers keep the text
 // they were written with ("1.50" stays "1.50", 611384164352 never becomes 6.11e11), and objects

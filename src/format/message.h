@@ -1,11 +1,11 @@
-// The chat message model of seed 004 (docs/chat-and-abi.md section 1) and its JSON form.
+// The chat message model of seed 004 (docs/chat-formats.md "Message model") and its JSON form.
 //
 // A conversation is a list of Messages. A Part carries a data type (text, value, function,
 // image), never an intent: reasoning and tool calls live in their own Message fields.
 //
-// JSON import accepts the seed's names and the aliases of chat-and-abi.md section 1 (`content`
-// as a string or a list of text parts, `thinking` for `reasoning`, OpenAI tool calls whose
-// `arguments` is a JSON string, `observation` for the tool role, `id` on a tool message for
+// JSON import accepts the seed's names and the aliases of docs/chat-formats.md "Message model"
+// (`content` as a string or a list of text parts, `thinking` for `reasoning`, OpenAI tool calls
+// whose `arguments` is a JSON string, `observation` for the tool role, `id` on a tool message for
 // `tool_call_id`). Unknown fields are ignored. Every error names the offending field with a JSON
 // pointer: "/2/tool_calls/0/function/name: expected a string". Export always writes the seed's
 // names, and export → import → export is byte-stable.

@@ -1,7 +1,7 @@
 // Helpers shared by the renderers: flattening a message's parts into text, the marker policy,
 // and the newline normalisation of the `Role: text` formats (Goose, ai00 v0).
 //
-// Marker policy (docs/chat-and-abi.md section 4, "Escaping"): the seeds define no escape, so text
+// Marker policy (docs/chat-formats.md "Escaping"): the seeds define no escape, so text
 // that contains one of the format's markers is REJECTED with a FormatError naming the JSON
 // pointer of the part. System messages are written by the developer and may quote the format's
 // tool syntax (seed 002 section 8.5 does), so only turn markers are rejected there.

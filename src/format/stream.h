@@ -1,4 +1,5 @@
-// The streaming plumbing shared by every output parser (docs/chat-and-abi.md section 3):
+// The streaming plumbing shared by every output parser (docs/chat-formats.md
+// "Output parsers"):
 //
 //   chunk ─► UTF-8 holdback ─► stop-string scan ─► format state machine ─► deltas
 //

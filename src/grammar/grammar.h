@@ -1,7 +1,7 @@
-// The parsed KBNF grammar (docs/grammar.md sections 1-2): rules made of expression trees over
-// literals, regex terminals and rule references. This is the AST the KBNF parser produces
-// (kbnf_parser.h), the grammar builders edit (JSON Schema, tool-call and thinking grammars) and the
-// compiler (matcher.h) turns into automata.
+// The parsed KBNF grammar (docs/grammar.md "KBNF syntax", "Semantics"): rules made of expression
+// trees over literals, regex terminals and rule references. This is the AST the KBNF parser
+// produces (kbnf_parser.h), the grammar builders edit (JSON Schema, tool-call and thinking
+// grammars) and the compiler (matcher.h) turns into automata.
 //
 // Ownership and threading: plain values, freely copied; no hidden sharing, no caches.
 // Rule references are by name, so a builder can rename or add rules freely; names are resolved
@@ -54,7 +54,7 @@ struct Expr {
 };
 
 // One definition `name ::= body;`. A name defined several times means the alternatives of all
-// its bodies (docs/grammar.md section 1); Grammar keeps each definition as written.
+// its bodies (docs/grammar.md "KBNF syntax"); Grammar keeps each definition as written.
 struct Rule {
   std::string name;
   Expr body;

@@ -1,4 +1,4 @@
-// JSON Schema → KBNF (docs/grammar.md section 5).
+// JSON Schema → KBNF (docs/grammar.md "JSON Schema").
 //
 // Supported keywords: type (a name or an array of names), properties, required,
 // additionalProperties (false, true or a schema), enum, const, items, prefixItems, minItems,

@@ -87,7 +87,7 @@ std::string SchemaConverter::Impl::integer_expr(dom::object o, const std::string
 
 std::string SchemaConverter::Impl::number_expr(dom::object o, const std::string& ptr) {
   const Bounds b = read_bounds(o, ptr);
-  // Bounded numbers are generated without an exponent (docs/grammar.md section 5).
+  // Bounded numbers are generated without an exponent (docs/grammar.md "JSON Schema").
   if (!b.lo && !b.hi) return kbnf_regex(kNumberRegex);
   std::optional<NumberBound> lo, hi;
   if (b.lo) lo = NumberBound{*b.lo, b.lo_excl};

@@ -1,5 +1,5 @@
 // KBNF text -> Grammar: a recursive-descent parser of the kbnf-syntax 0.5.3 dialect
-// (docs/grammar.md section 1). Groups are parsed token by token, so quotes inside brackets are
+// (docs/grammar.md "KBNF syntax"). Groups are parsed token by token, so quotes inside brackets are
 // literals, never bracket characters (the fix of section 3 row 1).
 #include "grammar/kbnf_parser.h"
 

@@ -1,4 +1,4 @@
-// KBNF text -> Grammar (docs/grammar.md section 1: the kbnf-syntax 0.5.3 dialect, with
+// KBNF text -> Grammar (docs/grammar.md "KBNF syntax": the kbnf-syntax 0.5.3 dialect, with
 // quote-aware grouping, fix #1 of section 3).
 //
 // Threading: a pure function, safe from any thread.

@@ -54,7 +54,7 @@ std::string kbnf_literal(std::string_view bytes) {
     }
     const size_t n = utf8::decode_one(bytes.substr(i), nullptr);
     if (n == 0) {
-      // A stray byte: KBNF's \xHH denotes that byte (docs/grammar.md section 2: byte level).
+      // A stray byte: KBNF's \xHH denotes that byte (docs/grammar.md "Semantics": byte level).
       append_hex_byte(out, "\\x", c);
       ++i;
       continue;

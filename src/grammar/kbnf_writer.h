@@ -1,10 +1,10 @@
-// The one place where grammar builders turn strings into KBNF text (docs/grammar.md section 5:
+// The one place where grammar builders turn strings into KBNF text (docs/grammar.md "KBNF engine":
 // "every spliced string goes through one KBNF-literal writer"). Tool names, parameter names,
 // enum values, JSON keys and regex fragments built by json_schema.cpp, tool_grammar.cpp and
 // thinking.cpp all pass through these functions, so a quote, backslash, newline or stray byte in
 // user data can never change the grammar's structure.
 //
-// Two escape layers exist in KBNF (docs/grammar.md section 1): the literal layer (`'…'`, with
+// Two escape layers exist in KBNF (docs/grammar.md "KBNF syntax"): the literal layer (`'…'`, with
 // \n \t \' \\ \xHH …) and, inside `#'…'`, the regex layer (Rust `regex` syntax) underneath it.
 // kbnf_literal() applies the first layer to bytes; regex_escape() applies the second to text that
 // must match itself; kbnf_regex() applies the first layer to regex source.

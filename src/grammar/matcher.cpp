@@ -1,5 +1,5 @@
 // The per-sequence Earley recogniser over byte-level terminals and the token mask
-// (matcher.h, docs/grammar.md section 4).
+// (matcher.h, docs/grammar.md "Token masks").
 //
 // All Earley sets of the sequence live in one item array; set k is
 // items[set_begin[k] .. set_begin[k+1]). A byte pushes one set, rollback pops sets, so the

@@ -1,4 +1,5 @@
-// Compiled KBNF grammars and the per-sequence matcher (docs/grammar.md sections 2-4).
+// Compiled KBNF grammars and the per-sequence matcher (docs/grammar.md "Semantics",
+// "Differences from kbnf", "Token masks").
 //
 // Pipeline: Grammar (grammar.h) -> compile(): rules normalised to plain productions, every
 // terminal turned into a byte-level DFA (regex.h), per (terminal, DFA state) token classes
@@ -10,7 +11,7 @@
 // value, not thread-safe, copied by fork(); it keeps its grammar alive.
 //
 // Semantics: whole-string membership of the start symbol; end policy `eos`: token 0 (end of
-// text) is allowed exactly when a complete parse exists (docs/grammar.md section 3, row 3);
+// text) is allowed exactly when a complete parse exists (docs/grammar.md "End policy");
 // `kbnf_eager` reproduces kbnf's eager finish.
 //
 // Mask algorithm (section 4): every Earley item scanning terminal t in DFA state s contributes
@@ -40,7 +41,7 @@
 
 namespace ai00::internal::grammar {
 
-// When the text may end (docs/grammar.md section 3, row 3).
+// When the text may end (docs/grammar.md "End policy").
 enum class EndPolicy {
   eos,         // token 0 is allowed exactly when a complete parse exists (default)
   kbnf_eager,  // kbnf's behaviour: finished at the first token boundary (after >= 1 token) where
@@ -49,7 +50,8 @@ enum class EndPolicy {
 
 struct CompileOptions {
   // Bound on the determinised automata of one grammar (all its regexes together): past it,
-  // compile() fails with a GrammarError naming the regex being built (docs/grammar.md s.3 row 4).
+  // compile() fails with a GrammarError naming the regex being built (docs/grammar.md
+  // "Regex automata").
   size_t max_dfa_states = 50000;
   // Bound on one regex's NFA (counted repeats such as {0,200} expand into copies).
   size_t max_nfa_states = 200000;

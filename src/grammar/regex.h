@@ -1,4 +1,5 @@
-// KBNF terminals -> byte-level DFAs (docs/grammar.md sections 1-3).
+// KBNF terminals -> byte-level DFAs (docs/grammar.md "KBNF syntax", "Semantics",
+// "Differences from kbnf").
 //
 // Every terminal kind becomes one deterministic automaton over UTF-8 bytes: literals, regexes
 // (Rust `regex` syntax: classes, negation, ranges, \d \w \s and their negations, `.`, quantifiers

@@ -1,7 +1,7 @@
 // Regex pieces the JSON Schema converter (json_schema.h) builds terminals from: exact digit-range
 // regexes for integer and number bounds, JSON-string and raw-text character units, and the
 // translation of JSON Schema `pattern`s (ECMA-262 syntax) into Rust regex syntax over the
-// encoded text (docs/grammar.md section 5).
+// encoded text (docs/grammar.md "JSON Schema").
 //
 // All results are Rust regex SOURCE (the regex layer); kbnf_regex() (kbnf_writer.h) wraps them.
 // Threading: pure functions. Errors: translate_pattern() returns a Result naming the offending

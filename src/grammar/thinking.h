@@ -1,4 +1,5 @@
-// The thinking wrapper and the validation level choice (seed 003, docs/grammar.md sections 4-5).
+// The thinking wrapper and the validation level choice (seed 003, docs/grammar.md
+// "Thinking wrapper", "Tool grammars").
 //
 // wrap_thinking() lets an optional thinking block come before any grammar (a custom `bnf_schema`
 // when thinking is on), or starts the grammar inside a block the prompt already opened. It works

@@ -1,6 +1,7 @@
-// The vocabulary as the grammar engine sees it (docs/grammar.md sections 4 and 6): token byte
-// strings indexed by id, a byte trie over them (116,078 nodes for RWKV World), and tokens in trie
-// (lexicographic byte) order so that tokens sharing a prefix are neighbours.
+// The vocabulary as the grammar engine sees it (docs/grammar.md "Token masks",
+// "Performance targets"): token byte strings indexed by id, a byte trie over them (116,078 nodes
+// for RWKV World), and tokens in trie (lexicographic byte) order so that tokens sharing a prefix
+// are neighbours.
 //
 // Ownership and threading: built once per process (VocabIndex::build), immutable afterwards and
 // shared as std::shared_ptr<const VocabIndex> by every compiled grammar; any number of threads may

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Fails if libai00 exports any dynamic symbol that is not ai00_* (docs/ARCHITECTURE.md section 1).
+# Fails if libai00 exports any dynamic symbol that is not ai00_* (docs/layers.md "The hourglass").
 set -eu
 lib="$1"
 bad=$(nm -D --defined-only "$lib" | awk '{print $NF}' | grep -v '^ai00_' | grep -v '^_init$' | grep -v '^_fini$' || true)

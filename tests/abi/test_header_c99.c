@@ -1,5 +1,5 @@
 /* Compiled as C99 with -Wall -Wextra -pedantic -Werror: the public header must be plain C.
- * Also pins the layout of every public struct (rule 13 of docs/chat-and-abi.md section 7): a
+ * Also pins the layout of every public struct (rule 13 of docs/abi.md): a
  * change here is an ABI break and must come with a new struct name or an appended field. The
  * golden values are for LP64 (Linux/macOS x86-64 and arm64). */
 #include <stddef.h>

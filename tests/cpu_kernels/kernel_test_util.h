@@ -1,5 +1,5 @@
-// Helpers of the per-ISA kernel tests (docs/STYLE.md habit 6): the tables to compare against
-// the scalar reference, seeded random data, misaligned buffers and tolerances.
+// Helpers of the per-ISA kernel tests (docs/model.md "Kernels and ISAs"): the tables to compare
+// against the scalar reference, seeded random data, misaligned buffers and tolerances.
 #pragma once
 
 #include <cmath>

@@ -1,5 +1,6 @@
-// Element-wise kernels and dot on every runnable ISA against the scalar table (STYLE habit 6):
-// lengths 0..33 and a few large ones, start offsets 0..3 floats past a 64-byte boundary.
+// Element-wise kernels and dot on every runnable ISA against the scalar table (docs/model.md
+// "Kernels and ISAs"): lengths 0..33 and a few large ones, start offsets 0..3 floats past a 64-byte
+// boundary.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <functional>

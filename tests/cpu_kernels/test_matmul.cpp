@@ -1,8 +1,8 @@
-// Matmul for every weight type on every runnable ISA (STYLE habit 6).
+// Matmul for every weight type on every runnable ISA (docs/model.md "Kernels and ISAs").
 //
 // The weights are built by a small quantizer in this file: random integer codes and scales are
-// packed into blocks following docs/rwkv7.md 9.1 (and ggml's quantize_row_q6_K packing), and
-// the exact weight values are computed from the codes, not from the bytes. So
+// packed into blocks following docs/weight-files.md "Element types" (and ggml's quantize_row_q6_K
+// packing), and the exact weight values are computed from the codes, not from the bytes. So
 //   * the scalar table against a plain double dot of those values pins the block layouts, and
 //   * every other ISA is compared with scalar (tolerance relative to sum |w x|), and
 //   * every table gives bit-identical rows whether the rows are computed in one call or split.

@@ -1,5 +1,5 @@
-// LayerNorm/GroupNorm and WKV-7 on every runnable ISA against the scalar table (STYLE habit 6),
-// plus the head-range split invariance the core's thread split relies on.
+// LayerNorm/GroupNorm and WKV-7 on every runnable ISA against the scalar table (docs/model.md
+// "Kernels and ISAs"), plus the head-range split invariance the core's thread split relies on.
 #include <catch2/catch.hpp>
 #include <cstring>
 

@@ -1,5 +1,6 @@
-// ISA choice (STYLE habit 4): forcing by name or through AI00_FORCE_ISA, errors for unknown
-// names. (Row sizes of the weight types are tested with src/base, tests/base/test_dtype.cpp.)
+// ISA choice (docs/model.md "Kernels and ISAs"): forcing by name or through AI00_FORCE_ISA, errors
+// for unknown names. (Row sizes of the weight types are tested with src/base,
+// tests/base/test_dtype.cpp.)
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <string>

@@ -1,6 +1,6 @@
 // Shared helpers of the src/format tests: golden files and the streaming harness that feeds a
 // parser the same output whole, byte by byte, split in two at every offset, in random pieces and
-// truncated at every prefix (docs/chat-and-abi.md section 3, "Tests").
+// truncated at every prefix (docs/chat-formats.md "Parser tests").
 #pragma once
 
 #include <catch2/catch.hpp>

@@ -1,5 +1,5 @@
 // Whole-string membership over the grammar corpus (tests/data/grammar/corpus/*.txt): every
-// accept string is in the language, every reject string is not (docs/grammar.md section 2).
+// accept string is in the language, every reject string is not (docs/grammar.md "Semantics").
 #include <catch2/catch.hpp>
 
 #include "grammar/matcher.h"

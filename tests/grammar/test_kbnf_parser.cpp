@@ -1,5 +1,5 @@
 // KBNF parser: structure of parsed grammars, printing, and errors with line:column and what was
-// expected (docs/grammar.md section 1).
+// expected (docs/grammar.md "KBNF syntax").
 #include <catch2/catch.hpp>
 #include <chrono>
 

@@ -1,8 +1,9 @@
-// Token-level checks over the corpus with the RWKV World vocabulary (docs/grammar.md section 6,
-// correctness gates): every token of the greedy tokenization of an accept string is in the mask
-// before it is committed; token 0 is in the mask exactly when the parse is complete; masks and
-// states agree whether bytes arrive per token or one at a time; rollback and fork restore
-// identical masks; masks equal a brute-force check of every token at sampled positions.
+// Token-level checks over the corpus with the RWKV World vocabulary (docs/grammar.md
+// "Performance targets", correctness gates): every token of the greedy tokenization of an accept
+// string is in the mask before it is committed; token 0 is in the mask exactly when the parse is
+// complete; masks and states agree whether bytes arrive per token or one at a time; rollback and
+// fork restore identical masks; masks equal a brute-force check of every token at sampled
+// positions.
 #include <catch2/catch.hpp>
 
 #include "grammar/matcher.h"
@@ -102,7 +103,7 @@ TEST_CASE("vocabulary index of RWKV World", "[grammar][token_mask]") {
   auto v = ai00::test::world_vocab();
   CHECK(v->size() == 65530);
   CHECK(v->mask_bits() == 65536);
-  CHECK(v->trie_nodes() == 116078 + 1);  // docs/grammar.md section 6, plus the root
+  CHECK(v->trie_nodes() == 116078 + 1);  // docs/grammar.md "Performance targets", plus the root
   CHECK(v->greedy_encode("Hello world") == std::vector<uint32_t>{33155, 40213});
 }
 

@@ -183,7 +183,7 @@ void Model::bind_weights() {
     w.w1 = m("att.w1", c.d_w, C), w.w2 = m("att.w2", C, c.d_w);
     w.a1 = m("att.a1", c.d_a, C), w.a2 = m("att.a2", C, c.d_a);
     w.g1 = m("att.g1", c.d_g, C), w.g2 = m("att.g2", C, c.d_g);
-    if (l > 0) {  // block 0 has no value residual (docs/rwkv7.md 5.5)
+    if (l > 0) {  // block 0 has no value residual (docs/model.md "Block 0")
       w.v0 = v("att.v0");
       w.v1 = m("att.v1", c.d_v, C), w.v2 = m("att.v2", C, c.d_v);
     }

@@ -1,4 +1,4 @@
-// Model: an RWKV-7 model loaded for inference (docs/rwkv7.md sections 3-5, docs/STYLE.md 7-9).
+// Model: an RWKV-7 model loaded for inference (docs/model.md, docs/weight-files.md).
 //
 // A Model owns the WeightFile (memory-mapped, large matrices used in place in their stored dtype),
 // the ModelConfig derived from tensor shapes, plain structs of weight pointers per layer, small

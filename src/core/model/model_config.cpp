@@ -1,5 +1,6 @@
-// derive_config: every dimension from tensor shapes (docs/rwkv7.md section 3), then a check that
-// every tensor the forward pass reads exists in every block with the expected shape.
+// derive_config: every dimension from tensor shapes (docs/model.md "Symbols and hyper-parameters"),
+// then a check that every tensor the forward pass reads exists in every block with the expected
+// shape.
 #include "core/model/model_config.h"
 
 #include <cstdlib>

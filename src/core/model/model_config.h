@@ -1,5 +1,5 @@
-// Hyper-parameters of an RWKV-7 model, derived from tensor shapes (docs/rwkv7.md section 3),
-// never from a table or from file metadata alone.
+// Hyper-parameters of an RWKV-7 model, derived from tensor shapes (docs/model.md
+// "Symbols and hyper-parameters"), never from a table or from file metadata alone.
 #pragma once
 
 #include <cstdint>

@@ -146,7 +146,7 @@ void wkv(const Pass& p, float* S) {
   });
 }
 
-// Time-mix of block l on the T rows of ws.x (docs/rwkv7.md 5.2).
+// Time-mix of block l on the T rows of ws.x (docs/model.md "Time mix").
 void time_mix(const Pass& p, const LayerWeights& w, int64_t l, State& st) {
   Workspace& s = p.ws;
   const cpu::KernelTable& k = p.kt;
@@ -192,7 +192,7 @@ void time_mix(const Pass& p, const LayerWeights& w, int64_t l, State& st) {
   k.add(s.x, s.tmp, s.x, TC);                               // x = x + time_mix
 }
 
-// Channel-mix of block l (docs/rwkv7.md 5.3; rwkv7_ref.py _channel_mix).
+// Channel-mix of block l (docs/model.md "Channel mix"; rwkv7_ref.py _channel_mix).
 void channel_mix(const Pass& p, const LayerWeights& w, int64_t l, State& st) {
   Workspace& s = p.ws;
   const int64_t TC = p.T * p.C;

@@ -1,4 +1,4 @@
-// The RWKV-7 forward pass (docs/rwkv7.md sections 5 and 7).
+// The RWKV-7 forward pass (docs/model.md "RWKV-7 math", "Forward").
 //
 // forward() runs T tokens through the model, advancing `state`. All activations and the state
 // are fp32; weights are read in their stored type by the kernels. The T tokens are processed as

@@ -1,4 +1,4 @@
-// State: the recurrent state of one sequence (docs/rwkv7.md section 6).
+// State: the recurrent state of one sequence (docs/model.md "State layout").
 //
 // Layout: ONE contiguous, 64-byte aligned fp32 block of L * C * (N + 2) floats; per layer l,
 // at offset l * C * (N + 2):
@@ -13,7 +13,7 @@
 // State of another model with MismatchError.
 //
 // The State also carries the per-sequence sampler state (sampler(): seed, RNG, penalty table,
-// mirostat mu; docs/chat-and-abi.md section 5 "Seeds live in the State"), so a saved and
+// mirostat mu; docs/generation.md "Sampler state"), so a saved and
 // restored or cloned State continues generating exactly as the original would.
 //
 // Serialized form (little-endian), version 2:

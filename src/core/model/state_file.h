@@ -1,4 +1,4 @@
-// ai00 `.state` files: state-tuned initial states (docs/rwkv7.md section 6.3).
+// ai00 `.state` files: state-tuned initial states (docs/weight-files.md "ai00 state files").
 //
 // The file is safetensors holding `blocks.{l}.att.time_state` for every block, shape (H, N, N),
 // stored [h][key j][value i] (ai00's converter transposes the last two axes); F16 as ai00 writes

@@ -24,8 +24,8 @@ std::shared_ptr<const Tokenizer> require_tokenizer(const std::shared_ptr<const M
 }
 
 // Seed of the tool call ids: the State's sampler seed and its RNG position at the start of the
-// turn, read without drawing (chat-and-abi.md section 2: ids never change which tokens are drawn,
-// and two turns of one State get different ids).
+// turn, read without drawing (docs/chat-formats.md "Deltas and finish reasons": ids never change
+// which tokens are drawn, and two turns of one State get different ids).
 uint64_t derive_id_seed(const SamplerState& s) {
   uint64_t h = splitmix64(s.seed());
   for (uint64_t w : s.rng().words()) h = splitmix64(h ^ w);
@@ -225,7 +225,8 @@ void Generator::finish(format::FinishReason reason, std::string error) {
   if (finished_) return;
   finished_ = true;
   error_ = std::move(error);
-  // Release held bytes in stage order (chat-and-abi.md section 3): UTF-8 tail, stop, marker.
+  // Release held bytes in stage order (docs/chat-formats.md "Output parsers"): UTF-8
+  // tail, stop, marker.
   std::string tail;
   decoder_.flush(tail);
   if (parser_) {

@@ -1,5 +1,5 @@
-// Generator: runs one turn of generation on a State (ARCHITECTURE sections 3-4,
-// docs/chat-and-abi.md sections 2, 3, 5 and 9).
+// Generator: runs one turn of generation on a State (docs/model.md "Model and State objects",
+// docs/generation.md "Generator", docs/chat-formats.md, docs/abi.md).
 //
 // Pipeline of one turn:
 //   chat:  conversation + tools --ChatFormat::render--> prompt, stops, ConstraintHints
@@ -98,8 +98,8 @@ struct GenerateOptions {
   std::vector<float> initial_logits;
   // Chat only: before the turn, charge the penalty table with the tokens of the conversation's
   // earlier assistant turns (their content text), in order, as if they had been sampled (ai00's
-  // model_text; chat-and-abi.md section 5). For a fresh State rebuilt from a transcript; a State
-  // that generated those turns itself already holds them, so leave it off there.
+  // model_text; docs/generation.md "Sampling"). For a fresh State rebuilt from a transcript; a
+  // State that generated those turns itself already holds them, so leave it off there.
   bool penalize_history = false;
 };
 

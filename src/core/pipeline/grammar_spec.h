@@ -1,6 +1,6 @@
 // Choosing the grammar of a turn and compiling it against a Model's vocabulary (seed 003,
-// docs/grammar.md sections 4-5, docs/chat-and-abi.md section 4 "What a format gives constrained
-// decoding").
+// docs/grammar.md "Token masks", "Tool grammars", docs/chat-formats.md
+// "Syntax as data").
 //
 // grammar_kbnf_for() turns a GrammarRequest plus what the chat format reported (ConstraintHints)
 // into KBNF text ("" = unconstrained):

@@ -1,4 +1,4 @@
-// Token samplers (docs/chat-and-abi.md section 5): nucleus (top-k, top-p, min-p, temperature),
+// Token samplers (docs/generation.md "Sampling"): nucleus (top-k, top-p, min-p, temperature),
 // typical, mirostat v2 and greedy, with ai00's presence / frequency penalties and their decay, a
 // faded repetition penalty, logit bias and the grammar's token mask.
 //

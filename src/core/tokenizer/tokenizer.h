@@ -1,4 +1,5 @@
-// The RWKV "World" tokenizer (shared/docs/rwkv7.md section 10): greedy longest match over bytes.
+// The RWKV "World" tokenizer (docs/model.md "The RWKV World tokenizer"): greedy longest match over
+// bytes.
 //
 // Ownership and threading: a Tokenizer is immutable after construction and handed out as
 // std::shared_ptr<const Tokenizer>; the Model keeps one and any number of threads may call its
@@ -49,11 +50,11 @@ class Tokenizer {
   // Same as from_vocab_file on bytes already in memory; `name` is used in error messages.
   static std::shared_ptr<const Tokenizer> from_vocab_bytes(std::string_view content,
                                                            const std::string& name);
-  // From a GGUF file's `tokenizer.ggml.tokens` / `tokenizer.ggml.token_type` arrays (rwkv7.md 9.4):
-  // entries are escaped byte strings (\t \n \r \xHH un-escaped, any other escaped char taken
-  // literally). Type 3 (CONTROL, e.g. index 0 "<s>") and 5 (UNUSED, "[PAD{i}]") entries have no
-  // text. `types` may be empty (then index 0 is control, all others are text).
-  // vocab_size() = tokens.size(). Throws ModelFileError naming the entry index.
+  // From a GGUF file's `tokenizer.ggml.tokens` / `tokenizer.ggml.token_type` arrays
+  // (docs/weight-files.md "GGUF"): entries are escaped byte strings (\t \n \r \xHH un-escaped, any
+  // other escaped char taken literally). Type 3 (CONTROL, e.g. index 0 "<s>") and 5 (UNUSED,
+  // "[PAD{i}]") entries have no text. `types` may be empty (then index 0 is control, all others are
+  // text). vocab_size() = tokens.size(). Throws ModelFileError naming the entry index.
   static std::shared_ptr<const Tokenizer> from_gguf(const std::vector<std::string>& tokens,
                                                     const std::vector<int32_t>& types);
   // Identity byte vocabulary for byte-level models (e.g. the tiny fixture, vocab 256):

@@ -1,6 +1,6 @@
-// Parsers for the three serialisations of the RWKV World vocabulary (shared/docs/rwkv7.md 10.1,
-// 10.5 and 9.4). Tokenizer::from_vocab_file / from_vocab_bytes / from_gguf are built on them;
-// they are exposed for tests and for tools that only need the bytes.
+// Parsers for the three serialisations of the RWKV World vocabulary (docs/weight-files.md
+// "Vocabulary files", "GGUF"). Tokenizer::from_vocab_file / from_vocab_bytes / from_gguf are built
+// on them; they are exposed for tests and for tools that only need the bytes.
 //
 // All functions are pure and thread-safe. The string-returning helpers report failure as a
 // non-empty message (what was wrong, without the location, which the caller adds); the

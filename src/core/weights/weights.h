@@ -1,4 +1,5 @@
-// Weight files: one interface over every RWKV-7 file a user has (docs/rwkv7.md sections 4, 9).
+// Weight files: one interface over every RWKV-7 file a user has (docs/weight-files.md
+// "Canonical tensors").
 //
 // open_weights() recognises the format from the content (never the extension), validates the
 // container, and yields the model's tensors under *canonical* names and shapes:

@@ -1,4 +1,4 @@
-// rwkv.cpp `.bin` loader (docs/rwkv7.md section 9.1): a 24-byte header, then records
+// rwkv.cpp `.bin` loader (docs/weight-files.md "rwkv.cpp .bin"): a 24-byte header, then records
 // `n_dims, name_len, type, ne[n_dims], name, data` until the end of the file, no padding.
 // Names are BlinkDL's; x_rwkvag is fused; LoRAs are already in Linear orientation.
 #include <set>

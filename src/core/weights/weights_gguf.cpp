@@ -1,4 +1,4 @@
-// GGUF v2/v3 loader for llama.cpp's `rwkv7` architecture (docs/rwkv7.md section 9.4): header,
+// GGUF v2/v3 loader for llama.cpp's `rwkv7` architecture (docs/weight-files.md "GGUF"): header,
 // key/value metadata, tensor infos, aligned data area. Tensor names are mapped to BlinkDL names,
 // ggml `ne` (fastest first) is reversed into PyTorch order, the flattened r_k is reshaped to
 // (H, N) with `rwkv7.wkv.head_size`, and the fused lerp and block-0 dummies are handled by

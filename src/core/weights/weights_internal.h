@@ -70,7 +70,7 @@ class Reader {
   template <typename T>
   T load(const char* what) {
     T v;
-    std::memcpy(&v, bytes(sizeof(T), what), sizeof(T));  // little-endian hosts only (STYLE)
+    std::memcpy(&v, bytes(sizeof(T), what), sizeof(T));  // little-endian hosts only (docs/layers.md)
     return v;
   }
   const uint8_t* base_;
@@ -80,7 +80,7 @@ class Reader {
   std::string tensor_;
 };
 
-// How the LoRA matrices of a file are oriented (docs/rwkv7.md section 4 notes).
+// How the LoRA matrices of a file are oriented (docs/weight-files.md "Canonical tensors").
 enum class LoraLayout {
   detect,   // from the shapes; (C, C) is taken as Linear (ai00 .st, rwkv.cpp, GGUF)
   pytorch,  // .pth: w1/a1/v1/g1 stored (C, D), w2/... (D, C): always transposed at load

@@ -1,4 +1,4 @@
-// PyTorch `.pth` loader (torch.save zip format, docs/rwkv7.md section 9.2 and
+// PyTorch `.pth` loader (torch.save zip format, docs/weight-files.md "PyTorch .pth" and
 // shared/models/README.md section 3): `<top>/data.pkl` is a pickled (ordered) dict of
 // _rebuild_tensor_v2 calls whose storages live in `<top>/data/<key>`. Tensors are views into the
 // mapped archive; only the LoRA matrices, stored (C, D) / (D, C), are transposed into owned

@@ -1,6 +1,6 @@
-// safetensors loader (docs/rwkv7.md section 9.3): u64 header length, a JSON header mapping
-// tensor name -> {dtype, shape, data_offsets}, then the data area. Both the ai00/web-rwkv `.st`
-// layout (F16, LoRAs Linear) and the plain BlinkDL layout (LoRAs (C, D)) load: orientation is
+// safetensors loader (docs/weight-files.md "safetensors and .st"): u64 header length, a JSON header
+// mapping tensor name -> {dtype, shape, data_offsets}, then the data area. Both the ai00/web-rwkv
+// `.st` layout (F16, LoRAs Linear) and the plain BlinkDL layout (LoRAs (C, D)) load: orientation is
 // detected from the shapes in finalize_tensors.
 #include <simdjson.h>
 

@@ -1,5 +1,6 @@
-// The forward pass on every ISA this machine supports, forced in turn (docs/STYLE.md habit 6):
-// each must reproduce the fixtures' expected outputs and agree with the scalar table.
+// The forward pass on every ISA this machine supports, forced in turn (docs/model.md
+// "Kernels and ISAs"): each must reproduce the fixtures' expected outputs and agree with the scalar
+// table.
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <string>

@@ -1,5 +1,6 @@
 // Test-only helpers for the weight-loader tests: independent scalar dequantizers (written from
-// docs/rwkv7.md section 9.1, not shared with the library or the kernels) and small checks.
+// docs/weight-files.md "rwkv.cpp .bin", not shared with the library or the kernels) and small
+// checks.
 #pragma once
 
 #include <cstdint>

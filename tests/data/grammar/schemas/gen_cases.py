@@ -3,7 +3,7 @@
 # Instances are Python values written with json.dumps, whose separators (", " and ": ") are the
 # converter's canonical layout; "RAW:" strings are exact instance texts (malformed JSON, other
 # layouts). Cases are written for this project; the integer/number/pattern/object shapes follow
-# the JSON-Schema-Test-Suite draft 2020-12 keyword groups and docs/grammar.md section 5.
+# the JSON-Schema-Test-Suite draft 2020-12 keyword groups and docs/grammar.md "JSON Schema".
 import json
 import os
 
