@@ -1,0 +1,34 @@
+//! Finds libai00: `AI00_LIB_DIR` (a directory holding libai00.so, e.g. a build tree's `lib/`)
+//! first, else `pkg-config --libs ai00` (an installed library), else the linker's default path.
+//! The crate's own tests and examples get an rpath to that directory so they run without
+//! LD_LIBRARY_PATH. No crates are used: pkg-config is run as a program.
+use std::env;
+use std::process::Command;
+
+fn main() {
+    println!("cargo:rerun-if-env-changed=AI00_LIB_DIR");
+    println!("cargo:rerun-if-env-changed=PKG_CONFIG_PATH");
+    let mut dirs: Vec<String> = Vec::new();
+    if let Ok(dir) = env::var("AI00_LIB_DIR") {
+        if !dir.is_empty() {
+            dirs.push(dir);
+        }
+    }
+    if dirs.is_empty() {
+        if let Ok(out) = Command::new("pkg-config").args(["--libs", "ai00"]).output() {
+            if out.status.success() {
+                for flag in String::from_utf8_lossy(&out.stdout).split_whitespace() {
+                    if let Some(dir) = flag.strip_prefix("-L") {
+                        dirs.push(dir.to_string());
+                    }
+                }
+            }
+        }
+    }
+    for dir in &dirs {
+        println!("cargo:rustc-link-search=native={dir}");
+        // Only this package's tests, examples and binaries are linked with it.
+        println!("cargo:rustc-link-arg=-Wl,-rpath,{dir}");
+    }
+    println!("cargo:rustc-link-lib=dylib=ai00");
+}

@@ -1,0 +1,488 @@
+//! The behaviours every ai00 binding shows, on the fixture models of `$AI00_SHARED_DIR`
+//! (default `<repo>/../shared`). `AI00_REFERENCE_TOKENS` names the C program printing the
+//! tokens examples/c/chat_turn.c generates (set by ctest).
+use ai00::*;
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::thread;
+
+const TOOLS: &str = r#"[{"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]"#;
+const CHAT_TURN_CONVERSATION: &str = r#"[{"role":"system","content":"You are a helpful assistant."},{"role":"user","content":"Hello! Who are you?"}]"#;
+
+fn shared_dir() -> PathBuf {
+    match std::env::var("AI00_SHARED_DIR") {
+        Ok(d) if !d.is_empty() => PathBuf::from(d),
+        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
+    }
+}
+
+fn model_path() -> PathBuf {
+    shared_dir().join("models/rand-rwkv7-c128-l3-v512-F16.gguf")
+}
+
+fn load() -> Model {
+    Model::load(model_path()).expect("load the fixture model")
+}
+
+fn temp_path(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("ai00_rust_{}_{}", std::process::id(), name))
+}
+
+#[test]
+fn version_and_errors() {
+    assert_eq!(version(), BINDING_VERSION);
+    assert_eq!(abi_version(), BINDING_ABI_VERSION);
+    assert_eq!(Status::Grammar.description(), "malformed or unsupported grammar");
+    assert_eq!(Status::from_raw(-6), Status::Mismatch);
+    assert_eq!(FinishReason::ToolCalls.name(), "tool_calls");
+}
+
+#[test]
+fn model_info_and_tokenizers() {
+    let model = load();
+    let info = model.info().unwrap();
+    assert_eq!((info.n_embd, info.n_layer, info.n_vocab), (128, 3, 512));
+    assert!(info.state_bytes > 0);
+    assert!(!model.isa_name().unwrap().is_empty());
+    assert!(model.info_json().unwrap().contains("\"n_embd\": 128"));
+    let ids = model.tokenize("hello\n\n").unwrap();
+    assert_eq!(model.detokenize(&ids).unwrap(), "hello\n\n");
+    let err = model.detokenize(&[100000]).unwrap_err();
+    assert_eq!(err.status, Status::InvalidArgument);
+    assert!(err.message.contains("100000"), "{}", err.message);
+    assert!(model.last_error().contains("100000"));
+
+    let tok = Tokenizer::from_model(&model).unwrap();
+    drop(model); // the tokenizer stays valid
+    assert_eq!(tok.vocab_size().unwrap(), 512);
+    assert_eq!(tok.encode("hello\n\n").unwrap(), ids);
+    assert_eq!(tok.decode(&ids).unwrap(), b"hello\n\n");
+    let world = Tokenizer::load(shared_dir().join("tokenizer/rwkv_vocab_v20230424.txt")).unwrap();
+    assert!(world.vocab_size().unwrap() > 65000);
+    let raw = [0xffu8, b'a', 0xe4];
+    assert_eq!(world.decode(&world.encode(raw).unwrap()).unwrap(), raw);
+    let err = world.decode(&[1, 70000]).unwrap_err();
+    assert!(err.message.contains("70000"));
+    assert!(world.last_error().contains("70000"));
+    let err = Tokenizer::load("/nonexistent/vocab.txt").err().unwrap();
+    assert_eq!(err.status, Status::Io);
+}
+
+#[test]
+fn templates_every_format() {
+    let conv = r#"[{"role":"system","content":"Be brief."},{"role":"user","content":"Hi"}]"#;
+    for format in Format::ALL {
+        let mut t = ChatTemplate::new(format).unwrap();
+        let opts = RenderOptions {
+            thinking: if format == Format::Ai00V0 { Thinking::Off } else { Thinking::On },
+            assistant_name: Some("Bot".into()),
+            ..RenderOptions::default()
+        };
+        let prompt = t.render(conv, &opts).unwrap();
+        assert!(prompt.contains("Hi"), "{format:?}: {prompt}");
+        let _stops = t.stop_sequences().unwrap();
+        assert!(t.last_render_json().unwrap().contains("\"prompt\""));
+        let plain = t.render(conv, &RenderOptions { add_generation_prompt: false,
+                                                    ..RenderOptions::default() }).unwrap();
+        assert_ne!(plain, prompt);
+    }
+    let mut v1 = ChatTemplate::new(Format::Ai00V1).unwrap();
+    let opts = RenderOptions { tools_json: Some(TOOLS.into()), ..RenderOptions::default() };
+    assert!(v1.render(r#"[{"role":"user","content":"Weather?"}]"#, &opts).unwrap()
+        .contains("get_weather"));
+    assert!(v1.last_render_json().unwrap().contains("ai00_v1_xml"));
+    let err = ChatTemplate::by_name("nope").err().unwrap();
+    assert_eq!(err.status, Status::InvalidArgument);
+    assert!(err.message.contains("goose"), "{}", err.message);
+    let err = v1.render("[{\"role\":\"nobody\"}]", &RenderOptions::default()).unwrap_err();
+    assert_eq!(err.status, Status::Format);
+    assert!(!v1.last_error().is_empty());
+}
+
+fn chat_turn_tokens(model: &Model) -> Vec<u32> {
+    let mut state = State::new(model).unwrap();
+    let template = ChatTemplate::new(Format::Goose).unwrap();
+    let params = GenerateParams { max_tokens: 32, seed: Some(2024), ..Default::default() };
+    let mut gen = Generator::chat(model, &mut state, &template, CHAT_TURN_CONVERSATION,
+                                  &RenderOptions::default(), &SamplerParams::default(), &params)
+        .unwrap();
+    let mut text = String::new();
+    let mut finishes = 0;
+    for d in gen.deltas() {
+        match d.unwrap() {
+            Delta::Text(t) => text.push_str(&t),
+            Delta::Finish(_) => finishes += 1,
+            _ => {}
+        }
+    }
+    assert_eq!(finishes, 1);
+    assert!(gen.finish_reason().unwrap().is_some());
+    assert!(gen.message_json().unwrap().contains("\"assistant\""));
+    gen.tokens().unwrap()
+}
+
+#[test]
+fn same_tokens_as_the_c_example() {
+    let model = load();
+    let tokens = chat_turn_tokens(&model);
+    assert!(!tokens.is_empty() && tokens.len() <= 32);
+    match std::env::var("AI00_REFERENCE_TOKENS") {
+        Ok(program) if !program.is_empty() => {
+            let out = std::process::Command::new(program).arg(model_path()).output().unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            let expected: Vec<u32> = String::from_utf8_lossy(&out.stdout).trim().split(',')
+                .map(|s| s.parse().unwrap()).collect();
+            assert_eq!(tokens, expected);
+        }
+        _ => eprintln!("AI00_REFERENCE_TOKENS not set: compared with a second run only"),
+    }
+    assert_eq!(chat_turn_tokens(&model), tokens);
+}
+
+#[test]
+fn push_pull_and_step_agree() {
+    let model = load();
+    let template = ChatTemplate::new(Format::Goose).unwrap();
+    let conv = r#"[{"role":"user","content":"Tell me a story"}]"#;
+    let params = GenerateParams { max_tokens: 12, seed: Some(42), ..Default::default() };
+    let sampler = SamplerParams::preset(SamplerPreset::Creative).unwrap();
+    let run = |mode: u32| -> (String, Vec<u32>) {
+        let mut state = State::new(&model).unwrap();
+        let mut gen = Generator::chat(&model, &mut state, &template, conv,
+                                      &RenderOptions::default(), &sampler, &params).unwrap();
+        let mut text = String::new();
+        match mode {
+            0 => {
+                for d in gen.deltas() {
+                    if let Delta::Text(t) = d.unwrap() { text.push_str(&t) }
+                }
+            }
+            1 => {
+                let reason = gen.run(|d| {
+                    if let Delta::Text(t) = d { text.push_str(t) }
+                    true
+                }).unwrap();
+                assert!(matches!(reason, FinishReason::Stop | FinishReason::Length));
+            }
+            _ => loop {
+                let before = gen.tokens().unwrap().len();
+                let finished = gen.step(1).unwrap();
+                assert!(gen.tokens().unwrap().len() - before <= 1);
+                for _ in 0..gen.pending().unwrap() {
+                    if let Delta::Text(t) = gen.next_delta().unwrap() { text.push_str(&t) }
+                }
+                if finished { break; }
+            },
+        }
+        (text, gen.tokens().unwrap())
+    };
+    let pulled = run(0);
+    assert_eq!(run(1), pulled);
+    assert_eq!(run(2), pulled);
+    // A callback returning false stops the turn.
+    let mut state = State::new(&model).unwrap();
+    let mut gen = Generator::chat(&model, &mut state, &template, conv, &RenderOptions::default(),
+                                  &sampler, &GenerateParams { max_tokens: 50, ..params.clone() })
+        .unwrap();
+    let reason = gen.run(|_| false).unwrap();
+    assert!(matches!(reason, FinishReason::Cancelled | FinishReason::Stop));
+    drop(gen);
+    let mut seen = 0;
+    let mut gen2 = Generator::raw(&model, &mut state, "Once", &SamplerParams::greedy(),
+                                  &GenerateParams { max_tokens: 3, ..Default::default() })
+        .unwrap();
+    while !gen2.step_with(2, |_| { seen += 1; true }).unwrap() {}
+    assert!(seen >= 1);
+    assert!(gen2.warnings().unwrap().is_empty());
+}
+
+#[test]
+fn tool_call_parsed_into_a_structured_call() {
+    let v1 = ChatTemplate::new(Format::Ai00V1).unwrap();
+    let opts = ParseOptions { tools_json: Some(TOOLS.into()), ..ParseOptions::default() };
+    let mut parser = OutputParser::new(&v1, &opts).unwrap();
+    assert_eq!(parser.finish_reason().unwrap(), None);
+    let reply = "Let me check.<ai00:function_calls>\n  <invoke name=\"get_weather\">\n    \
+                 <parameter name=\"city\">Tokyo</parameter>\n  </invoke>\n</ai00:function_calls>";
+    let mut deltas = Vec::new();
+    for chunk in reply.as_bytes().chunks(5) {
+        parser.push(std::str::from_utf8(chunk).unwrap()).unwrap();
+        deltas.extend(parser.drain().unwrap());
+    }
+    parser.finish(FinishReason::Stop).unwrap();
+    deltas.extend(parser.drain().unwrap());
+    let calls: Vec<&ToolCall> = deltas.iter()
+        .filter_map(|d| if let Delta::ToolCall(c) = d { Some(c) } else { None }).collect();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].name, "get_weather");
+    assert_eq!(calls[0].arguments.replace(' ', ""), r#"{"city":"Tokyo"}"#);
+    assert!(calls[0].valid && calls[0].id.starts_with("call_"));
+    assert_eq!(deltas.last(), Some(&Delta::Finish(FinishReason::ToolCalls)));
+    assert_eq!(parser.finish_reason().unwrap(), Some(FinishReason::ToolCalls));
+    assert!(parser.message_json().unwrap().contains("\"city\":\"Tokyo\""));
+    assert!(parser.warnings().unwrap().is_empty());
+    let err = parser.push("x").unwrap_err();
+    assert!(err.message.contains("already finished"));
+    assert!(parser.last_error().contains("already finished"));
+
+    // Goose with thinking: reasoning and text.
+    let goose = ChatTemplate::new(Format::Goose).unwrap();
+    let mut p = OutputParser::new(&goose, &ParseOptions { thinking: Thinking::On,
+                                                          ..Default::default() }).unwrap();
+    p.push(">\nI think.\n</think>\nHi!\n\nUser: x").unwrap();
+    p.finish(FinishReason::Stop).unwrap();
+    let all = p.drain().unwrap();
+    assert!(all.contains(&Delta::Reasoning("I think.".into())), "{all:?}");
+    assert!(all.contains(&Delta::Text("Hi!".into())), "{all:?}");
+
+    // The tool grammar of the same format accepts that call and rejects an unknown tool.
+    let g = Grammar::new_for_tools(None, &v1, TOOLS, &ToolGrammarParams {
+        level: GrammarMode::SchemaAware, ..Default::default() }).unwrap();
+    assert!(g.kbnf().unwrap().contains("get_weather"));
+    assert!(g.accepts(&reply["Let me check.".len()..]).unwrap());
+    assert_eq!(g.check("<ai00:function_calls>\n  <invoke name=\"get_time\">\n  </invoke>\n\
+                        </ai00:function_calls>").unwrap().verdict, CheckVerdict::Bytes);
+}
+
+#[test]
+fn tool_constrained_chat_turn() {
+    let model = load();
+    let mut state = State::new(&model).unwrap();
+    let v1 = ChatTemplate::new(Format::Ai00V1).unwrap();
+    let render = RenderOptions { tools_json: Some(TOOLS.into()), ..Default::default() };
+    let params = GenerateParams { max_tokens: 40, seed: Some(3),
+                                  grammar_mode: GrammarMode::SchemaAware, ..Default::default() };
+    let mut gen = Generator::chat(&model, &mut state, &v1,
+                                  r#"[{"role":"user","content":"Weather in Paris?"}]"#, &render,
+                                  &SamplerParams::default(), &params).unwrap();
+    for d in gen.deltas() {
+        if let Delta::ToolCall(c) = d.unwrap() {
+            assert_eq!(c.name, "get_weather");
+            assert!(c.valid);
+        }
+    }
+}
+
+/// A minimal JSON syntax check (the crate uses no dependencies).
+fn parse_json(s: &str) -> bool {
+    fn ws(b: &[u8], mut i: usize) -> usize {
+        while i < b.len() && b" \t\r\n".contains(&b[i]) { i += 1 }
+        i
+    }
+    fn value(b: &[u8], i: usize) -> Option<usize> {
+        let i = ws(b, i);
+        match *b.get(i)? {
+            b'{' | b'[' => {
+                let close = if b[i] == b'{' { b'}' } else { b']' };
+                let mut j = ws(b, i + 1);
+                if b.get(j) == Some(&close) { return Some(j + 1) }
+                loop {
+                    if close == b'}' {
+                        j = string(b, ws(b, j))?;
+                        j = ws(b, j);
+                        if b.get(j) != Some(&b':') { return None }
+                        j += 1;
+                    }
+                    j = ws(b, value(b, j)?);
+                    match b.get(j)? {
+                        b',' => j += 1,
+                        c if *c == close => return Some(j + 1),
+                        _ => return None,
+                    }
+                }
+            }
+            b'"' => string(b, i),
+            b't' if b[i..].starts_with(b"true") => Some(i + 4),
+            b'f' if b[i..].starts_with(b"false") => Some(i + 5),
+            b'n' if b[i..].starts_with(b"null") => Some(i + 4),
+            _ => {
+                let mut j = i;
+                while j < b.len() && b"-+.eE0123456789".contains(&b[j]) { j += 1 }
+                std::str::from_utf8(&b[i..j]).ok()?.parse::<f64>().ok().map(|_| j)
+            }
+        }
+    }
+    fn string(b: &[u8], i: usize) -> Option<usize> {
+        if b.get(i) != Some(&b'"') { return None }
+        let mut j = i + 1;
+        while *b.get(j)? != b'"' { j += if b[j] == b'\\' { 2 } else { 1 } }
+        Some(j + 1)
+    }
+    let b = s.as_bytes();
+    matches!(value(b, 0), Some(end) if ws(b, end) == b.len())
+}
+
+#[test]
+fn json_schema_constrained_reply_parses() {
+    let model = load();
+    let schema = r#"{"type": "object", "properties": {"answer": {"enum": ["yes", "no"]}, "sure": {"type": "boolean"}}, "required": ["answer", "sure"]}"#;
+    let g = Grammar::from_json_schema(&model, schema).unwrap();
+    let mut state = State::new(&model).unwrap();
+    let params = GenerateParams { max_tokens: 64, seed: Some(11), grammar: Some(&g),
+                                  ..Default::default() };
+    let mut gen = Generator::raw(&model, &mut state, "Answer in JSON: ", &SamplerParams::default(),
+                                 &params).unwrap();
+    let mut text = String::new();
+    for d in gen.deltas() {
+        if let Delta::Text(t) = d.unwrap() { text.push_str(&t) }
+    }
+    let reason = gen.finish_reason().unwrap().unwrap();
+    assert!(matches!(reason, FinishReason::GrammarDone | FinishReason::Stop), "{reason:?}");
+    assert!(parse_json(&text), "not JSON: {text}");
+    assert!(text.contains("\"answer\""));
+    assert!(g.accepts(&text).unwrap());
+    // Byte-level schema grammars, options and warnings.
+    let lenient = SchemaOptions { lenient: true, ..SchemaOptions::default() };
+    let w = Grammar::new_from_json_schema(None, r#"{"type": "integer", "multipleOf": 3}"#,
+                                          &lenient).unwrap();
+    assert!(w.warnings().unwrap()[0].contains("multipleOf"));
+    let err = Grammar::new_from_json_schema(None, r#"{"type": "integer", "multipleOf": 3}"#,
+                                            &SchemaOptions::default()).err().unwrap();
+    assert_eq!(err.status, Status::Grammar);
+    assert!(err.message.contains("/multipleOf"));
+    let kb = Grammar::new(Some(&Tokenizer::from_model(&model).unwrap()), "s ::= \"ab\";",
+                         &GrammarParams { start_rule: Some("s".into()) }).unwrap();
+    assert_eq!(kb.check("ab").unwrap().verdict, CheckVerdict::Accepted);
+    let r = kb.check("ax").unwrap();
+    assert_eq!((r.verdict, r.byte_offset), (CheckVerdict::Bytes, 1));
+    assert!(kb.last_error().is_empty());
+}
+
+#[test]
+fn state_save_load_continues_identically() {
+    let model = load();
+    let mut a = State::new(&model).unwrap();
+    a.set_seed(5).unwrap();
+    let prompt = model.tokenize("The quick brown fox").unwrap();
+    let logits = a.eval(&prompt).unwrap();
+    assert_eq!(logits.len(), 512);
+    let bytes = a.save().unwrap();
+    assert_eq!(bytes.len(), a.size().unwrap());
+    let file = temp_path("state.bin");
+    a.save_file(&file).unwrap();
+    let mut b = State::load(&model, &bytes).unwrap();
+    let mut c = State::load_file(&model, &file).unwrap();
+    let mut d = a.try_clone().unwrap();
+    std::fs::remove_file(&file).unwrap();
+    let cont = |s: &mut State| -> Vec<u32> {
+        let params = GenerateParams { max_tokens: 16, ..Default::default() }; // RNG continues
+        let mut gen = Generator::raw(&model, s, " jumps", &SamplerParams::default(), &params)
+            .unwrap();
+        gen.run(|_| true).unwrap();
+        gen.tokens().unwrap()
+    };
+    let expected = cont(&mut a);
+    assert_eq!(cont(&mut b), expected);
+    assert_eq!(cont(&mut c), expected);
+    assert_eq!(cont(&mut d), expected);
+    // Manual decode: sample from logits with the State's RNG, eval_all rows, prefill, reset.
+    let mut e = State::load(&model, &bytes).unwrap();
+    let t1 = e.sample(&SamplerParams::default(), &logits).unwrap();
+    let mut f = State::load(&model, &bytes).unwrap();
+    assert_eq!(f.sample(&SamplerParams::default(), &logits).unwrap(), t1);
+    let greedy = SamplerParams { logit_bias: vec![(7, f32::NEG_INFINITY)], ..SamplerParams::greedy() };
+    assert_ne!(e.sample(&greedy, &logits).unwrap(), 7);
+    let rows = e.eval_all(&prompt[..3]).unwrap();
+    assert_eq!((rows.len(), rows[2].len()), (3, 512));
+    e.reset().unwrap();
+    e.prefill(&prompt).unwrap();
+    assert_eq!(e.eval(&[prompt[0]]).unwrap().len(), 512);
+    let init = State::load_initial(&model,
+                                   shared_dir().join("models/rand-rwkv7-c128-l3-v512-init.state"))
+        .unwrap();
+    assert_eq!(init.size().unwrap(), bytes.len());
+}
+
+#[test]
+fn cancel_from_another_thread() {
+    let model = load();
+    let mut state = State::new(&model).unwrap();
+    let sampler = SamplerParams { ban_eos: true, ..SamplerParams::default() };
+    let params = GenerateParams { max_tokens: 100_000, seed: Some(1),
+                                  grammar_mode: GrammarMode::None, ..Default::default() };
+    let mut gen = Generator::raw(&model, &mut state, "Count: ", &sampler, &params).unwrap();
+    let canceller = gen.canceller();
+    let (tx, rx) = mpsc::channel::<()>();
+    let worker = thread::spawn(move || {
+        rx.recv().unwrap();
+        canceller.cancel()
+    });
+    let mut sent = false;
+    let mut last = None;
+    for d in gen.deltas() {
+        let d = d.unwrap();
+        if !sent {
+            tx.send(()).unwrap();
+            sent = true;
+        }
+        last = Some(d);
+    }
+    assert!(worker.join().unwrap());
+    assert_eq!(last, Some(Delta::Finish(FinishReason::Cancelled)));
+    assert!(gen.tokens().unwrap().len() < 100_000);
+    let late = gen.canceller();
+    drop(gen);
+    assert!(!late.cancel(), "cancel after drop does nothing");
+}
+
+#[test]
+fn bad_input_gives_errors_with_the_library_message() {
+    let err = Model::load("/nonexistent/dir/m.gguf").err().unwrap();
+    assert_eq!(err.status, Status::Io);
+    assert!(err.message.contains("/nonexistent/dir/m.gguf"), "{}", err.message);
+    assert!(err.to_string().contains("/nonexistent/dir/m.gguf"));
+    let err = Model::load_with(model_path(), &ModelParams { n_threads: 0, ..Default::default() })
+        .err().unwrap();
+    assert_eq!(err.status, Status::InvalidArgument);
+    let model = Model::load_with(model_path(), &ModelParams { n_threads: 2,
+                                                              ..Default::default() }).unwrap();
+    let err = Grammar::compile(&model, "start ::= \"a\" |;;").err().unwrap();
+    assert_eq!(err.status, Status::Grammar);
+    assert!(err.message.contains("line 1"), "{}", err.message);
+    // A State of another model: Mismatch.
+    let other = Model::load(shared_dir().join("models/tiny-rwkv-7v0-834K-FP32.bin")).unwrap();
+    let mut foreign = State::new(&other).unwrap();
+    let bytes = foreign.save().unwrap();
+    let err = State::load(&model, &bytes).err().unwrap();
+    assert_eq!(err.status, Status::Mismatch);
+    let err = Generator::raw(&model, &mut foreign, "Hi", &SamplerParams::default(),
+                             &GenerateParams::default()).err().unwrap();
+    assert_eq!(err.status, Status::Mismatch);
+    assert!(!err.message.is_empty());
+    let err = State::load(&model, &bytes[..10]).err().unwrap();
+    assert_eq!(err.status, Status::ModelFile);
+    let mut s = State::new(&model).unwrap();
+    let err = s.eval(&[9999]).unwrap_err();
+    assert!(err.message.contains("9999"));
+    assert!(s.last_error().contains("9999"));
+    let err = Generator::raw(&model, &mut s, "", &SamplerParams::default(),
+                             &GenerateParams::default()).err().unwrap();
+    assert_eq!(err.status, Status::InvalidArgument);
+    let err = SamplerParams { top_p: 7.0, ..Default::default() };
+    let e = s.sample(&err, &vec![0.0; 512]).unwrap_err();
+    assert!(e.message.contains("top_p"), "{}", e.message);
+    assert!(last_error().contains("top_p"));
+}
+
+#[test]
+fn chat_repl_example_runs_with_piped_input() {
+    // cargo test builds the examples next to the test binaries: target/<profile>/examples.
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe.parent().unwrap().parent().unwrap().join("examples/chat_repl");
+    assert!(bin.exists(), "{} not built", bin.display());
+    let mut child = std::process::Command::new(&bin)
+        .arg(model_path())
+        .arg("--require-tool")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn().unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap()
+        .write_all(b"What is the weather in Paris?\nAnd in Oslo?\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert_eq!(stdout.matches("assistant> ").count(), 2, "{stdout}");
+    assert!(stdout.contains("[tool get_weather"), "{stdout}");
+    assert!(stdout.contains("bye"), "{stdout}");
+}
