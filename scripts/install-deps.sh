@@ -8,6 +8,8 @@ packages=(
   libeigen3-dev libxsimd-dev libtbb-dev libsimdjson-dev libfmt-dev
   catch2 libbenchmark-dev
   python3-numpy
+  # bindings/go (cgo; cargo for bindings/rust comes with the machine's rustup)
+  golang-go
 )
 
 missing=()

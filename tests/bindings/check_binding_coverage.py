@@ -9,9 +9,11 @@ by that binding's library sources nor listed in bindings/<lang>/abi_not_applicab
 `function_name: reason`. The list stays honest: a listed name that is not in the header, is
 listed twice, has no reason, or is in fact used, is an error too.
 
-"Used" means the name occurs as a whole word in a library source file on a line that is not
-merely its foreign declaration (a Rust `fn ai00_x(` or a C#/C `extern ... ai00_x(` line), so
-declaring a function without wrapping it does not count. Tests and examples are not library
+"Used" means the name occurs as a whole word in a library source file, outside comments, on a
+line that is not merely its foreign declaration (a Rust `fn ai00_x(` or a C#/C `extern ...
+ai00_x(` line), so declaring or documenting a function without wrapping it does not count.
+Comments are whole lines starting with `//`, `/*`, `*` or (Python) `#`; a Go cgo preamble (the
+comment right above `import "C"`) is C code and counts. Tests and examples are not library
 sources: a function reachable only from a test is not bound. Standard library only.
 """
 import os
@@ -49,16 +51,32 @@ def binding_sources(lang_dir):
                 yield os.path.join(root, name)
 
 
+def code_lines(path):
+    """The lines of a source file that are code (see the module comment)."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        lines = f.read().split("\n")
+    ext = os.path.splitext(path)[1]
+    comment = re.compile(r"^\s*(#|//|/\*|\*)" if ext == ".py" else r"^\s*(//|/\*|\*)")
+    keep = [not comment.match(line) for line in lines]
+    if ext == ".go":  # the comment block right above import "C" is the cgo preamble
+        for i, line in enumerate(lines):
+            if line.strip() == 'import "C"':
+                j = i - 1
+                while j >= 0 and lines[j].lstrip().startswith("//"):
+                    keep[j] = True
+                    j -= 1
+    return [line for line, k in zip(lines, keep) if k]
+
+
 def used_functions(lang_dir, functions):
     word = re.compile(r"\bai00_[A-Za-z0-9_]+\b")
     wanted = set(functions)
     used = set()
     for path in binding_sources(lang_dir):
-        with open(path, encoding="utf-8", errors="replace") as f:
-            for line in f:
-                for name in set(word.findall(line)) & wanted:
-                    if not is_declaration(line, name):
-                        used.add(name)
+        for line in code_lines(path):
+            for name in set(word.findall(line)) & wanted:
+                if not is_declaration(line, name):
+                    used.add(name)
     return used
 
 

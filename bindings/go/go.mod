@@ -1,0 +1,3 @@
+module ai00
+
+go 1.19
