@@ -597,6 +597,48 @@ func TestBadInputGivesErrorsWithTheLibraryMessage(t *testing.T) {
 	}
 }
 
+// Handles left to the garbage collector are freed by their finalizers, in a safe order (a
+// Generator before its State, a State before its Model).
+func TestFinalizersFreeForgottenHandles(t *testing.T) {
+	for i := 0; i < 3; i++ {
+		m := must[*Model](t)(LoadModel(modelPath(), nil))
+		s := must[*State](t)(NewState(m))
+		tm := must[*ChatTemplate](t)(NewChatTemplate(FormatGoose))
+		must[*Generator](t)(NewChatGenerator(m, s, tm, chatTurnConversation, nil, nil, &GenerateParams{MaxTokens: 2}))
+		must[*Grammar](t)(GrammarFromJSONSchema(m, `{"type": "boolean"}`))
+		must[*Tokenizer](t)(TokenizerFromModel(m))
+		must[*OutputParser](t)(NewOutputParser(tm, nil))
+	}
+	for i := 0; i < 4; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Stopping to read a stream after cancelling its context does not leave the generator stuck.
+func TestStreamAbandonedAfterCancel(t *testing.T) {
+	m := load(t)
+	s := must[*State](t)(NewState(m))
+	defer s.Close()
+	g := must[*Generator](t)(NewRawGenerator(m, s, "Count: ", nil, &GenerateParams{MaxTokens: 100000, GrammarMode: GrammarNone}))
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := g.Stream(ctx)
+	<-ch
+	cancel()
+	time.Sleep(300 * time.Millisecond) // nobody reads: the cancelled turn ends anyway
+	// The final delta waits in the buffer; then the channel is closed.
+	if d := <-ch; d.Kind != DeltaFinish {
+		t.Fatalf("%+v", d)
+	}
+	if _, open := <-ch; open {
+		t.Fatal("the stream is still sending after its context was cancelled")
+	}
+	if r := must[FinishReason](t)(g.FinishReason()); r != FinishCancelled && r != FinishStop {
+		t.Fatal(r)
+	}
+	ok(t, g.Close())
+}
+
 func TestChatREPLExampleRunsWithPipedInput(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "chat_repl")
 	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, "./examples/chat_repl")

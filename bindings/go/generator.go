@@ -205,21 +205,47 @@ func (g *Generator) Next() (Delta, error) {
 
 // Stream runs the turn in a goroutine and sends its deltas on the returned channel, which is
 // closed after the DeltaFinish delta (or after a delta whose Err is set). A done ctx cancels
-// the turn (it then finishes with FinishCancelled). Do not call other methods of the generator
-// until the channel is closed.
+// the turn (it then finishes with FinishCancelled); after that, deltas may be dropped but the
+// final one is still delivered, and a reader may also stop reading. Do not call other methods
+// of the generator until the channel is closed.
 func (g *Generator) Stream(ctx context.Context) <-chan Delta {
-	out := make(chan Delta)
+	out := make(chan Delta, 1)
 	go func() {
 		defer close(out)
 		stop := g.watch(ctx)
 		defer stop()
+		var done <-chan struct{}
+		if ctx != nil {
+			done = ctx.Done()
+		}
+		// After ctx is done a delta the reader is not ready for is dropped (the turn was
+		// cancelled), except the final one, which always goes into the channel's buffer; so a
+		// reader may stop reading once it has cancelled, and never misses the end of the turn.
+		send := func(d Delta) {
+			select {
+			case out <- d:
+				return
+			case <-done:
+			}
+			for d.Kind == DeltaFinish {
+				select {
+				case out <- d:
+					return
+				default:
+				}
+				select {
+				case <-out: // a stale delta of the cancelled turn makes room
+				default:
+				}
+			}
+		}
 		for {
 			d, err := g.Next()
 			if err != nil {
-				out <- Delta{Kind: DeltaFinish, FinishReason: FinishError, Err: err}
+				send(Delta{Kind: DeltaFinish, FinishReason: FinishError, Err: err})
 				return
 			}
-			out <- d
+			send(d)
 			if d.Kind == DeltaFinish {
 				return
 			}

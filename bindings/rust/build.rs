@@ -11,7 +11,10 @@ fn main() {
     let mut dirs: Vec<String> = Vec::new();
     if let Ok(dir) = env::var("AI00_LIB_DIR") {
         if !dir.is_empty() {
-            dirs.push(dir);
+            // A relative directory is taken from the package directory (the build script's
+            // working directory) and made absolute, so the rpath works from anywhere.
+            let abs = std::fs::canonicalize(&dir).map(|p| p.display().to_string());
+            dirs.push(abs.unwrap_or(dir));
         }
     }
     if dirs.is_empty() {

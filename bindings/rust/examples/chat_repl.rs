@@ -50,7 +50,7 @@ fn turn(messages: &mut Vec<String>, round: &mut Round) -> Result<(), ai00::Error
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let model_path = args.get(1).ok_or("usage: chat_repl MODEL [--seed N]")?;
+    let model_path = args.get(1).ok_or("usage: chat_repl MODEL [--seed N] [--require-tool]")?;
     let seed = match args.iter().position(|a| a == "--seed") {
         Some(i) => args.get(i + 1).ok_or("--seed needs a value")?.parse()?,
         None => 7u64,

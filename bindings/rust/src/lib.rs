@@ -23,6 +23,38 @@
 //! thread at a time: they are `Send` but not `Sync`. [`Canceller`] (from
 //! [`Generator::canceller`]) is `Send + Sync` because `ai00_generator_cancel` may be called from
 //! any thread.
+//!
+//! These rules are checked by the compiler:
+//!
+//! ```compile_fail,E0277
+//! fn shared<T: Sync>() {}
+//! shared::<ai00::State>(); // a State belongs to one thread at a time
+//! ```
+//! ```compile_fail,E0277
+//! fn shared<T: Sync>() {}
+//! shared::<ai00::Generator<'static>>(); // so does a Generator
+//! ```
+//! ```compile_fail,E0499
+//! # fn f(model: &ai00::Model, template: &ai00::ChatTemplate) -> ai00::Result<()> {
+//! let mut state = ai00::State::new(model)?;
+//! let gen = ai00::Generator::raw(model, &mut state, "Hi", &Default::default(),
+//!                                &Default::default())?;
+//! state.reset()?; // the generator borrows the State until it is dropped
+//! drop(gen);
+//! # Ok(()) }
+//! ```
+//! ```
+//! fn shared<T: Send + Sync>() {}
+//! fn movable<T: Send>() {}
+//! shared::<ai00::Model>();
+//! shared::<ai00::Grammar>();
+//! shared::<ai00::Tokenizer>();
+//! shared::<ai00::Canceller>();
+//! movable::<ai00::State>();
+//! movable::<ai00::ChatTemplate>();
+//! movable::<ai00::OutputParser>();
+//! movable::<ai00::Generator<'static>>();
+//! ```
 
 pub mod sys;
 
