@@ -1,7 +1,10 @@
 //! Finds libai00: `AI00_LIB_DIR` (a directory holding libai00.so, e.g. a build tree's `lib/`)
 //! first, else `pkg-config --libs ai00` (an installed library), else the linker's default path.
 //! The crate's own tests and examples get an rpath to that directory so they run without
-//! LD_LIBRARY_PATH. No crates are used: pkg-config is run as a program.
+//! LD_LIBRARY_PATH. Link arguments do not reach dependent crates: a program using this crate
+//! finds libai00 on the loader's path (installed, or LD_LIBRARY_PATH), or sets its own rpath
+//! from `DEP_AI00_LIB_DIR`, which this script exports (`links = "ai00"`). No crates are used:
+//! pkg-config is run as a program.
 use std::env;
 use std::process::Command;
 
@@ -32,6 +35,9 @@ fn main() {
         println!("cargo:rustc-link-search=native={dir}");
         // Only this package's tests, examples and binaries are linked with it.
         println!("cargo:rustc-link-arg=-Wl,-rpath,{dir}");
+    }
+    if let Some(dir) = dirs.first() {
+        println!("cargo:lib_dir={dir}"); // DEP_AI00_LIB_DIR for dependents' build scripts
     }
     println!("cargo:rustc-link-lib=dylib=ai00");
 }
