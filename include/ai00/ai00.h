@@ -206,6 +206,58 @@ AI00_API ai00_status ai00_model_isa_name(const char** out_name, const ai00_model
 AI00_API ai00_status ai00_model_info_json(size_t* out_len, char* json, size_t capacity,
                                           const ai00_model* model);
 
+/* ---- Converting weight files ---------------------------------------------------------------
+ * Any file ai00_model_load reads (GGUF, safetensors/.st, rwkv.cpp .bin, .pth) rewritten as GGUF
+ * (llama.cpp's `rwkv7` tensor names and metadata, the vocabulary when the model has one) or as
+ * an ai00 safetensors .st, in one weight type (docs/weight-files.md "Writing weight files"). */
+
+/* Weight types of a converted file (the large matrices; small vectors stay F32 in a GGUF). */
+typedef enum ai00_weight_type {
+  AI00_WEIGHT_F32 = 0,
+  AI00_WEIGHT_F16 = 1,
+  AI00_WEIGHT_BF16 = 2,
+  AI00_WEIGHT_Q8_0 = 3,
+  AI00_WEIGHT_Q4_0 = 4,
+  AI00_WEIGHT_Q4_1 = 5,
+  AI00_WEIGHT_Q5_0 = 6,
+  AI00_WEIGHT_Q5_1 = 7
+} ai00_weight_type;
+
+/* Container of a converted file. */
+typedef enum ai00_file_format {
+  AI00_FILE_GGUF = 0,
+  AI00_FILE_SAFETENSORS = 1 /* F32, F16 and BF16 only */
+} ai00_file_format;
+
+/* Progress of a long call: `done` of `total` units (bytes of tensor data). Return 0 to go on,
+ * non-zero to stop (the call then returns AI00_ERR_CANCELLED and writes nothing). Called on the
+ * calling thread. Must not throw or longjmp across the library. */
+typedef int32_t (*ai00_progress_callback)(uint64_t done, uint64_t total, void* user_data);
+
+/* Conversion options. Fill with ai00_convert_params_default() first; fields are only appended. */
+typedef struct ai00_convert_params {
+  uint32_t struct_size;    /* sizeof(ai00_convert_params) of the caller's header */
+  int32_t weight_type;     /* an ai00_weight_type; default AI00_WEIGHT_F16 */
+  int32_t file_format;     /* an ai00_file_format; default AI00_FILE_GGUF */
+  int32_t overwrite;       /* non-zero: replace an existing output file; default 0 (refuse) */
+  const char* vocab_path;  /* NUL-terminated vocabulary for a source without one, or NULL */
+  ai00_progress_callback progress; /* or NULL */
+  void* user_data;                 /* passed to progress */
+} ai00_convert_params;
+
+/* Fills *out_params with the defaults (struct_size set, F16, GGUF, no overwrite). */
+AI00_API ai00_status ai00_convert_params_default(ai00_convert_params* out_params);
+
+/* Converts the weight file `path_in` into `path_out`. The output is written to a temporary file
+ * beside it and renamed into place when complete, so `path_out` never holds a partial file.
+ * Errors: AI00_ERR_IO (input unreadable; output exists and overwrite is 0; output directory not
+ * writable; the message has the path), AI00_ERR_MODEL_FILE (malformed input),
+ * AI00_ERR_UNSUPPORTED (a quantized type into safetensors), AI00_ERR_INVALID_ARGUMENT (unknown
+ * weight_type or file_format), AI00_ERR_CANCELLED (the progress callback returned non-zero). */
+AI00_API ai00_status ai00_model_convert(const char* path_in, size_t path_in_len,
+                                        const char* path_out, size_t path_out_len,
+                                        const ai00_convert_params* params);
+
 /* ---- Tokenizer (through the model) ---------------------------------------------------------
  * The RWKV World tokenizer: greedy longest match over bytes; any byte string encodes; id 0 is
  * "end of text" and never produced by encoding. Both calls follow the two-call size idiom:

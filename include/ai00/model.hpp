@@ -16,6 +16,8 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -107,6 +109,47 @@ class Model {
   static void free_model(ai00_model* m) noexcept { ai00_model_free(m); }
   std::shared_ptr<ai00_model> handle_;
 };
+
+// Options of convert_model (ai00_convert_params).
+struct ConvertOptions {
+  ai00_weight_type weight_type = AI00_WEIGHT_F16;
+  ai00_file_format file_format = AI00_FILE_GGUF;
+  bool overwrite = false;  // replace an existing output file
+  std::string vocab_path;  // vocabulary for a source without one
+  // (bytes done, bytes total); return false to stop (convert_model then throws AI00_ERR_CANCELLED).
+  std::function<bool(uint64_t, uint64_t)> progress;
+};
+
+// Rewrites the weight file `in` as `out` (GGUF or .st, one weight type); see ai00_model_convert.
+// An exception thrown by `progress` stops the conversion and is rethrown here.
+inline void convert_model(const std::string& in, const std::string& out,
+                          const ConvertOptions& options = {}) {
+  ai00_convert_params p;
+  detail::check(ai00_convert_params_default(&p));
+  p.weight_type = options.weight_type;
+  p.file_format = options.file_format;
+  p.overwrite = options.overwrite ? 1 : 0;
+  p.vocab_path = options.vocab_path.empty() ? nullptr : options.vocab_path.c_str();
+  struct Ctx {
+    const ConvertOptions* o;
+    std::exception_ptr error;
+  } ctx{&options, nullptr};
+  if (options.progress) {
+    p.progress = [](uint64_t done, uint64_t total, void* ud) -> int32_t {
+      Ctx* c = static_cast<Ctx*>(ud);
+      try {
+        return c->o->progress(done, total) ? 0 : 1;
+      } catch (...) {
+        c->error = std::current_exception();
+        return 1;
+      }
+    };
+    p.user_data = &ctx;
+  }
+  const ai00_status s = ai00_model_convert(in.data(), in.size(), out.data(), out.size(), &p);
+  if (ctx.error) std::rethrow_exception(ctx.error);
+  detail::check(s);
+}
 
 }  // namespace api
 }  // namespace ai00

@@ -318,3 +318,31 @@ TEST_CASE("grammars without a model: KBNF text, warnings and checks", "[cpp][gra
     CHECK(std::string(e.what()).find("line 1, column 16") != std::string::npos);
   }
 }
+
+TEST_CASE("convert_model writes a loadable file, reports progress and refuses to overwrite",
+          "[cpp][convert]") {
+  const std::string src = ai00::test::shared_path("models/rand-rwkv7-c128-l3-v512-FP32.bin");
+  const std::string out = ai00::test::temp_dir() + "/m.gguf";
+  ai00::ConvertOptions o;
+  o.weight_type = AI00_WEIGHT_Q4_1;
+  uint64_t last = 0, total = 0;
+  o.progress = [&](uint64_t done, uint64_t all) {
+    last = done, total = all;
+    return true;
+  };
+  ai00::convert_model(src, out, o);
+  CHECK(total > 0);
+  CHECK(last == total);
+  const ai00::Model m = ai00::Model::load(out);
+  CHECK(m.info().n_layer == 3);
+  CHECK(m.info_json().find("\"Q4_1\"") != std::string::npos);
+  try {
+    ai00::convert_model(src, out, o);
+    FAIL("an existing output was replaced");
+  } catch (const ai00::Error& e) {
+    CHECK(e.status() == AI00_ERR_IO);
+  }
+  o.overwrite = true;
+  o.progress = [](uint64_t, uint64_t) -> bool { throw std::runtime_error("stop here"); };
+  CHECK_THROWS_WITH(ai00::convert_model(src, out, o), "stop here");
+}

@@ -224,6 +224,7 @@ void Model::parallel_blocks(int64_t n, int64_t block,
     for (int64_t b = 0; b < n_blocks; ++b) run(b);
     return;
   }
+  fork_joins_.fetch_add(1, std::memory_order_relaxed);
   tbb::parallel_for(
       tbb::blocked_range<int64_t>(0, n_blocks, 1),
       [&](const tbb::blocked_range<int64_t>& r) {

@@ -18,6 +18,7 @@
 
 #include <tbb/task_arena.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -130,6 +131,10 @@ class Model {
   // block, never on the thread count.
   void parallel_blocks(int64_t n, int64_t block,
                        const std::function<void(int64_t, int64_t)>& body) const;
+  // Fork-joins so far: parallel_blocks calls that handed blocks to the arena's threads (calls
+  // that ran inline, with one thread or one block, are not counted). Tests and benchmarks read
+  // it to count the parallel passes of a token.
+  uint64_t fork_join_count() const { return fork_joins_.load(std::memory_order_relaxed); }
 
  private:
   Model() = default;
@@ -147,6 +152,7 @@ class Model {
   int n_threads_ = 1;
   uint64_t fingerprint_ = 0;
   std::unique_ptr<tbb::task_arena> arena_;
+  mutable std::atomic<uint64_t> fork_joins_{0};
   std::shared_ptr<const Tokenizer> tokenizer_;
 };
 

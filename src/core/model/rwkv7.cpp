@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ constexpr float kGnEps = 64e-5f;   // ln_x GroupNorm (head_size_divisor 8)
 constexpr float kL2Eps = 1e-12f;   // kk normalisation
 constexpr int64_t kRowBlock = 64;  // rows of W per matmul task (fixed: thread-count free)
 constexpr size_t kDefaultChunk = 64;
+// A pass with fewer multiply-adds than this runs on the calling thread: a fork-join costs
+// about as much as 30k multiply-adds on one core (docs/model.md "Passes per token").
+constexpr double kMinParallelMacs = 131072;
 
 // Scratch for T rows, carved from one allocation. Widths in the comments.
 struct Workspace {
@@ -29,19 +33,26 @@ struct Workspace {
   float *xr, *xw, *xk, *xv, *xa, *xg;  // [T][C] token-shift mixes
   float *r, *k, *v, *w, *a, *g;        // [T][C] receptance, key, value, decay, rate, gate
   float *kk, *b, *y, *tmp, *v_first;   // [T][C]
-  float* h;                            // [T][max(Dw, Da, Dv, Dg, F)] LoRA / FFN hidden
+  float *hw, *ha, *hv, *hg;            // [T][Dw], [T][Da], [T][Dv], [T][Dg] LoRA hidden
+  float* h;                            // [T][F] FFN hidden
   Workspace(int64_t T, const ModelConfig& c) {
     const size_t C = static_cast<size_t>(c.n_embd), rows = static_cast<size_t>(T);
-    const size_t hw = static_cast<size_t>(std::max({c.d_w, c.d_a, c.d_v, c.d_g, c.ffn_size}));
     float** vecs[] = {&x, &xn, &dx, &xr, &xw, &xk, &xv, &xa, &xg,  &r,
                       &k, &v,  &w,  &a,  &g,  &kk, &b,  &y,  &tmp, &v_first};
     const size_t n_vec = sizeof(vecs) / sizeof(vecs[0]);
     const size_t pad = 16;  // keep every buffer 64-byte aligned relative to the base
-    const size_t slab = (rows * C + pad - 1) / pad * pad;
-    mem.assign(n_vec * slab + rows * hw + pad, 0.0f);
+    auto slab = [&](int64_t width) {
+      return (rows * static_cast<size_t>(width) + pad - 1) / pad * pad;
+    };
+    const int64_t hidden[] = {c.d_w, c.d_a, std::max<int64_t>(c.d_v, 1), c.d_g, c.ffn_size};
+    size_t total = n_vec * slab(c.n_embd) + pad;
+    for (int64_t wdt : hidden) total += slab(wdt);
+    mem.assign(total, 0.0f);
     float* base = mem.data();
-    for (size_t i = 0; i < n_vec; ++i) *vecs[i] = base + i * slab;
-    h = base + n_vec * slab;
+    for (size_t i = 0; i < n_vec; ++i) *vecs[i] = base + i * slab(static_cast<int64_t>(C));
+    float* p = base + n_vec * slab(static_cast<int64_t>(C));
+    float** hs[] = {&hw, &ha, &hv, &hg, &h};
+    for (size_t i = 0; i < 5; ++i) *hs[i] = p, p += slab(hidden[i]);
   }
 };
 
@@ -53,29 +64,68 @@ struct Pass {
   int64_t T, C, N, H;
 };
 
-// y[T][W.rows] = x[T][W.cols] . W^T, split into fixed blocks of rows.
-void matmul(const Pass& p, const Mat& W, const float* x, float* y) {
-  p.m.parallel_blocks(W.rows, kRowBlock, [&](int64_t begin, int64_t end) {
-    cpu::MatmulArgs a;
-    a.w = W.data, a.wtype = W.type, a.w_row_bytes = W.row_bytes, a.cols = W.cols;
-    a.x = x, a.x_stride = W.cols, a.y = y, a.y_stride = W.rows, a.T = p.T;
-    a.row_begin = begin, a.row_end = end;
-    p.kt.matmul(a);
+// Runs body(begin, end) over the fixed items [0, n) (one item per block): on the calling thread
+// when the pass is small, else as one fork-join in the Model's arena.
+void run_items(const Pass& p, double macs, int64_t n,
+               const std::function<void(int64_t, int64_t)>& body) {
+  if (macs < kMinParallelMacs) {
+    body(0, n);
+  } else {
+    p.m.parallel_blocks(n, 1, body);
+  }
+}
+
+// y[T][W.rows] rows [r0, r1) = x[T][W.cols] . W^T.
+void matmul_rows(const Pass& p, const Mat& W, const float* x, float* y, int64_t r0, int64_t r1) {
+  cpu::MatmulArgs a;
+  a.w = W.data, a.wtype = W.type, a.w_row_bytes = W.row_bytes, a.cols = W.cols;
+  a.x = x, a.x_stride = W.cols, a.y = y, a.y_stride = W.rows, a.T = p.T;
+  a.row_begin = r0, a.row_end = r1;
+  p.kt.matmul(a);
+}
+
+// One matrix product of a pass, y = x . W^T, with `post(r0, r1)` run on each finished block of
+// rows by the thread that computed it (the element-wise step that follows the product).
+struct MatJob {
+  const Mat* W;
+  const float* x;
+  float* y;
+  std::function<void(int64_t, int64_t)> post;
+};
+
+// Every job's rows in fixed blocks of kRowBlock, all in one parallel pass.
+void run_pass(const Pass& p, const std::vector<MatJob>& jobs) {
+  std::vector<std::pair<size_t, int64_t>> tasks;  // (job, first row)
+  double macs = 0;
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    const Mat& W = *jobs[j].W;
+    for (int64_t r = 0; r < W.rows; r += kRowBlock) tasks.emplace_back(j, r);
+    macs += static_cast<double>(W.rows) * static_cast<double>(W.cols) * static_cast<double>(p.T);
+  }
+  run_items(p, macs, static_cast<int64_t>(tasks.size()), [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const MatJob& job = jobs[static_cast<size_t>(tasks[static_cast<size_t>(i)].first)];
+      const int64_t r0 = tasks[static_cast<size_t>(i)].second;
+      const int64_t r1 = std::min(job.W->rows, r0 + kRowBlock);
+      matmul_rows(p, *job.W, job.x, job.y, r0, r1);
+      if (job.post) job.post(r0, r1);
+    }
   });
 }
 
-// LayerNorm (group = 0) or per-head GroupNorm (group = N) of T rows of C.
-void norm(const Pass& p, const float* x, float* y, const float* wt, const float* bias,
-          int64_t group, float eps, int64_t rows) {
-  cpu::NormArgs a;
-  a.x = x, a.y = y, a.weight = wt, a.bias = bias, a.rows = rows, a.n = p.C;
-  a.group_size = group, a.eps = eps;
-  p.kt.norm(a);
+// f(y_t + r0, r1 - r0) for every row t of a [T][stride] buffer: a post step on columns [r0, r1).
+template <typename F>
+void each_row(const Pass& p, float* y, int64_t stride, int64_t r0, int64_t r1, F f) {
+  for (int64_t t = 0; t < p.T; ++t) f(y + t * stride + r0, r1 - r0);
 }
 
-// y[t] += vec for every row t.
-void add_rows(const Pass& p, float* y, const float* vec) {
-  for (int64_t t = 0; t < p.T; ++t) p.kt.add(y + t * p.C, vec, y + t * p.C, p.C);
+// LayerNorm of T rows of C.
+void norm(const Pass& p, const float* x, float* y, const float* wt, const float* bias, float eps,
+          int64_t rows) {
+  cpu::NormArgs a;
+  a.x = x, a.y = y, a.weight = wt, a.bias = bias, a.rows = rows, a.n = p.C;
+  a.group_size = 0, a.eps = eps;
+  p.kt.norm(a);
 }
 
 // dx[t] = xn[t-1] - xn[t] with xn[-1] = shift; then shift = xn[T-1] (the state update).
@@ -93,116 +143,136 @@ void lerp_rows(const Pass& p, const float* x, const float* d, const float* m, fl
   for (int64_t t = 0; t < p.T; ++t) p.kt.lerp(x + t * p.C, d + t * p.C, m, y + t * p.C, p.C);
 }
 
-// kk = normalize_per_head(k * k_k); k = k * (1 + (a - 1) * k_a); then the WKV arguments
-// b = kk * a (in ws.b) and a_arg = -kk (in ws.kk, overwriting kk).
-void keys(const Pass& p, const LayerWeights& w) {
+// Everything of time mix that is per head, for head h over the T rows (docs/model.md "Time
+// mix", "WKV-7"): the LoRA up-projections of the head's channels with their activations,
+// kk and the key update, the value residual, the WKV scan, GroupNorm, bonus and gate.
+void head_step(const Pass& p, const LayerWeights& w, int64_t l, float* S, int64_t h) {
   Workspace& s = p.ws;
-  for (int64_t t = 0; t < p.T; ++t) {
-    float* kk = s.kk + t * p.C;
-    float* k = s.k + t * p.C;
-    const float* a = s.a + t * p.C;
-    float* b = s.b + t * p.C;
-    p.kt.mul(k, w.k_k, kk, p.C);
-    for (int64_t h = 0; h < p.H; ++h) {
-      float* kh = kk + h * p.N;
-      const float inv = 1.0f / std::max(std::sqrt(p.kt.dot(kh, kh, p.N)), kL2Eps);
-      for (int64_t j = 0; j < p.N; ++j) kh[j] *= inv;
-    }
-    for (int64_t c = 0; c < p.C; ++c) {
-      k[c] = k[c] * (1.0f + (a[c] - 1.0f) * w.k_a[c]);
-      b[c] = kk[c] * a[c];
-      kk[c] = -kk[c];
-    }
-  }
-}
-
-// v = v + (v_first - v) * gate, with gate = sigmoid(v0 + (xv . v1) . v2) precomputed in ws.tmp.
-void value_residual(const Pass& p) {
-  Workspace& s = p.ws;
-  for (int64_t i = 0; i < p.T * p.C; ++i) s.v[i] += (s.v_first[i] - s.v[i]) * s.tmp[i];
-}
-
-// y_h += (sum_j r_h[j] * k_h[j] * r_k[h][j]) * v_h, per row and head.
-void bonus(const Pass& p, const float* r_k) {
-  Workspace& s = p.ws;
-  for (int64_t t = 0; t < p.T; ++t) {
-    for (int64_t h = 0; h < p.H; ++h) {
-      const int64_t o = t * p.C + h * p.N;
-      float sum = 0.0f;
-      for (int64_t j = 0; j < p.N; ++j) sum += s.r[o + j] * s.k[o + j] * r_k[h * p.N + j];
-      for (int64_t i = 0; i < p.N; ++i) s.y[o + i] += sum * s.v[o + i];
-    }
-  }
-}
-
-// The sequential part: per head, over the T tokens in order (kernel wkv7).
-void wkv(const Pass& p, float* S) {
-  Workspace& s = p.ws;
-  p.m.parallel_blocks(p.H, 1, [&](int64_t begin, int64_t end) {
-    cpu::Wkv7Args a;
-    a.state = S, a.r = s.r, a.w = s.w, a.k = s.k, a.v = s.v, a.a = s.kk, a.b = s.b, a.y = s.y;
-    a.T = p.T, a.C = p.C, a.N = p.N, a.head_begin = begin, a.head_end = end;
-    p.kt.wkv7(a);
+  const cpu::KernelTable& k = p.kt;
+  const int64_t N = p.N, C = p.C, c0 = h * N, c1 = c0 + N;
+  // w = exp(-0.606531 * sigmoid(w0 + tanh(xw @ w1) @ w2))
+  matmul_rows(p, w.w2, s.hw, s.w, c0, c1);
+  each_row(p, s.w, C, c0, c1, [&](float* y, int64_t n) {
+    k.add(y, w.w0 + c0, y, n);
+    k.decay(y, y, n);
   });
+  // a = sigmoid(a0 + (xa @ a1) @ a2)
+  matmul_rows(p, w.a2, s.ha, s.a, c0, c1);
+  each_row(p, s.a, C, c0, c1, [&](float* y, int64_t n) {
+    k.add(y, w.a0 + c0, y, n);
+    k.sigmoid(y, y, n);
+  });
+  matmul_rows(p, w.g2, s.hg, s.g, c0, c1);  // g = sigmoid(xg @ g1) @ g2
+  if (l == 0) {                             // v_first = v
+    for (int64_t t = 0; t < p.T; ++t) {
+      std::memcpy(s.v_first + t * C + c0, s.v + t * C + c0, static_cast<size_t>(N) * sizeof(float));
+    }
+  } else {  // v += (v_first - v) * sigmoid(v0 + (xv @ v1) @ v2)
+    matmul_rows(p, w.v2, s.hv, s.tmp, c0, c1);
+    for (int64_t t = 0; t < p.T; ++t) {
+      float* gate = s.tmp + t * C + c0;
+      k.add(gate, w.v0 + c0, gate, N);
+      k.sigmoid(gate, gate, N);
+      float* v = s.v + t * C + c0;
+      const float* vf = s.v_first + t * C + c0;
+      for (int64_t i = 0; i < N; ++i) v[i] += (vf[i] - v[i]) * gate[i];
+    }
+  }
+  // kk = normalize(k * k_k); k *= 1 + (a - 1) * k_a; WKV arguments b = kk * a, a_arg = -kk.
+  for (int64_t t = 0; t < p.T; ++t) {
+    const int64_t o = t * C + c0;
+    float *kk = s.kk + o, *kt = s.k + o, *b = s.b + o;
+    const float* a = s.a + o;
+    k.mul(kt, w.k_k + c0, kk, N);
+    const float inv = 1.0f / std::max(std::sqrt(k.dot(kk, kk, N)), kL2Eps);
+    for (int64_t j = 0; j < N; ++j) {
+      kk[j] *= inv;
+      kt[j] = kt[j] * (1.0f + (a[j] - 1.0f) * w.k_a[c0 + j]);
+      b[j] = kk[j] * a[j];
+      kk[j] = -kk[j];
+    }
+  }
+  cpu::Wkv7Args wa;  // the sequential part: this head over the T tokens in order
+  wa.state = S, wa.r = s.r, wa.w = s.w, wa.k = s.k, wa.v = s.v, wa.a = s.kk, wa.b = s.b;
+  wa.y = s.y, wa.T = p.T, wa.C = C, wa.N = N, wa.head_begin = h, wa.head_end = h + 1;
+  k.wkv7(wa);
+  for (int64_t t = 0; t < p.T; ++t) {
+    const int64_t o = t * C + c0;
+    cpu::NormArgs na;  // GroupNorm of this head (eps 64e-5) and the ln_x affine of its channels
+    na.x = s.y + o, na.y = s.y + o, na.weight = w.ln_x_w + c0, na.bias = w.ln_x_b + c0;
+    na.rows = 1, na.n = N, na.group_size = 0, na.eps = kGnEps;
+    k.norm(na);
+    float sum = 0.0f;  // bonus: y += (sum_j r[j] * k[j] * r_k[h][j]) * v
+    for (int64_t j = 0; j < N; ++j) sum += s.r[o + j] * s.k[o + j] * w.r_k[c0 + j];
+    for (int64_t i = 0; i < N; ++i) s.y[o + i] += sum * s.v[o + i];
+    k.mul(s.y + o, s.g + o, s.y + o, N);  // y * g
+  }
 }
 
-// Time-mix of block l on the T rows of ws.x (docs/model.md "Time mix").
+// Time-mix of block l on the T rows of ws.x (docs/model.md "Time mix"): three passes.
 void time_mix(const Pass& p, const LayerWeights& w, int64_t l, State& st) {
   Workspace& s = p.ws;
   const cpu::KernelTable& k = p.kt;
-  const int64_t TC = p.T * p.C;
-  norm(p, s.x, s.xn, w.ln1_w, w.ln1_b, 0, kLnEps, p.T);  // xn = layer_norm(x, ln1)
-  token_shift(p, s.xn, st.att_shift(l), s.dx);           // xx = x_prev - x; att_x <- xn[-1]
-  lerp_rows(p, s.xn, s.dx, w.x_r, s.xr);                 // xr = x + xx * x_r
-  lerp_rows(p, s.xn, s.dx, w.x_w, s.xw);                 // xw
-  lerp_rows(p, s.xn, s.dx, w.x_k, s.xk);                 // xk
-  lerp_rows(p, s.xn, s.dx, w.x_v, s.xv);                 // xv
-  lerp_rows(p, s.xn, s.dx, w.x_a, s.xa);                 // xa
-  lerp_rows(p, s.xn, s.dx, w.x_g, s.xg);                 // xg
-  matmul(p, w.receptance, s.xr, s.r);                    // r = xr @ Wr.T
-  matmul(p, w.key, s.xk, s.k);                           // k = xk @ Wk.T
-  matmul(p, w.value, s.xv, s.v);                         // v = xv @ Wv.T
-  matmul(p, w.w1, s.xw, s.h);                            // w_raw = w0 + tanh(xw @ w1) @ w2
-  k.tanh(s.h, s.h, p.T * w.w1.rows);
-  matmul(p, w.w2, s.h, s.w);
-  add_rows(p, s.w, w.w0);
-  k.decay(s.w, s.w, TC);       // w = exp(-0.606531 * sigmoid(w_raw))
-  matmul(p, w.a1, s.xa, s.h);  // a = sigmoid(a0 + (xa @ a1) @ a2)
-  matmul(p, w.a2, s.h, s.a);
-  add_rows(p, s.a, w.a0);
-  k.sigmoid(s.a, s.a, TC);
-  matmul(p, w.g1, s.xg, s.h);  // g = sigmoid(xg @ g1) @ g2
-  k.sigmoid(s.h, s.h, p.T * w.g1.rows);
-  matmul(p, w.g2, s.h, s.g);
-  keys(p, w);    // kk = l2_normalize_heads(k * k_k); k *= 1 + (a-1) * k_a
-  if (l == 0) {  // v_first = v
-    std::memcpy(s.v_first, s.v, static_cast<size_t>(TC) * sizeof(float));
-  } else {  // v += (v_first - v) * sigmoid(v0 + (xv @ v1) @ v2)
-    matmul(p, w.v1, s.xv, s.h);
-    matmul(p, w.v2, s.h, s.tmp);
-    add_rows(p, s.tmp, w.v0);
-    k.sigmoid(s.tmp, s.tmp, TC);
-    value_residual(p);
-  }
-  wkv(p, st.wkv(l));                                        // _wkv_scan: y = S @ r after the update
-  norm(p, s.y, s.y, w.ln_x_w, w.ln_x_b, p.N, kGnEps, p.T);  // group_norm_heads(y, ln_x)
-  bonus(p, w.r_k);                                          // y += (r * k * r_k).sum() * v
-  k.mul(s.y, s.g, s.y, TC);                                 // (y * g)
-  matmul(p, w.output, s.y, s.tmp);                          // @ Wo.T
-  k.add(s.x, s.tmp, s.x, TC);                               // x = x + time_mix
+  norm(p, s.x, s.xn, w.ln1_w, w.ln1_b, kLnEps, p.T);  // xn = layer_norm(x, ln1)
+  token_shift(p, s.xn, st.att_shift(l), s.dx);        // xx = x_prev - x; att_x <- xn[-1]
+  lerp_rows(p, s.xn, s.dx, w.x_r, s.xr);              // xr = x + xx * x_r
+  lerp_rows(p, s.xn, s.dx, w.x_w, s.xw);              // xw
+  lerp_rows(p, s.xn, s.dx, w.x_k, s.xk);              // xk
+  lerp_rows(p, s.xn, s.dx, w.x_v, s.xv);              // xv
+  lerp_rows(p, s.xn, s.dx, w.x_a, s.xa);              // xa
+  lerp_rows(p, s.xn, s.dx, w.x_g, s.xg);              // xg
+  // Pass 1: r, k, v and the LoRA down-projections with their activations.
+  std::vector<MatJob> jobs = {
+      {&w.receptance, s.xr, s.r, nullptr},
+      {&w.key, s.xk, s.k, nullptr},
+      {&w.value, s.xv, s.v, nullptr},
+      {&w.w1, s.xw, s.hw,
+       [&](int64_t r0, int64_t r1) {
+         each_row(p, s.hw, w.w1.rows, r0, r1, [&](float* y, int64_t n) { k.tanh(y, y, n); });
+       }},
+      {&w.a1, s.xa, s.ha, nullptr},
+      {&w.g1, s.xg, s.hg,
+       [&](int64_t r0, int64_t r1) {
+         each_row(p, s.hg, w.g1.rows, r0, r1, [&](float* y, int64_t n) { k.sigmoid(y, y, n); });
+       }},
+  };
+  if (l > 0) jobs.push_back({&w.v1, s.xv, s.hv, nullptr});
+  run_pass(p, jobs);
+  // Pass 2: per head, LoRA up-projections, keys, value residual, WKV, GroupNorm, bonus, gate.
+  const double lora = static_cast<double>(w.w2.cols + w.a2.cols + w.g2.cols + w.v2.cols);
+  const double head_macs =
+      static_cast<double>(p.T) * (static_cast<double>(p.C) * lora +
+                                  4.0 * static_cast<double>(p.H * p.N * p.N));
+  float* S = st.wkv(l);
+  run_items(p, head_macs, p.H, [&](int64_t begin, int64_t end) {
+    for (int64_t h = begin; h < end; ++h) head_step(p, w, l, S, h);
+  });
+  // Pass 3: x = x + (y * g) @ Wo.T
+  run_pass(p, {{&w.output, s.y, s.tmp, [&](int64_t r0, int64_t r1) {
+                  for (int64_t t = 0; t < p.T; ++t) {
+                    const int64_t o = t * p.C + r0;
+                    k.add(s.x + o, s.tmp + o, s.x + o, r1 - r0);
+                  }
+                }}});
 }
 
-// Channel-mix of block l (docs/model.md "Channel mix"; rwkv7_ref.py _channel_mix).
+// Channel-mix of block l (docs/model.md "Channel mix"; rwkv7_ref.py _channel_mix): two passes.
 void channel_mix(const Pass& p, const LayerWeights& w, int64_t l, State& st) {
   Workspace& s = p.ws;
-  const int64_t TC = p.T * p.C;
-  norm(p, s.x, s.xn, w.ln2_w, w.ln2_b, 0, kLnEps, p.T);  // xn2 = layer_norm(x, ln2)
-  token_shift(p, s.xn, st.ffn_shift(l), s.dx);           // x_prev2 - xn2; ffn_x <- xn2[-1]
-  lerp_rows(p, s.xn, s.dx, w.ffn_x_k, s.xk);             // kx = x + (x_prev - x) * ffn_x_k
-  matmul(p, w.ffn_key, s.xk, s.h);                       // h = relu(kx @ ffn_K.T) ** 2
-  p.kt.relu_sq(s.h, s.h, p.T * w.ffn_key.rows);
-  matmul(p, w.ffn_value, s.h, s.tmp);  // h @ ffn_V.T
-  p.kt.add(s.x, s.tmp, s.x, TC);       // x = x + channel_mix
+  const cpu::KernelTable& k = p.kt;
+  norm(p, s.x, s.xn, w.ln2_w, w.ln2_b, kLnEps, p.T);  // xn2 = layer_norm(x, ln2)
+  token_shift(p, s.xn, st.ffn_shift(l), s.dx);        // x_prev2 - xn2; ffn_x <- xn2[-1]
+  lerp_rows(p, s.xn, s.dx, w.ffn_x_k, s.xk);          // kx = x + (x_prev - x) * ffn_x_k
+  const int64_t F = w.ffn_key.rows;
+  run_pass(p, {{&w.ffn_key, s.xk, s.h, [&](int64_t r0, int64_t r1) {  // h = relu(kx @ K.T)^2
+                  each_row(p, s.h, F, r0, r1, [&](float* y, int64_t n) { k.relu_sq(y, y, n); });
+                }}});
+  run_pass(p, {{&w.ffn_value, s.h, s.tmp, [&](int64_t r0, int64_t r1) {  // x += h @ V.T
+                  for (int64_t t = 0; t < p.T; ++t) {
+                    const int64_t o = t * p.C + r0;
+                    k.add(s.x + o, s.tmp + o, s.x + o, r1 - r0);
+                  }
+                }}});
 }
 
 // One pass over T <= chunk tokens; writes logits of the rows asked for.
@@ -221,8 +291,8 @@ void forward_pass(const Model& m, State& st, const uint32_t* tokens, int64_t T, 
   Pass out = p;
   out.T = T - first;
   const GlobalWeights& g = m.global();
-  norm(out, ws.x + first * c.n_embd, ws.xn, g.ln_out_w, g.ln_out_b, 0, kLnEps, out.T);
-  matmul(out, g.head, ws.xn, logits);
+  norm(out, ws.x + first * c.n_embd, ws.xn, g.ln_out_w, g.ln_out_b, kLnEps, out.T);
+  run_pass(out, {{&g.head, ws.xn, logits, nullptr}});
 }
 
 void check_tokens(const Model& m, const uint32_t* tokens, size_t n) {

@@ -1,0 +1,343 @@
+// The speed table (README "Speed"): for every weight type and 1 and 2 threads, decode tokens/s
+// and its share of the DRAM roofline, prefill-512 tokens/s and its share of the matching
+// compute peak, on random models with the real G1 shapes that this program writes itself
+// (bench/model_gen.h). Every limit is measured in the same run:
+//  * read bandwidth: best of 5 streaming reads of 512 MiB, split over 1 or 2 threads;
+//  * fp32 FMA peak: 12 independent vfmadd chains per thread (AVX-512, else AVX2);
+//  * bf16 dot peak: 12 independent vdpbf16ps chains (AVX-512 BF16), "n/a" without it;
+//  * int8 dot peak: 12 independent vpdpbusd chains (AVX-512 VNNI, else AVX-VNNI), "n/a" without.
+// The limits are printed once at the start and measured again right before each row (the row
+// prints them), so both sides of a ratio see the same load on a shared machine.
+// Decode ratio = weight bytes read per token x tokens/s / read bandwidth (same thread count).
+// Prefill ratio = 2 x (multiply-adds per token in the blocks) x tokens/s / peak of the
+// type's arithmetic: fp32 FMA for F32/F16, bf16 dot for BF16, int8 dot for the Q types.
+// The machine may be shared: run it on an idle machine, and read the load it prints.
+//
+// Usage: bench_speed_table [--sizes 0.1b,0.4b] [--types F32,...] [--threads 1,2]
+//                          [--dir DIR] [--decode N] [--prefill N] [--seed S] [--regen]
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include "core/model/model.h"
+#include "core/model/rwkv7.h"
+#include "core/model/state.h"
+#include "model_gen.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using ai00::internal::DType;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Runs f(thread index) on `threads` threads at once; returns the wall time.
+double run_threads(int threads, const std::function<void(int)>& f) {
+  const auto t0 = Clock::now();
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) pool.emplace_back(f, t);
+  for (auto& th : pool) th.join();
+  return seconds_since(t0);
+}
+
+std::atomic<uint64_t> g_sink{0};
+
+double read_gbps(const std::vector<uint64_t>& buf, int threads) {
+  double best = 1e30;
+  for (int rep = 0; rep < 5; ++rep) {
+    const size_t part = buf.size() / static_cast<size_t>(threads);
+    best = std::min(best, run_threads(threads, [&](int t) {
+                      const uint64_t* p = buf.data() + part * static_cast<size_t>(t);
+                      uint64_t a = 0, b = 0, c = 0, d = 0;
+                      for (size_t i = 0; i + 4 <= part; i += 4) {
+                        a ^= p[i], b += p[i + 1], c ^= p[i + 2], d += p[i + 3];
+                      }
+                      g_sink += a ^ b ^ c ^ d;
+                    }));
+  }
+  return static_cast<double>(buf.size() * 8) / best / 1e9;
+}
+
+constexpr long kPeakIters = 20'000'000;
+
+#if defined(__x86_64__)
+__attribute__((target("avx512f"))) void fma512(long n) {
+  __m512 a[12], x = _mm512_set1_ps(1.0000001f), y = _mm512_set1_ps(0.9999999f);
+  for (auto& v : a) v = _mm512_set1_ps(0.5f);
+  for (long i = 0; i < n; ++i) {
+    for (auto& v : a) v = _mm512_fmadd_ps(v, x, y);
+  }
+  alignas(64) float buf[16];
+  float s = 0;
+  for (auto& v : a) {
+    _mm512_store_ps(buf, v);
+    for (float f : buf) s += f;
+  }
+  g_sink += static_cast<uint64_t>(s);
+}
+__attribute__((target("avx2,fma"))) void fma256(long n) {
+  __m256 a[12], x = _mm256_set1_ps(1.0000001f), y = _mm256_set1_ps(0.9999999f);
+  for (auto& v : a) v = _mm256_set1_ps(0.5f);
+  for (long i = 0; i < n; ++i) {
+    for (auto& v : a) v = _mm256_fmadd_ps(v, x, y);
+  }
+  float buf[8], s = 0;
+  for (auto& v : a) {
+    _mm256_storeu_ps(buf, v);
+    for (float f : buf) s += f;
+  }
+  g_sink += static_cast<uint64_t>(s);
+}
+__attribute__((target("avx512f,avx512bf16"))) void bf16dot(long n) {
+  __m512 a[12];
+  for (auto& v : a) v = _mm512_set1_ps(0.0f);
+  const __m512bh x = (__m512bh)_mm512_set1_epi16(0x3f80), y = (__m512bh)_mm512_set1_epi16(0x3c00);
+  for (long i = 0; i < n; ++i) {
+    for (auto& v : a) v = _mm512_dpbf16_ps(v, x, y);
+  }
+  alignas(64) float buf[16];
+  float s = 0;
+  for (auto& v : a) {
+    _mm512_store_ps(buf, v);
+    for (float f : buf) s += f;
+  }
+  g_sink += static_cast<uint64_t>(s);
+}
+__attribute__((target("avx512f,avx512vnni"))) void vnni512(long n) {
+  __m512i a[12], x = _mm512_set1_epi8(3), y = _mm512_set1_epi8(-2);
+  for (auto& v : a) v = _mm512_setzero_si512();
+  for (long i = 0; i < n; ++i) {
+    for (auto& v : a) v = _mm512_dpbusd_epi32(v, x, y);
+  }
+  alignas(64) int buf[16];
+  long long s = 0;
+  for (auto& v : a) {
+    _mm512_store_si512(buf, v);
+    for (int q : buf) s += q;
+  }
+  g_sink += static_cast<uint64_t>(s);
+}
+__attribute__((target("avx2,avxvnni"))) void vnni256(long n) {
+  __m256i a[12], x = _mm256_set1_epi8(3), y = _mm256_set1_epi8(-2);
+  for (auto& v : a) v = _mm256_setzero_si256();
+  for (long i = 0; i < n; ++i) {
+    for (auto& v : a) v = _mm256_dpbusd_avx_epi32(v, x, y);
+  }
+  int buf[8];
+  long long s = 0;
+  for (auto& v : a) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(buf), v);
+    for (int q : buf) s += q;
+  }
+  g_sink += static_cast<uint64_t>(s);
+}
+#endif
+
+struct Peak {
+  const char* what = "n/a";
+  double g[3] = {0, 0, 0};  // G(FL)OP/s with 1 and 2 threads
+  void (*fn)(long) = nullptr;
+  double ops = 0;
+};
+
+// ops = arithmetic operations per loop iteration of `fn` (all 12 chains).
+Peak measure_peak(const char* what, void (*fn)(long), double ops, long iters = kPeakIters) {
+  Peak p;
+  p.what = what;
+  p.fn = fn;
+  p.ops = ops;
+  for (int t : {1, 2}) {
+    double best = 1e30;
+    for (int rep = 0; rep < 3; ++rep) best = std::min(best, run_threads(t, [&](int) { fn(iters); }));
+    p.g[t] = ops * static_cast<double>(iters) * t / best / 1e9;
+  }
+  return p;
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> v;
+  size_t p = 0;
+  while (p <= s.size()) {
+    const size_t q = std::min(s.find(',', p), s.size());
+    if (q > p) v.push_back(s.substr(p, q - p));
+    p = q + 1;
+  }
+  return v;
+}
+
+// Multiply-adds per token in the blocks (every matrix of every layer): the prefill work.
+double block_macs(const ai00::internal::Model& m) {
+  double macs = 0;
+  for (int64_t l = 0; l < m.config().n_layer; ++l) {
+    const ai00::internal::LayerWeights& w = m.layer(l);
+    for (const ai00::internal::Mat* x : {&w.w1, &w.w2, &w.a1, &w.a2, &w.v1, &w.v2, &w.g1, &w.g2,
+                                         &w.receptance, &w.key, &w.value, &w.output, &w.ffn_key,
+                                         &w.ffn_value}) {
+      macs += static_cast<double>(x->rows) * static_cast<double>(x->cols);
+    }
+  }
+  return macs;
+}
+
+std::string load_avg() {
+  char buf[128] = {0};
+  if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
+    if (!std::fgets(buf, sizeof buf, f)) buf[0] = 0;
+    std::fclose(f);
+  }
+  std::string s = buf;
+  while (!s.empty() && s.back() == '\n') s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> sizes = {"0.1b"};
+  std::vector<std::string> types = {"F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1"};
+  std::vector<int> threads = {1, 2};
+  const char* tmp = std::getenv("TMPDIR");
+  std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/ai00-bench-models";
+  int n_decode = 48, n_prefill = 512;
+  uint64_t seed = 1;
+  bool regen = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--sizes") sizes = split(next());
+    else if (a == "--types") types = split(next());
+    else if (a == "--threads") {
+      threads.clear();
+      for (const std::string& t : split(next())) threads.push_back(std::stoi(t));
+    } else if (a == "--dir") dir = next();
+    else if (a == "--decode") n_decode = std::stoi(next());
+    else if (a == "--prefill") n_prefill = std::stoi(next());
+    else if (a == "--seed") seed = std::stoull(next());
+    else if (a == "--regen") regen = true;
+    else {
+      std::fprintf(stderr, "unknown argument %s (see the header of bench/bench_speed_table.cpp)\n",
+                   a.c_str());
+      return 2;
+    }
+  }
+  for (int t : threads) {
+    if (t != 1 && t != 2) {
+      std::fprintf(stderr, "--threads: only 1 and 2 have measured limits\n");
+      return 2;
+    }
+  }
+  ::mkdir(dir.c_str(), 0755);
+  std::printf("load average at start: %s (%u CPUs)\n", load_avg().c_str(),
+              std::thread::hardware_concurrency());
+
+  // ---- machine limits, measured now ----
+  double bw[3] = {0, 0, 0};
+  {
+    std::vector<uint64_t> buf((size_t{512} << 20) / 8, 1);
+    bw[1] = read_gbps(buf, 1);
+    bw[2] = read_gbps(buf, 2);
+  }
+  Peak fma, bf16, i8;
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx512f")) fma = measure_peak("fp32 FMA (AVX-512)", fma512, 12 * 16 * 2);
+  else if (__builtin_cpu_supports("fma")) fma = measure_peak("fp32 FMA (AVX2)", fma256, 12 * 8 * 2);
+  if (__builtin_cpu_supports("avx512bf16")) bf16 = measure_peak("bf16 dot (vdpbf16ps)", bf16dot, 12 * 16 * 4);
+  if (__builtin_cpu_supports("avx512vnni")) i8 = measure_peak("int8 dot (vpdpbusd zmm)", vnni512, 12 * 16 * 8);
+  else if (__builtin_cpu_supports("avxvnni")) i8 = measure_peak("int8 dot (vpdpbusd ymm)", vnni256, 12 * 8 * 8);
+#endif
+  std::printf("read bandwidth: %.1f GB/s (1 thread), %.1f GB/s (2 threads)\n", bw[1], bw[2]);
+  std::vector<uint64_t> bw_buf((size_t{256} << 20) / 8, 1);
+  for (const Peak* p : {&fma, &bf16, &i8}) {
+    std::printf("%-26s %.0f / %.0f G(FL)OP/s (1 / 2 threads)\n", p->what, p->g[1], p->g[2]);
+  }
+
+  for (const std::string& size : sizes) {
+    const ai00::internal::ModelConfig cfg = ai00::bench::g1_config(size);
+    std::printf("\n### %s: C %lld, L %lld, V %lld, LoRA %lld/%lld/%lld/%lld (seed %llu)\n\n",
+                size.c_str(), (long long)cfg.n_embd, (long long)cfg.n_layer, (long long)cfg.vocab,
+                (long long)cfg.d_w, (long long)cfg.d_a, (long long)cfg.d_v, (long long)cfg.d_g,
+                (unsigned long long)seed);
+    std::printf("| type | threads | MB/token | decode tok/s | read GB/s | of DRAM roofline | "
+                "prefill-%d tok/s | peak G/s | of peak | peak used | fork-joins/token |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|\n",
+                n_prefill);
+    std::fflush(stdout);
+    for (const std::string& tname : types) {
+      const auto type = ai00::internal::dtype_from_name(tname);
+      if (!type) throw std::invalid_argument("unknown type " + tname);
+      const std::string path =
+          dir + "/g1-" + size + "-seed" + std::to_string(seed) + "-" + tname + ".gguf";
+      if (regen || ::access(path.c_str(), R_OK) != 0) {
+        const auto t0 = Clock::now();
+        ai00::bench::write_random_model(path, cfg, seed, *type);
+        std::fprintf(stderr, "wrote %s in %.1f s\n", path.c_str(), seconds_since(t0));
+      }
+      for (int t : threads) {
+        // The limits again, right before this row, so that both sides of each ratio see the
+        // same load on a shared machine.
+        const double row_bw = read_gbps(bw_buf, t);
+        ai00::internal::ModelParams mp;
+        mp.n_threads = t;
+        auto model = ai00::internal::Model::load(path, mp);
+        const double bytes = static_cast<double>(ai00::internal::decode_weight_bytes(*model));
+        std::vector<float> logits(static_cast<size_t>(cfg.vocab));
+        ai00::internal::State st(*model);
+        uint32_t tok = 1;
+        for (int i = 0; i < 4; ++i) ai00::internal::forward(*model, st, &tok, 1, logits.data());
+        const uint64_t fj0 = model->fork_join_count();
+        auto t0 = Clock::now();
+        for (int i = 0; i < n_decode; ++i) {
+          tok = (tok * 7919 + 13) % 60000 + 1;
+          ai00::internal::forward(*model, st, &tok, 1, logits.data());
+        }
+        const double decode_tps = n_decode / seconds_since(t0);
+        const double fj = double(model->fork_join_count() - fj0) / n_decode;
+        std::vector<uint32_t> prompt(static_cast<size_t>(n_prefill));
+        for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = static_cast<uint32_t>((i * 7919 + 5) % 60000 + 1);
+        double best = 1e30;
+        for (int rep = 0; rep < 2; ++rep) {
+          ai00::internal::State fresh(*model);
+          t0 = Clock::now();
+          ai00::internal::forward(*model, fresh, prompt.data(), prompt.size(), logits.data());
+          best = std::min(best, seconds_since(t0));
+        }
+        const double prefill_tps = n_prefill / best;
+        const Peak& peak = (*type == DType::F32 || *type == DType::F16) ? fma
+                           : *type == DType::BF16                        ? bf16
+                                                                         : i8;
+        double row_peak = 0;
+        if (peak.fn != nullptr) row_peak = measure_peak(peak.what, peak.fn, peak.ops, kPeakIters / 4).g[t];
+        const double ops = 2.0 * block_macs(*model) * prefill_tps / 1e9;
+        char ratio[32] = "n/a";
+        if (row_peak > 0) std::snprintf(ratio, sizeof ratio, "%.1f %%", 100.0 * ops / row_peak);
+        std::printf("| %s | %d | %.1f | %.1f | %.1f | %.1f %% | %.1f | %.0f | %s | %s | %.1f |\n",
+                    tname.c_str(), t, bytes / 1e6, decode_tps, row_bw,
+                    100.0 * bytes * decode_tps / 1e9 / row_bw, prefill_tps, row_peak, ratio,
+                    peak.what, fj);
+        std::fflush(stdout);
+      }
+    }
+  }
+  std::printf("\nload average at end: %s\n", load_avg().c_str());
+  return 0;
+}
