@@ -30,6 +30,9 @@ struct Workspace {
   float *r, *k, *v, *w, *a, *g;        // [T][C] receptance, key, value, decay, rate, gate
   float *kk, *b, *y, *tmp, *v_first;   // [T][C]
   float* h;                            // [T][max(Dw, Da, Dv, Dg, F)] LoRA / FFN hidden
+  bool fp32_act = false;               // ForwardOptions::fp32_activations
+  std::vector<cpu::BlockQ8> xq;        // [T][max width / 32] int8 activations (matmul_q8)
+  std::vector<uint16_t> xs;            // [T][2 * max width] bf16 hi/lo activations (matmul_bf16)
   Workspace(int64_t T, const ModelConfig& c) {
     const size_t C = static_cast<size_t>(c.n_embd), rows = static_cast<size_t>(T);
     const size_t hw = static_cast<size_t>(std::max({c.d_w, c.d_a, c.d_v, c.d_g, c.ffn_size}));
@@ -42,6 +45,9 @@ struct Workspace {
     float* base = mem.data();
     for (size_t i = 0; i < n_vec; ++i) *vecs[i] = base + i * slab;
     h = base + n_vec * slab;
+    const size_t width = std::max(C, hw);
+    xq.resize(rows * (width / 32 + 1));
+    xs.resize(rows * 2 * width);
   }
 };
 
@@ -53,8 +59,35 @@ struct Pass {
   int64_t T, C, N, H;
 };
 
-// y[T][W.rows] = x[T][W.cols] . W^T, split into fixed blocks of rows.
+// y[T][W.rows] = x[T][W.cols] . W^T, split into fixed blocks of rows. Quantized weights take
+// the int8 path and BF16 weights the bf16 dot where the table has it: x is converted once per
+// call, then every row block uses it (docs/model.md "Integer and BF16 dot products").
 void matmul(const Pass& p, const Mat& W, const float* x, float* y) {
+  if (cpu::matmul_q8_supports(W.type) && !p.ws.fp32_act) {
+    const int64_t nb = W.cols / 32;
+    cpu::BlockQ8* xq = p.ws.xq.data();
+    for (int64_t t = 0; t < p.T; ++t) p.kt.quantize_q8(x + t * W.cols, xq + t * nb, W.cols);
+    p.m.parallel_blocks(W.rows, kRowBlock, [&](int64_t begin, int64_t end) {
+      cpu::MatmulQ8Args a;
+      a.w = W.data, a.wtype = W.type, a.w_row_bytes = W.row_bytes, a.cols = W.cols;
+      a.x = xq, a.x_stride = nb, a.y = y, a.y_stride = W.rows, a.T = p.T;
+      a.row_begin = begin, a.row_end = end;
+      p.kt.matmul_q8(a);
+    });
+    return;
+  }
+  if (W.type == DType::BF16 && p.kt.matmul_bf16 != nullptr && !p.ws.fp32_act) {
+    uint16_t* xs = p.ws.xs.data();
+    for (int64_t t = 0; t < p.T; ++t) p.kt.split_bf16(x + t * W.cols, xs + t * 2 * W.cols, W.cols);
+    p.m.parallel_blocks(W.rows, kRowBlock, [&](int64_t begin, int64_t end) {
+      cpu::MatmulBf16Args a;
+      a.w = W.data, a.w_row_bytes = W.row_bytes, a.cols = W.cols, a.x = xs, a.x_stride = 2 * W.cols;
+      a.xf = x, a.xf_stride = W.cols, a.y = y, a.y_stride = W.rows, a.T = p.T;
+      a.row_begin = begin, a.row_end = end;
+      p.kt.matmul_bf16(a);
+    });
+    return;
+  }
   p.m.parallel_blocks(W.rows, kRowBlock, [&](int64_t begin, int64_t end) {
     cpu::MatmulArgs a;
     a.w = W.data, a.wtype = W.type, a.w_row_bytes = W.row_bytes, a.cols = W.cols;
@@ -246,6 +279,7 @@ void forward(const Model& model, State& state, const uint32_t* tokens, size_t n,
   const size_t chunk = options.chunk == 0 ? kDefaultChunk : options.chunk;
   const int64_t V = model.config().vocab;
   Workspace ws(static_cast<int64_t>(std::min(n, chunk)), model.config());
+  ws.fp32_act = options.fp32_activations;
   model.execute([&] {
     for (size_t begin = 0; begin < n; begin += chunk) {
       const size_t len = std::min(chunk, n - begin);
