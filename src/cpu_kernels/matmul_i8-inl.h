@@ -123,6 +123,121 @@ inline float i8_hsum(__m256 v) {
   return _mm_cvtss_f32(_mm_add_ss(s2, _mm_movehdup_ps(s2)));
 }
 
+#if defined(__AVX512BW__)
+// AVX-512: two blocks per 512-bit register (block b in the low 256 bits, b + 1 in the high;
+// an odd last block is paired with zero codes, zero activations and a zero scale), so the dot,
+// the conversion and the FMA run once per two blocks.
+inline __m512i i8_dot512(__m512i acc, __m512i u, __m512i s) {
+#if defined(__AVX512VNNI__)
+  return _mm512_dpbusd_epi32(acc, u, s);
+#else
+  const __m512i p16 = _mm512_maddubs_epi16(u, s);
+  return _mm512_add_epi32(acc, _mm512_madd_epi16(p16, _mm512_set1_epi16(1)));
+#endif
+}
+inline __m512i i8_pair(__m256i lo, __m256i hi) {
+  return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+inline __m512 i8_pair_ps(float lo, float hi) {
+  return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_set1_ps(lo)), _mm256_set1_ps(hi), 1);
+}
+// The f16 scales at blk and blk + stride as [d0 x 8 | d1 x 8] (one conversion, one permute).
+inline __m512 i8_pair_f16(const uint8_t* blk, size_t stride, bool two) {
+  const int h0 = read_u16(blk), h1 = two ? read_u16(blk + stride) : 0;
+  const __m128 f = _mm_cvtph_ps(_mm_cvtsi32_si128(h0 | (h1 << 16)));
+  const __m512i idx = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
+  return _mm512_permutexvar_ps(idx, _mm512_castps128_ps512(f));
+}
+// The codes of two blocks (the second zero when absent) in weight order, one register.
+template <DType kT>
+inline __m512i i8_codes2(const uint8_t* blk, bool two) {
+  using Ly = Q8Layout<kT>;
+  if constexpr (Ly::kSigned || Ly::kFive) {
+    return i8_pair(i8_codes<kT>(blk), two ? i8_codes<kT>(blk + Ly::kBytes) : _mm256_setzero_si256());
+  } else {  // Q4: 128-bit lanes [q0, q0 >> 4, q1, q1 >> 4], masked to nibbles
+    const __m128i q0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + Ly::kQs));
+    const __m128i q1 = two ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + Ly::kBytes + Ly::kQs))
+                           : _mm_setzero_si128();
+    const __m512i v = i8_pair(_mm256_broadcastsi128_si256(q0), _mm256_broadcastsi128_si256(q1));
+    const __m512i both = _mm512_mask_blend_epi64(0xCC, v, _mm512_srli_epi16(v, 4));
+    return _mm512_and_si512(both, _mm512_set1_epi8(15));
+  }
+}
+
+// Rows [r0, r0 + RT) x tokens [t0, t0 + NT), all blocks.
+template <DType kT, int RT, int NT>
+void i8_tile(const MatmulQ8Args& p, int64_t r0, int64_t t0) {
+  using Ly = Q8Layout<kT>;
+  const int64_t nblk = p.cols / quant::kQBlock;
+  __m512 acc[RT][NT];
+  float accm[RT][NT];
+  for (int r = 0; r < RT; ++r) {
+    for (int t = 0; t < NT; ++t) {
+      acc[r][t] = _mm512_setzero_ps();
+      accm[r][t] = 0.0f;
+    }
+  }
+  const uint8_t* w[RT];
+  for (int r = 0; r < RT; ++r) w[r] = p.w + static_cast<size_t>(r0 + r) * p.w_row_bytes;
+  const BlockQ8* x[NT];
+  for (int t = 0; t < NT; ++t) x[t] = p.x + (t0 + t) * p.x_stride;
+  for (int64_t b = 0; b < nblk; b += 2) {
+    const bool two = b + 1 < nblk;
+    __m512i xq[NT], init[NT];
+    __m512 dx[NT];
+    for (int t = 0; t < NT; ++t) {
+      const BlockQ8& x0 = x[t][b];
+      const __m256i q0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x0.q));
+      const __m256i q1 = two ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[t][b + 1].q))
+                             : _mm256_setzero_si256();
+      xq[t] = i8_pair(q0, q1);
+      if constexpr (Ly::kOffsetShift > 0) {  // - offset * sum(q), lane by lane
+        const __m256i p0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x0.psum));
+        const __m256i p1 = two ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[t][b + 1].psum))
+                               : _mm256_setzero_si256();
+        init[t] = _mm512_sub_epi32(_mm512_setzero_si512(),
+                                   _mm512_slli_epi32(i8_pair(p0, p1), Ly::kOffsetShift));
+      } else {
+        init[t] = _mm512_setzero_si512();
+      }
+      dx[t] = i8_pair_ps(x0.d, two ? x[t][b + 1].d : 0.0f);
+    }
+    for (int r = 0; r < RT; ++r) {
+      const uint8_t* blk = w[r] + b * Ly::kBytes;
+      if constexpr (NT == 1) {  // decode: help the stream prefetchers (matmul-inl.h mm_blocks)
+        __builtin_prefetch(
+            reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(blk) + RT * p.w_row_bytes));
+      }
+      const __m512 dw = i8_pair_f16(blk, Ly::kBytes, two);
+      const __m512i c = i8_codes2<kT>(blk, two);
+      __m512i u = c;
+      __mmask64 neg = 0;
+      if constexpr (Ly::kSigned) {
+        u = _mm512_abs_epi8(c);  // |c| (-128 stays 0x80 = 128)
+        neg = _mm512_movepi8_mask(c);
+      }
+      for (int t = 0; t < NT; ++t) {
+        __m512i s = xq[t];
+        if constexpr (Ly::kSigned) s = _mm512_mask_sub_epi8(s, neg, _mm512_setzero_si512(), s);
+        const __m512i dot = i8_dot512(init[t], u, s);
+        acc[r][t] = _mm512_fmadd_ps(_mm512_mul_ps(dw, dx[t]), _mm512_cvtepi32_ps(dot), acc[r][t]);
+        if constexpr (Ly::kMin) {
+          accm[r][t] = i8_fma(half_to_float(read_u16(blk + 2)), x[t][b].s, accm[r][t]);
+          if (two) {
+            accm[r][t] =
+                i8_fma(half_to_float(read_u16(blk + Ly::kBytes + 2)), x[t][b + 1].s, accm[r][t]);
+          }
+        }
+      }
+    }
+  }
+  for (int r = 0; r < RT; ++r) {
+    for (int t = 0; t < NT; ++t) {
+      p.y[(t0 + t) * p.y_stride + r0 + r] = _mm512_reduce_add_ps(acc[r][t]) + accm[r][t];
+    }
+  }
+}
+#else
 // Rows [r0, r0 + RT) x tokens [t0, t0 + NT), all blocks.
 template <DType kT, int RT, int NT>
 void i8_tile(const MatmulQ8Args& p, int64_t r0, int64_t t0) {
@@ -180,9 +295,11 @@ void i8_tile(const MatmulQ8Args& p, int64_t r0, int64_t t0) {
   }
 }
 
+#endif
+
 // Register tiles: 32 vector registers (AVX-512 TUs) hold 4 x 4 accumulators, 16 hold 2 x 2.
 #if defined(__AVX512F__)
-constexpr int kI8Rows = 4, kI8Toks = 4, kI8DecodeRows = 4;
+constexpr int kI8Rows = 4, kI8Toks = 4, kI8DecodeRows = 8;
 #else
 constexpr int kI8Rows = 2, kI8Toks = 2, kI8DecodeRows = 4;
 #endif
