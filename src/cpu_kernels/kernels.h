@@ -9,7 +9,8 @@
 //
 // Numerics: activations and accumulators are fp32; weights stay in their stored type (F16,
 // BF16, Q8_0, Q4_0, ...) and are widened in registers, block by block: a quantized matrix is
-// never expanded into an fp32 copy.
+// never expanded into an fp32 copy. The int8 and BF16 dot paths (matmul_q8, matmul_bf16) take
+// activations converted once per input row (quantize_q8, split_bf16) instead.
 #pragma once
 
 #include <cstddef>
@@ -100,7 +101,10 @@ static_assert(sizeof(BlockQ8) == 72, "BlockQ8 is packed by construction");
 //   Q4_0:  (dw * d) * float(sum_e (c[e] - 8) * q[e])     Q5_0: offset 16
 //   Q4_1/Q5_1: (dw * d) * float(sum_e c[e] * q[e]) + m * s
 // The integer sums are exact. Accuracy against fp32 activations: docs/model.md "Integer and BF16
-// dot products".
+// dot products". As for matmul, a (row, token) pair gets the same bits whatever row range, T or
+// tile it runs in, so callers may split rows among threads freely; the same holds for
+// matmul_bf16. Usage: quantize each of the T input rows once (quantize_q8), then call
+// matmul_q8 per row range with the same blocks.
 struct MatmulQ8Args {
   const uint8_t* w = nullptr;  // [rows][cols] in `wtype` (one of matmul_q8_supports)
   DType wtype = DType::Q8_0;
@@ -130,7 +134,7 @@ constexpr bool matmul_q8_supports(DType t) {
 struct MatmulBf16Args {
   const uint8_t* w = nullptr;  // [rows][cols] BF16
   size_t w_row_bytes = 0;
-  int64_t cols = 0;            // any width; the odd last column is done in fp32
+  int64_t cols = 0;            // any width; the last cols % 32 columns are done in fp32
   const uint16_t* x = nullptr; // [T][x_stride] from split_bf16
   int64_t x_stride = 0;        // uint16 elements between token rows (>= 2 * cols)
   const float* xf = nullptr;   // [T][xf_stride] the fp32 activations (for the odd tail)
