@@ -48,8 +48,7 @@ inline float i8_fma(float a, float b, float c) {
 #if defined(__FMA__) || defined(__FP_FAST_FMAF)
   return std::fma(a, b, c);
 #else
-  volatile float p = a * b;  // keeps the product rounded on its own
-  return p + c;
+  return a * b + c;  // no fused multiply-add in this ISA, so nothing to contract
 #endif
 }
 
@@ -307,20 +306,21 @@ constexpr int kI8Rows = 2, kI8Toks = 2, kI8DecodeRows = 4;
 #else
 // ---- portable: integer loops ----------------------------------------------------------------
 
+// int16 codes: int16 x int8 products summed into int32 vectorise as pmaddwd (SSE2) / smlal.
 template <DType kT>
-inline void i8_codes_portable(const uint8_t* blk, int32_t* c) {
+inline void i8_codes_portable(const uint8_t* blk, int16_t* c) {
   using Ly = Q8Layout<kT>;
   if constexpr (Ly::kSigned) {
     for (int e = 0; e < 32; ++e) c[e] = static_cast<int8_t>(blk[2 + e]);
   } else {
     const uint8_t* qs = blk + Ly::kQs;
     for (int e = 0; e < 16; ++e) {
-      c[e] = qs[e] & 15;
-      c[e + 16] = qs[e] >> 4;
+      c[e] = static_cast<int16_t>(qs[e] & 15);
+      c[e + 16] = static_cast<int16_t>(qs[e] >> 4);
     }
     if constexpr (Ly::kFive) {
       const uint32_t qh = read_u32(blk + Ly::kQh);
-      for (int e = 0; e < 32; ++e) c[e] |= static_cast<int32_t>((qh >> e) & 1u) << 4;
+      for (int e = 0; e < 32; ++e) c[e] = static_cast<int16_t>(c[e] | (((qh >> e) & 1u) << 4));
     }
   }
 }
@@ -333,13 +333,13 @@ void i8_tile(const MatmulQ8Args& p, int64_t r0, int64_t t0) {
   for (int64_t b = 0; b < nblk; ++b) {
     for (int r = 0; r < RT; ++r) {
       const uint8_t* blk = p.w + static_cast<size_t>(r0 + r) * p.w_row_bytes + b * Ly::kBytes;
-      int32_t c[32];
+      int16_t c[32];
       i8_codes_portable<kT>(blk, c);
       const float dw = half_to_float(read_u16(blk));
       for (int t = 0; t < NT; ++t) {
         const BlockQ8& xb = p.x[(t0 + t) * p.x_stride + b];
         int32_t dot = 0;
-        for (int e = 0; e < 32; ++e) dot += c[e] * xb.q[e];
+        for (int e = 0; e < 32; ++e) dot += static_cast<int32_t>(c[e]) * xb.q[e];
         if constexpr (Ly::kOffsetShift > 0) {
           int32_t sum = 0;
           for (int j = 0; j < 8; ++j) sum += xb.psum[j];
