@@ -8,8 +8,8 @@
 // matvec/<isa>/<type>/<path> (T = 1, weights from DRAM: > 96 MiB of copies in rotation):
 //   counter "roofline" = (weight bytes/s) / read_bw.  <path>: f32act (matmul, fp32 activations),
 //   i8 (quantize_q8 + matmul_q8, the quantization included), bf16dot (split_bf16 + matmul_bf16).
-// gemm/<isa>/<type>/<path>/T<M> (2048 x 2048 weights, M tokens): counter "peak" = ops/s over the
-//   peak of the instruction the path uses (fp32 FMA for f32act, int8 dot for i8, bf16 dot for
+// gemm/<isa>/<type>/<path>/T<M> (2048 x 2048 weights, M = 1, 8, 32, 128, 512 tokens): counter
+//   "peak" = ops/s over the peak of the instruction the path uses (fp32 FMA for f32act, int8 dot for i8, bf16 dot for
 //   bf16dot), an op being one multiply or one add.
 // Run: build/bench/bin/bench_kernels --benchmark_min_time=0.2 [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
@@ -414,7 +414,7 @@ void register_all() {
                                      int64_t{4096})
             ->Unit(benchmark::kMillisecond);
         if (isa == "scalar") continue;  // minutes per iteration
-        for (int64_t T : {1, 8, 32, 128}) {
+        for (int64_t T : {1, 8, 32, 128, 512}) {
           benchmark::RegisterBenchmark(
               ("gemm/" + name + "/2048x2048/T" + std::to_string(T)).c_str(), gemm, k, t, path,
               int64_t{2048}, T)
