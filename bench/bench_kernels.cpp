@@ -1,16 +1,18 @@
 // Kernel benchmarks (docs/layers.md "Tests and benchmarks"): one benchmark per kernel x runnable
 // ISA, single thread, each stated as a ratio to a machine limit measured at start-up in the same
-// run (printed first, on stderr, and used by the counters):
-//   read_bw        GB/s summing a 256 MiB array, 1 thread (and 2 threads, for reference),
-//   fma/<isa>      fp32 FMA peak of one core (12 independent chains),
-//   i8dot/<isa>    int8 dot peak: vpdpbusd (avx512_vnni, zmm) or pmaddubsw+pmaddwd+paddd (avx2),
-//   bf16dot        vdpbf16ps peak (avx512_bf16, zmm).
+// run (printed first on stderr as "limits: ...", and used by the counters):
+//   read bandwidth   summing a 256 MiB array, 1 thread (and 2 threads, for reference),
+//   fp32 FMA         peak of one core (12 independent chains), avx2 and avx512,
+//   int8 dot         vpdpbusd (zmm, avx512_vnni) and pmaddubsw + pmaddwd + paddd (avx2),
+//   bf16 dot         vdpbf16ps (zmm, avx512_bf16).
 // matvec/<isa>/<type>/<path> (T = 1, weights from DRAM: > 96 MiB of copies in rotation):
-//   counter "roofline" = (weight bytes/s) / read_bw.  <path>: f32act (matmul, fp32 activations),
-//   i8 (quantize_q8 + matmul_q8, the quantization included), bf16dot (split_bf16 + matmul_bf16).
+//   counter "roofline" = (weight bytes/s) / read bandwidth. <path>: f32act (matmul, fp32
+//   activations), i8 (quantize_q8 + matmul_q8, quantization included), bf16dot (split_bf16 +
+//   matmul_bf16).
 // gemm/<isa>/<type>/<path>/T<M> (2048 x 2048 weights, M = 1, 8, 32, 128, 512 tokens): counter
-//   "peak" = ops/s over the peak of the instruction the path uses (fp32 FMA for f32act, int8 dot for i8, bf16 dot for
-//   bf16dot), an op being one multiply or one add.
+//   "peak" = ops/s over the peak of the instruction the path uses (fp32 FMA for f32act, int8 dot
+//   for i8, bf16 dot for bf16dot), an op being one multiply or one add. Counters print "/s" but
+//   are ratios.
 // Run: build/bench/bin/bench_kernels --benchmark_min_time=0.2 [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 
