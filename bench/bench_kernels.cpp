@@ -1,16 +1,27 @@
 // Kernel benchmarks (docs/layers.md "Tests and benchmarks"): one benchmark per kernel x runnable
-// ISA, single thread, plus the machine limits the kernel numbers are read against:
-//   read_bandwidth   sums a 256 MiB array (DRAM read bandwidth, 1 and 2 threads),
-//   clock            dependent integer adds, one per cycle (core clock estimate),
-//   fma_peak/<isa>   independent FMA chains (FLOP/s peak of one core for that ISA).
-// matvec/<isa>/<type>  (T = 1) is bandwidth-bound: compare its bytes_per_second with
-// read_bandwidth. Its matrices rotate over > 2x the L3 size so weights come from DRAM;
-// matvec_l2 runs a 512 x 512 matrix from L2 instead (the kernel's own speed limit).
-// prefill/<isa>/<type> (T = 64) reports FLOP/s: compare with fma_peak.
+// ISA, single thread, each stated as a ratio to a machine limit measured at start-up in the same
+// run (printed first on stderr as "limits: ...", and used by the counters):
+//   read bandwidth   summing a 256 MiB array, 1 thread (and 2 threads, for reference),
+//   fp32 FMA         peak of one core (12 independent chains), avx2 and avx512,
+//   int8 dot         vpdpbusd (zmm, avx512_vnni) and pmaddubsw + pmaddwd + paddd (avx2),
+//   bf16 dot         vdpbf16ps (zmm, avx512_bf16).
+// matvec/<isa>/<type>/<path> (T = 1, weights from DRAM: > 96 MiB of copies in rotation):
+//   counter "roofline" = (weight bytes/s) / read bandwidth. <path>: f32act (matmul, fp32
+//   activations), i8 (quantize_q8 + matmul_q8, quantization included), bf16dot (split_bf16 +
+//   matmul_bf16).
+// gemm/<isa>/<type>/<path>/T<M> (2048 x 2048 weights, M = 1, 8, 32, 128, 512 tokens): counter
+//   "peak" = ops/s over the peak of the instruction the path uses (fp32 FMA for f32act, int8 dot
+//   for i8, bf16 dot for bf16dot), an op being one multiply or one add. Counters print "/s" but
+//   are ratios.
+// Run: build/bench/bin/bench_kernels --benchmark_min_time=0.2 [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 
+#include <chrono>
+#include <ctime>
+#include <cstdio>
 #include <cstring>
 #include <random>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -18,79 +29,146 @@
 #include <immintrin.h>
 #endif
 
+#include "base/dtype.h"
 #include "base/half.h"
 #include "cpu_kernels/kernels.h"
 
 namespace {
 
 using ai00::internal::cpu::KernelTable;
-using ai00::internal::cpu::WType;
+using ai00::internal::DType;
+using WType = ai00::internal::DType;
 
-// ---- machine limits ----------------------------------------------------------------------
+// ---- machine limits, measured once at start-up -------------------------------------------
 
-void BM_read_bandwidth(benchmark::State& state) {
-  static std::vector<uint64_t> data((256u << 20) / sizeof(uint64_t), 1);
-  // Each thread reads its own half of the array.
-  const size_t n = data.size() / static_cast<size_t>(state.threads());
-  const uint64_t* p = data.data() + n * static_cast<size_t>(state.thread_index());
-  for (auto _ : state) {
-    uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    for (size_t i = 0; i < n; i += 4) {
-      s0 += p[i];
-      s1 += p[i + 1];
-      s2 += p[i + 2];
-      s3 += p[i + 3];
-    }
-    benchmark::DoNotOptimize(s0 + s1 + s2 + s3);
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * n * sizeof(uint64_t)));
+struct Limits {
+  double read_bw1 = 0, read_bw2 = 0;         // bytes/s
+  double fma_avx2 = 0, fma_avx512 = 0;       // fp32 ops/s (FMA = 2)
+  double i8_avx2 = 0, i8_vnni = 0;           // int8 ops/s (multiply-add = 2)
+  double bf16 = 0;                           // bf16 dot ops/s
+};
+Limits g_limits;
+
+// Single-thread limits use this thread's CPU time, like the benchmarks' counters, so a ratio
+// stays meaningful on a machine shared with other work; the 2-thread bandwidth uses wall time.
+double thread_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
-// One thread on CPU time, like the kernels (so their GB/s compare directly, even on a busy
-// machine); two threads on wall time (aggregate bandwidth).
-BENCHMARK(BM_read_bandwidth)->Name("read_bandwidth")->Threads(1);
-BENCHMARK(BM_read_bandwidth)->Name("read_bandwidth")->Threads(2)->UseRealTime();
+
+// Best of 5 passes over each thread's share of a 256 MiB array.
+double measure_read_bw(int threads) {
+  static std::vector<uint64_t> data((256u << 20) / sizeof(uint64_t), 1);
+  double best = 0;
+  for (int rep = 0; rep < 5; ++rep) {
+    std::vector<std::thread> pool;
+    std::vector<uint64_t> sums(static_cast<size_t>(threads));
+    std::vector<double> cpu(static_cast<size_t>(threads));
+    const auto t0 = std::chrono::steady_clock::now();
+    const size_t n = data.size() / static_cast<size_t>(threads);
+    for (int t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        const double c0 = thread_seconds();
+        const uint64_t* p = data.data() + n * static_cast<size_t>(t);
+        uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        for (size_t i = 0; i < n; i += 4) {
+          s0 += p[i];
+          s1 += p[i + 1];
+          s2 += p[i + 2];
+          s3 += p[i + 3];
+        }
+        sums[static_cast<size_t>(t)] = s0 + s1 + s2 + s3;
+        cpu[static_cast<size_t>(t)] = thread_seconds() - c0;
+      });
+    }
+    for (std::thread& th : pool) th.join();
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    benchmark::DoNotOptimize(sums.data());
+    const double secs = threads == 1 ? cpu[0] : wall;
+    best = std::max(best, static_cast<double>(n * threads * sizeof(uint64_t)) / secs);
+  }
+  return best;
+}
 
 #if defined(__x86_64__)
-// 100 dependent 1-cycle adds per loop iteration: items/s = cycles/s.
-void BM_clock(benchmark::State& state) {
-  for (auto _ : state) {
-    uint64_t x = 0;
-    for (int i = 0; i < 100000; ++i) {
-      asm volatile(
-          ".rept 100\n\t"
-          "add $1, %0\n\t"
-          ".endr"
-          : "+r"(x));
-    }
-    benchmark::DoNotOptimize(x);
-  }
-  state.SetItemsProcessed(state.iterations() * 100000 * 100);
-}
-BENCHMARK(BM_clock)->Name("clock");
+// 12 independent chains of one instruction; best of 5 runs of 2e5 rounds; returns ops/s.
+#define AI00_PEAK(V, INIT, STEP, OPS_PER_INSTR)                                   \
+  V acc[12];                                                                      \
+  for (int i = 0; i < 12; ++i) acc[i] = INIT;                                     \
+  double best = 0;                                                                \
+  for (int rep = 0; rep < 5; ++rep) {                                             \
+    const double t0 = thread_seconds();                                           \
+    for (int k = 0; k < 200000; ++k) {                                            \
+      for (int i = 0; i < 12; ++i) acc[i] = STEP;                                 \
+    }                                                                             \
+    for (int i = 0; i < 12; ++i) benchmark::DoNotOptimize(acc[i]);                \
+    best = std::max(best, 12.0 * 200000 * (OPS_PER_INSTR) / (thread_seconds() - t0)); \
+  }                                                                               \
+  return best
 
-// 12 independent FMA chains hide the FMA latency: FLOP/s = 2 * lanes * 12 * 10000 per iteration.
-// Written out per ISA: a shared template would not be compiled with the target attribute.
-#define AI00_FMA_CHAINS(V, SET1, FMA, LANES)                         \
-  V acc[12];                                                         \
-  for (int i = 0; i < 12; ++i) acc[i] = SET1(static_cast<float>(i)); \
-  const V m = SET1(0.999f), a = SET1(0.001f);                        \
-  for (auto _ : state) {                                             \
-    for (int k = 0; k < 10000; ++k) {                                \
-      for (int i = 0; i < 12; ++i) acc[i] = FMA(acc[i], m, a);       \
-    }                                                                \
-    for (int i = 0; i < 12; ++i) benchmark::DoNotOptimize(acc[i]);   \
-  }                                                                  \
-  state.counters["FLOP/s"] =                                         \
-      benchmark::Counter(2.0 * LANES * 12 * 10000, benchmark::Counter::kIsIterationInvariantRate)
-
-__attribute__((target("avx2,fma"))) void BM_fma_peak_avx2(benchmark::State& state) {
-  AI00_FMA_CHAINS(__m256, _mm256_set1_ps, _mm256_fmadd_ps, 8);
+__attribute__((target("avx2,fma"))) double peak_fma_avx2() {
+  const __m256 m = _mm256_set1_ps(0.999f), a = _mm256_set1_ps(0.001f);
+  AI00_PEAK(__m256, _mm256_set1_ps(1.0f), _mm256_fmadd_ps(acc[i], m, a), 16.0);
 }
-__attribute__((target("avx512f"))) void BM_fma_peak_avx512(benchmark::State& state) {
-  AI00_FMA_CHAINS(__m512, _mm512_set1_ps, _mm512_fmadd_ps, 16);
+__attribute__((target("avx512f"))) double peak_fma_avx512() {
+  const __m512 m = _mm512_set1_ps(0.999f), a = _mm512_set1_ps(0.001f);
+  AI00_PEAK(__m512, _mm512_set1_ps(1.0f), _mm512_fmadd_ps(acc[i], m, a), 32.0);
 }
-#undef AI00_FMA_CHAINS
+// Plain AVX2 int8 dot: 32 byte products per pmaddubsw + pmaddwd + paddd (what matmul_q8 runs).
+__attribute__((target("avx2"))) double peak_i8_avx2() {
+  const __m256i u = _mm256_set1_epi8(3), s = _mm256_set1_epi8(-2), one = _mm256_set1_epi16(1);
+  AI00_PEAK(__m256i, _mm256_setzero_si256(),
+            _mm256_add_epi32(acc[i], _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), one)), 64.0);
+}
+__attribute__((target("avx512f,avx512vnni"))) double peak_i8_vnni() {
+  const __m512i u = _mm512_set1_epi8(3), s = _mm512_set1_epi8(-2);
+  AI00_PEAK(__m512i, _mm512_setzero_si512(), _mm512_dpbusd_epi32(acc[i], u, s), 128.0);
+}
+__attribute__((target("avx512f,avx512bf16"))) double peak_bf16() {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  const __m512bh a = _mm512_cvtne2ps_pbh(one, one);
+  AI00_PEAK(__m512, _mm512_setzero_ps(), _mm512_dpbf16_ps(acc[i], a, a), 64.0);
+}
+#undef AI00_PEAK
 #endif
+
+void measure_limits() {
+  Limits& L = g_limits;
+  L.read_bw1 = measure_read_bw(1);
+  L.read_bw2 = measure_read_bw(2);
+#if defined(__x86_64__)
+  using ai00::internal::cpu::isa_supported;
+  if (isa_supported("avx2")) L.fma_avx2 = peak_fma_avx2(), L.i8_avx2 = peak_i8_avx2();
+  if (isa_supported("avx512")) L.fma_avx512 = peak_fma_avx512();
+  if (isa_supported("avx512_vnni")) L.i8_vnni = peak_i8_vnni();
+  if (isa_supported("avx512_bf16")) L.bf16 = peak_bf16();
+#endif
+  std::fprintf(stderr,
+               "limits: read_bw 1 thread %.1f GB/s, 2 threads %.1f GB/s; fp32 FMA avx2 %.0f, "
+               "avx512 %.0f GFLOP/s; int8 dot avx2 (maddubs) %.0f, avx512 vpdpbusd %.0f GOP/s; "
+               "bf16 vdpbf16ps %.0f GFLOP/s (one core)\n",
+               L.read_bw1 / 1e9, L.read_bw2 / 1e9, L.fma_avx2 / 1e9, L.fma_avx512 / 1e9,
+               L.i8_avx2 / 1e9, L.i8_vnni / 1e9, L.bf16 / 1e9);
+}
+
+enum class Path { F32Act, I8, Bf16Dot };
+const char* path_name(Path p) {
+  return p == Path::F32Act ? "f32act" : p == Path::I8 ? "i8" : "bf16dot";
+}
+
+// The peak of the instruction a path runs on table k (0 when not measured: no ratio).
+double path_peak(const KernelTable* k, Path path) {
+  const std::string isa = k->name;
+  const bool wide = isa.rfind("avx512", 0) == 0;
+  if (path == Path::Bf16Dot) return g_limits.bf16;
+  if (path == Path::I8) {
+    if (isa == "avx512_vnni" || isa == "avx512_bf16") return g_limits.i8_vnni;
+    return (isa == "avx2" || isa == "avx512") ? g_limits.i8_avx2 : 0.0;
+  }
+  if (wide) return g_limits.fma_avx512;
+  return isa.rfind("avx2", 0) == 0 ? g_limits.fma_avx2 : 0.0;
+}
 
 // ---- weights -------------------------------------------------------------------------------
 
@@ -103,7 +181,7 @@ const char* wtype_name(WType t) {
 // A rows x cols matrix of random bytes with every block scale set to a sane f16 value (random
 // bits could make NaN or huge scales; the speed would not change, the numbers would be ugly).
 std::vector<uint8_t> make_weights(WType t, int64_t rows, int64_t cols, std::mt19937& rng) {
-  const size_t row_bytes = ai00::internal::cpu::wtype_row_bytes(t, cols);
+  const size_t row_bytes = ai00::internal::dtype_row_bytes_or_zero(t, cols);
   std::vector<uint8_t> w(row_bytes * static_cast<size_t>(rows));
   std::uniform_int_distribution<int> byte(0, 255);
   for (uint8_t& b : w) b = static_cast<uint8_t>(byte(rng));
@@ -158,60 +236,84 @@ std::vector<float> random_floats(size_t n, std::mt19937& rng, float lo = -1.0f, 
   return v;
 }
 
-// Decode matvec: T = 1. With from_dram, over copies of the matrix totalling >= 96 MiB (3x L3),
-// one per call in turn, so each call streams its weights from DRAM; else one matrix that stays
-// in L2 (the kernel's compute ceiling).
-void matvec(benchmark::State& state, const KernelTable* k, WType t, int64_t n, bool from_dram) {
+// One matmul call on table k along `path`, activations converted as the model does (once per
+// call: quantize_q8 / split_bf16 of the T input rows).
+struct MatmulRun {
+  const KernelTable* k;
+  Path path;
+  DType t;
+  int64_t rows, cols, T;
+  std::vector<float> x, y;  // [T][cols], [T][rows]
+  std::vector<ai00::internal::cpu::BlockQ8> xq;
+  std::vector<uint16_t> xs;
+  MatmulRun(const KernelTable* k_, Path p, DType t_, int64_t rows_, int64_t cols_, int64_t T_,
+            std::mt19937& rng)
+      : k(k_), path(p), t(t_), rows(rows_), cols(cols_), T(T_),
+        x(random_floats(static_cast<size_t>(T_ * cols_), rng)),
+        y(static_cast<size_t>(T_ * rows_)),
+        xq(static_cast<size_t>(T_ * cols_ / 32 + 1)),
+        xs(static_cast<size_t>(T_ * 2 * cols_)) {}
+  void operator()(const uint8_t* w) {
+    const size_t rb = ai00::internal::dtype_row_bytes_or_zero(t, cols);
+    if (path == Path::I8) {
+      for (int64_t i = 0; i < T; ++i) k->quantize_q8(x.data() + i * cols, xq.data() + i * (cols / 32), cols);
+      ai00::internal::cpu::MatmulQ8Args p;
+      p.w = w, p.wtype = t, p.w_row_bytes = rb, p.cols = cols, p.x = xq.data(),
+      p.x_stride = cols / 32, p.y = y.data(), p.y_stride = rows, p.T = T, p.row_end = rows;
+      k->matmul_q8(p);
+    } else if (path == Path::Bf16Dot) {
+      for (int64_t i = 0; i < T; ++i) k->split_bf16(x.data() + i * cols, xs.data() + i * 2 * cols, cols);
+      ai00::internal::cpu::MatmulBf16Args p;
+      p.w = w, p.w_row_bytes = rb, p.cols = cols, p.x = xs.data(), p.x_stride = 2 * cols,
+      p.xf = x.data(), p.xf_stride = cols, p.y = y.data(), p.y_stride = rows, p.T = T,
+      p.row_end = rows;
+      k->matmul_bf16(p);
+    } else {
+      ai00::internal::cpu::MatmulArgs p;
+      p.w = w, p.wtype = t, p.w_row_bytes = rb, p.cols = cols, p.x = x.data(), p.x_stride = cols,
+      p.y = y.data(), p.y_stride = rows, p.T = T, p.row_end = rows;
+      k->matmul(p);
+    }
+  }
+};
+
+// Decode matvec: T = 1, over copies of the matrix totalling >= 96 MiB (3x L3), one per call in
+// turn, so each call streams its weights from DRAM.
+void matvec(benchmark::State& state, const KernelTable* k, DType t, Path path, int64_t n) {
   std::mt19937 rng(1);
-  const size_t bytes = ai00::internal::cpu::wtype_row_bytes(t, n) * static_cast<size_t>(n);
-  const size_t copies = from_dram ? std::max<size_t>(1, (96u << 20) / bytes + 1) : 1;
+  const size_t bytes = ai00::internal::dtype_row_bytes_or_zero(t, n) * static_cast<size_t>(n);
+  const size_t copies = std::max<size_t>(1, (96u << 20) / bytes + 1);
   std::vector<std::vector<uint8_t>> w;
   for (size_t i = 0; i < copies; ++i) w.push_back(make_weights(t, n, n, rng));
-  const std::vector<float> x = random_floats(static_cast<size_t>(n), rng);
-  std::vector<float> y(static_cast<size_t>(n));
-  ai00::internal::cpu::MatmulArgs p;
-  p.wtype = t;
-  p.w_row_bytes = ai00::internal::cpu::wtype_row_bytes(t, n);
-  p.cols = n;
-  p.x = x.data();
-  p.x_stride = n;
-  p.y = y.data();
-  p.y_stride = n;
-  p.T = 1;
-  p.row_end = n;
+  MatmulRun run(k, path, t, n, n, 1, rng);
   size_t i = 0;
   for (auto _ : state) {
-    p.w = w[i].data();
+    run(w[i].data());
     i = (i + 1) % copies;
-    k->matmul(p);
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+  state.counters["roofline"] = benchmark::Counter(
+      static_cast<double>(bytes) / g_limits.read_bw1, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// Prefill: T = 64 tokens against one 4096 x 4096 matrix; FLOP/s = 2 * rows * cols * T / s.
-void prefill(benchmark::State& state, const KernelTable* k, WType t, int64_t n, int64_t T) {
+// GEMM: M = T tokens against one n x n matrix (2n^2 T ops per call), weights in cache after
+// the first call: the compute side of prefill and of batched decode.
+void gemm(benchmark::State& state, const KernelTable* k, DType t, Path path, int64_t n, int64_t T) {
   std::mt19937 rng(2);
   const std::vector<uint8_t> w = make_weights(t, n, n, rng);
-  const std::vector<float> x = random_floats(static_cast<size_t>(n * T), rng);
-  std::vector<float> y(static_cast<size_t>(n * T));
-  ai00::internal::cpu::MatmulArgs p;
-  p.w = w.data();
-  p.wtype = t;
-  p.w_row_bytes = ai00::internal::cpu::wtype_row_bytes(t, n);
-  p.cols = n;
-  p.x = x.data();
-  p.x_stride = n;
-  p.y = y.data();
-  p.y_stride = n;
-  p.T = T;
-  p.row_end = n;
+  MatmulRun run(k, path, t, n, n, T, rng);
   for (auto _ : state) {
-    k->matmul(p);
+    run(w.data());
     benchmark::ClobberMemory();
   }
-  state.counters["FLOP/s"] = benchmark::Counter(2.0 * static_cast<double>(n * n * T),
-                                                benchmark::Counter::kIsIterationInvariantRate);
+  const double ops = 2.0 * static_cast<double>(n * n * T);
+  state.counters["GOP/s"] = benchmark::Counter(ops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  const double peak = path_peak(k, path);
+  if (peak > 0) {
+    state.counters["peak"] =
+        benchmark::Counter(ops / peak, benchmark::Counter::kIsIterationInvariantRate);
+  }
 }
 
 // ---- element-wise, norm, wkv7 ------------------------------------------------------------
@@ -296,35 +398,31 @@ void wkv7(benchmark::State& state, const KernelTable* k, int64_t T) {
 }
 
 void register_all() {
-#if defined(__x86_64__)
-  if (ai00::internal::cpu::isa_supported("avx2")) {
-    benchmark::RegisterBenchmark("fma_peak/avx2", BM_fma_peak_avx2);
-  }
-  if (ai00::internal::cpu::isa_supported("avx512")) {
-    benchmark::RegisterBenchmark("fma_peak/avx512", BM_fma_peak_avx512);
-  }
-#endif
   size_t count = 0;
   const KernelTable* const* tables = ai00::internal::cpu::all_kernel_tables(&count);
-  const WType types[] = {WType::F32,  WType::F16,  WType::BF16, WType::Q4_0, WType::Q4_1,
-                         WType::Q5_0, WType::Q5_1, WType::Q8_0, WType::Q6_K};
+  const DType types[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0, DType::Q4_1,
+                         DType::Q5_0, DType::Q5_1, DType::Q8_0, DType::Q6_K};
   for (size_t i = 0; i < count; ++i) {
     const KernelTable* k = tables[i];
     if (!ai00::internal::cpu::isa_supported(k->name)) continue;
     const std::string isa = k->name;
-    for (WType t : types) {
-      benchmark::RegisterBenchmark(("matvec/" + isa + "/" + wtype_name(t) + "/4096x4096").c_str(),
-                                   matvec, k, t, int64_t{4096}, true)
-          ->Unit(benchmark::kMillisecond);
-      benchmark::RegisterBenchmark(("matvec_l2/" + isa + "/" + wtype_name(t) + "/512x512").c_str(),
-                                   matvec, k, t, int64_t{512}, false);
-    }
-    for (WType t : types) {
-      if (isa == "scalar") break;  // minutes per iteration, and not a prefill path anyone uses
-      benchmark::RegisterBenchmark(
-          ("prefill/" + isa + "/" + wtype_name(t) + "/4096x4096/T64").c_str(), prefill, k, t,
-          int64_t{4096}, int64_t{64})
-          ->Unit(benchmark::kMillisecond);
+    for (DType t : types) {
+      std::vector<Path> paths = {Path::F32Act};
+      if (ai00::internal::cpu::matmul_q8_supports(t)) paths.push_back(Path::I8);
+      if (t == DType::BF16 && k->matmul_bf16 != nullptr) paths.push_back(Path::Bf16Dot);
+      for (Path path : paths) {
+        const std::string name = isa + "/" + wtype_name(t) + "/" + path_name(path);
+        benchmark::RegisterBenchmark(("matvec/" + name + "/4096x4096").c_str(), matvec, k, t, path,
+                                     int64_t{4096})
+            ->Unit(benchmark::kMillisecond);
+        if (isa == "scalar") continue;  // minutes per iteration
+        for (int64_t T : {1, 8, 32, 128, 512}) {
+          benchmark::RegisterBenchmark(
+              ("gemm/" + name + "/2048x2048/T" + std::to_string(T)).c_str(), gemm, k, t, path,
+              int64_t{2048}, T)
+              ->Unit(benchmark::kMillisecond);
+        }
+      }
     }
     for (const char* op :
          {"lerp", "sigmoid", "tanh", "decay", "relu_sq", "add", "mul", "fma", "dot"}) {
@@ -342,6 +440,7 @@ void register_all() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  measure_limits();
   register_all();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -24,6 +24,7 @@ using Arch = xsimd::avx512bw;
 #include "cpu_kernels/simd_load-inl.h"
 #include "cpu_kernels/matmul_q-inl.h"
 #include "cpu_kernels/matmul-inl.h"
+#include "cpu_kernels/matmul_i8-inl.h"
 #include "cpu_kernels/elementwise-inl.h"
 #include "cpu_kernels/norm-inl.h"
 #include "cpu_kernels/wkv7-inl.h"

@@ -150,11 +150,82 @@ float dot(const float* a, const float* b, int64_t n) {
   return static_cast<float>(s);
 }
 
+// kernels.h "quantize_q8", written out independently of the SIMD tables' copy (matmul_i8-inl.h);
+// the tests require the same bits from every table.
+void quantize_q8(const float* x, BlockQ8* y, int64_t n) {
+  for (int64_t b = 0; b < n / kQBlock; ++b) {
+    const float* xb = x + b * kQBlock;
+    float amax = 0.0f;
+    for (int e = 0; e < kQBlock; ++e) amax = std::max(amax, std::fabs(xb[e]));
+    const float id = amax > 0.0f ? 127.0f / amax : 0.0f;
+    int32_t sum = 0;
+    for (int e = 0; e < kQBlock; ++e) {
+      const auto q = static_cast<int32_t>(std::nearbyint(xb[e] * id));
+      y[b].q[e] = static_cast<int8_t>(q);
+      sum += q;
+    }
+    for (int j = 0; j < 8; ++j) {
+      y[b].psum[j] = y[b].q[4 * j] + y[b].q[4 * j + 1] + y[b].q[4 * j + 2] + y[b].q[4 * j + 3];
+    }
+    y[b].d = amax / 127.0f;
+    y[b].s = y[b].d * static_cast<float>(sum);
+  }
+}
+
+// The integer codes of one weight block (dtype.h layouts) and the offset subtracted from them.
+void block_codes(DType t, const uint8_t* blk, int32_t* c, int32_t* offset, float* dw, float* m) {
+  *dw = f16_to_f32(load_u16(blk));
+  *m = 0.0f;
+  *offset = 0;
+  if (t == DType::Q8_0) {
+    for (int e = 0; e < kQBlock; ++e) c[e] = static_cast<int8_t>(blk[2 + e]);
+    return;
+  }
+  const bool has_min = t == DType::Q4_1 || t == DType::Q5_1;
+  const bool five = t == DType::Q5_0 || t == DType::Q5_1;
+  if (has_min) *m = f16_to_f32(load_u16(blk + 2));
+  const size_t head = has_min ? 4 : 2;
+  uint32_t qh = 0;
+  if (five) std::memcpy(&qh, blk + head, 4);
+  const uint8_t* qs = blk + head + (five ? 4 : 0);
+  for (int e = 0; e < kQBlock; ++e) {
+    const int nib = e < 16 ? (qs[e] & 15) : (qs[e - 16] >> 4);
+    c[e] = nib | (five ? static_cast<int32_t>((qh >> e) & 1u) << 4 : 0);
+  }
+  if (!has_min) *offset = five ? 16 : 8;
+}
+
+// kernels.h MatmulQ8Args: the exact integer dot per block, its float term, summed in double.
+void matmul_q8(const MatmulQ8Args& p) {
+  if (!matmul_q8_supports(p.wtype)) return;
+  const int64_t nblk = p.cols / kQBlock;
+  const auto bytes = static_cast<size_t>(dtype_block_bytes(p.wtype));
+  for (int64_t t = 0; t < p.T; ++t) {
+    const BlockQ8* x = p.x + t * p.x_stride;
+    for (int64_t r = p.row_begin; r < p.row_end; ++r) {
+      const uint8_t* w = p.w + static_cast<size_t>(r) * p.w_row_bytes;
+      double sum = 0.0;
+      for (int64_t b = 0; b < nblk; ++b) {
+        int32_t c[kQBlock], offset = 0;
+        float dw = 0.0f, m = 0.0f;
+        block_codes(p.wtype, w + b * bytes, c, &offset, &dw, &m);
+        int32_t dot = 0;
+        for (int e = 0; e < kQBlock; ++e) dot += (c[e] - offset) * x[b].q[e];
+        sum += static_cast<double>((dw * x[b].d) * static_cast<float>(dot));
+        sum += static_cast<double>(m * x[b].s);
+      }
+      p.y[t * p.y_stride + r] = static_cast<float>(sum);
+    }
+  }
+}
+
 }  // namespace
 
+// The BF16 dot entries are left empty: the scalar table has no native BF16 dot.
 const KernelTable& kernel_table() {
-  static const KernelTable table{"scalar", matmul,  wkv7, norm, lerp, sigmoid, tanh_,
-                                 decay,    relu_sq, add,  mul,  fma_, dot};
+  static const KernelTable table{"scalar", matmul,  wkv7,        norm,      lerp,    sigmoid,
+                                 tanh_,    decay,   relu_sq,     add,       mul,     fma_,
+                                 dot,      quantize_q8, matmul_q8, nullptr, nullptr};
   return table;
 }
 

@@ -19,6 +19,15 @@ const KernelTable& kernel_table();
 namespace avx512 {
 const KernelTable& kernel_table();
 }
+namespace avx2_vnni {
+const KernelTable& kernel_table();
+}
+namespace avx512_vnni {
+const KernelTable& kernel_table();
+}
+namespace avx512_bf16 {
+const KernelTable& kernel_table();
+}
 namespace neon64 {
 const KernelTable& kernel_table();
 }

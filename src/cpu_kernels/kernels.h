@@ -9,7 +9,8 @@
 //
 // Numerics: activations and accumulators are fp32; weights stay in their stored type (F16,
 // BF16, Q8_0, Q4_0, ...) and are widened in registers, block by block: a quantized matrix is
-// never expanded into an fp32 copy.
+// never expanded into an fp32 copy. The int8 and BF16 dot paths (matmul_q8, matmul_bf16) take
+// activations converted once per input row (quantize_q8, split_bf16) instead.
 #pragma once
 
 #include <cstddef>
@@ -76,9 +77,78 @@ struct NormArgs {
   float eps = 1e-5f;
 };
 
-// Element-wise ops over n floats; outputs may alias inputs.
+// ---- int8 path (docs/model.md "Integer and BF16 dot products") ------------------------------
+// Activations quantized to int8 in blocks of 32 (the weight block of Q4_0/Q4_1/Q5_0/Q5_1/Q8_0),
+// once per token per input vector, then dotted with the weight codes in integers.
+//
+// quantize_q8 (the same bits on every ISA): per block of 32 floats, amax = max |x|,
+//   d = amax / 127, q[e] = nearbyint(x[e] * (127 / amax)) (0 when amax = 0),
+//   psum[j] = q[4j] + q[4j+1] + q[4j+2] + q[4j+3], s = d * (sum of q).
+// psum is what a 32-bit lane of vpdpbusd / pmaddubsw+pmaddwd over the block sums, so the
+// offset of the _0 types (q - 8, q - 16) is one integer lane add; s serves the _1 types' min.
+struct BlockQ8 {
+  int8_t q[32];
+  int32_t psum[8];
+  float d;
+  float s;
+};
+static_assert(sizeof(BlockQ8) == 72, "BlockQ8 is packed by construction");
+
+// The exact result of matmul_q8, which the scalar table computes and every ISA matches up to
+// fp32 summation order: per (token t, row r), with weight block b (scale dw, min m, codes c)
+// and activation block b (d, s, q), terms in float, summed over b:
+//   Q8_0:  (dw * d) * float(sum_e c[e] * q[e])           (c signed)
+//   Q4_0:  (dw * d) * float(sum_e (c[e] - 8) * q[e])     Q5_0: offset 16
+//   Q4_1/Q5_1: (dw * d) * float(sum_e c[e] * q[e]) + m * s
+// The integer sums are exact. Accuracy against fp32 activations: docs/model.md "Integer and BF16
+// dot products". As for matmul, a (row, token) pair gets the same bits whatever row range, T or
+// tile it runs in, so callers may split rows among threads freely; the same holds for
+// matmul_bf16. Usage: quantize each of the T input rows once (quantize_q8), then call
+// matmul_q8 per row range with the same blocks.
+struct MatmulQ8Args {
+  const uint8_t* w = nullptr;  // [rows][cols] in `wtype` (one of matmul_q8_supports)
+  DType wtype = DType::Q8_0;
+  size_t w_row_bytes = 0;
+  int64_t cols = 0;              // a multiple of 32
+  const BlockQ8* x = nullptr;    // [T][x_stride] blocks; row t holds cols / 32 blocks
+  int64_t x_stride = 0;          // blocks between token rows
+  float* y = nullptr;            // [T][y_stride] fp32 (overwritten)
+  int64_t y_stride = 0;
+  int64_t T = 1;
+  int64_t row_begin = 0;
+  int64_t row_end = 0;
+};
+
+// Whether matmul_q8 takes this weight type (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0).
+constexpr bool matmul_q8_supports(DType t) {
+  return t == DType::Q4_0 || t == DType::Q4_1 || t == DType::Q5_0 || t == DType::Q5_1 ||
+         t == DType::Q8_0;
+}
+
+// ---- BF16 dot path --------------------------------------------------------------------------
+// BF16 weights times activations split as x = hi + lo, both bf16 (hi = x rounded to bf16,
+// lo = x - hi rounded to bf16, round-to-nearest-even): two vdpbf16ps per weight pair keep about
+// 16 mantissa bits of x (docs/model.md "Integer and BF16 dot products"). split_bf16 writes, per
+// token row and per whole group g of 32 columns, hi[32] then lo[32] at xs[64 g]; the last
+// cols % 32 columns are multiplied in fp32 from xf.
+struct MatmulBf16Args {
+  const uint8_t* w = nullptr;  // [rows][cols] BF16
+  size_t w_row_bytes = 0;
+  int64_t cols = 0;            // any width; the last cols % 32 columns are done in fp32
+  const uint16_t* x = nullptr; // [T][x_stride] from split_bf16
+  int64_t x_stride = 0;        // uint16 elements between token rows (>= 2 * cols)
+  const float* xf = nullptr;   // [T][xf_stride] the fp32 activations (for the odd tail)
+  int64_t xf_stride = 0;
+  float* y = nullptr;          // [T][y_stride] fp32 (overwritten)
+  int64_t y_stride = 0;
+  int64_t T = 1;
+  int64_t row_begin = 0;
+  int64_t row_end = 0;
+};
+
 struct KernelTable {
-  const char* name;  // "scalar", "sse2", "avx2", "avx512", "neon64"
+  // "scalar", "sse2", "avx2", "avx2_vnni", "avx512", "avx512_vnni", "avx512_bf16", "neon64"
+  const char* name;
   void (*matmul)(const MatmulArgs&);
   void (*wkv7)(const Wkv7Args&);
   void (*norm)(const NormArgs&);
@@ -98,6 +168,15 @@ struct KernelTable {
   void (*fma)(const float* a, const float* b, const float* c, float* y, int64_t n);
   // sum_i a[i] * b[i], fixed reduction order for a given n
   float (*dot)(const float* a, const float* b, int64_t n);
+
+  // int8 path: x[n] (n a multiple of 32) -> y[n / 32] blocks; then the integer matmul.
+  // Every table has both (portable integer code where the ISA has no byte dot product).
+  void (*quantize_q8)(const float* x, BlockQ8* y, int64_t n);
+  void (*matmul_q8)(const MatmulQ8Args&);
+  // BF16 dot path; nullptr where the CPU has no native BF16 dot (use matmul then).
+  // split_bf16: x[n] -> xs[2 * (n / 32) * 32] (hi and lo, layout above MatmulBf16Args).
+  void (*split_bf16)(const float* x, uint16_t* xs, int64_t n);
+  void (*matmul_bf16)(const MatmulBf16Args&);
 };
 
 // Tables compiled into this binary for the host architecture, best first. Every entry may not

@@ -12,8 +12,17 @@ namespace {
 // Best first; only the ISAs compiled into this binary (CMake defines AI00_KERNELS_HAVE_<ISA>).
 const KernelTable* const* tables(size_t* count) {
   static const KernelTable* const list[] = {
+#if defined(AI00_KERNELS_HAVE_AVX512_BF16)
+    &avx512_bf16::kernel_table(),
+#endif
+#if defined(AI00_KERNELS_HAVE_AVX512_VNNI)
+    &avx512_vnni::kernel_table(),
+#endif
 #if defined(AI00_KERNELS_HAVE_AVX512)
     &avx512::kernel_table(),
+#endif
+#if defined(AI00_KERNELS_HAVE_AVX2_VNNI)
+    &avx2_vnni::kernel_table(),
 #endif
 #if defined(AI00_KERNELS_HAVE_AVX2)
     &avx2::kernel_table(),
@@ -48,10 +57,17 @@ bool cpu_runs(const std::string& name) {
                     __builtin_cpu_supports("f16c");
   if (name == "avx2") return avx2;
   // The avx512 objects are built with -mavx512f/cd/dq/bw -mf16c -mfma.
-  if (name == "avx512") {
-    return avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
-           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
-  }
+  // AVX-VNNI (VEX vpdpbusd) on top of avx2.
+  if (name == "avx2_vnni") return avx2 && __builtin_cpu_supports("avxvnni");
+  const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") &&
+                      __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512dq") &&
+                      __builtin_cpu_supports("avx512bw");
+  if (name == "avx512") return avx512;
+  // avx512_vnni adds -mavx512vnni -mavx512vl; avx512_bf16 builds on it and adds -mavx512bf16.
+  const bool vnni = avx512 && __builtin_cpu_supports("avx512vl") &&
+                    __builtin_cpu_supports("avx512vnni");
+  if (name == "avx512_vnni") return vnni;
+  if (name == "avx512_bf16") return vnni && __builtin_cpu_supports("avx512bf16");
 #elif defined(__aarch64__)
   if (name == "neon64") return true;  // baseline on aarch64
 #endif

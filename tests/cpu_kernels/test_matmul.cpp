@@ -348,3 +348,223 @@ TEST_CASE("f16 infinity and NaN weights propagate", "[cpu_kernels][matmul][per_i
     CHECK(std::isnan(y[1]));
   }
 }
+
+// ---- int8 path (kernels.h BlockQ8 / MatmulQ8Args) -------------------------------------------
+
+namespace {
+
+using ai00::internal::cpu::BlockQ8;
+
+const DType kI8Types[] = {DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q8_0};
+
+// Activations quantized row by row with table k, in rows of x_stride blocks (one spare block).
+struct QActs {
+  int64_t T, nblk, stride;
+  std::vector<BlockQ8> q;
+};
+
+QActs quantize_acts(const KernelTable& k, const Acts& a, int64_t cols) {
+  QActs out{a.T, cols / 32, cols / 32 + 1, {}};
+  out.q.resize(static_cast<size_t>(a.T * out.stride));
+  for (int64_t t = 0; t < a.T; ++t) k.quantize_q8(a.x.data() + t * a.stride, &out.q[t * out.stride], cols);
+  return out;
+}
+
+void run_q8(const KernelTable& k, const Matrix& m, const QActs& a, std::vector<float>& y,
+            int64_t r0, int64_t r1) {
+  ai00::internal::cpu::MatmulQ8Args p;
+  p.w = m.data();
+  p.wtype = m.type;
+  p.w_row_bytes = m.row_bytes;
+  p.cols = m.cols;
+  p.x = a.q.data();
+  p.x_stride = a.stride;
+  p.y = y.data();
+  p.y_stride = m.rows + 5;
+  p.T = a.T;
+  p.row_begin = r0;
+  p.row_end = r1;
+  k.matmul_q8(p);
+}
+
+// The activations the int8 path actually multiplies: d * q, as fp32-exact doubles.
+Acts dequantized(const QActs& q, int64_t cols) {
+  Acts out{q.T, cols, {}};
+  out.x.resize(static_cast<size_t>(q.T * cols));
+  for (int64_t t = 0; t < q.T; ++t) {
+    for (int64_t c = 0; c < cols; ++c) {
+      const BlockQ8& b = q.q[t * q.stride + c / 32];
+      out.x[t * cols + c] = b.d * static_cast<float>(b.q[c % 32]);
+    }
+  }
+  return out;
+}
+
+bool same_blocks(const BlockQ8& a, const BlockQ8& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+}  // namespace
+
+TEST_CASE("quantize_q8 follows its definition and gives the same bits on every ISA",
+          "[cpu_kernels][matmul_q8][per_isa]") {
+  std::mt19937 rng(3001);
+  const int64_t cols = 4096;
+  Acts a = make_acts(1, cols, rng);
+  for (int e = 0; e < 32; ++e) a.x[static_cast<size_t>(32 + e)] = 0.0f;  // an all-zero block
+  a.x[64] = -3.0f;                                                      // amax on a negative
+  a.x[100] = 1e-30f;                                                    // tiny values
+  std::vector<BlockQ8> want(static_cast<size_t>(cols / 32));
+  ai00::test::scalar_table().quantize_q8(a.x.data(), want.data(), cols);
+  for (int64_t b = 0; b < cols / 32; ++b) {
+    const BlockQ8& q = want[static_cast<size_t>(b)];
+    float amax = 0.0f;
+    for (int e = 0; e < 32; ++e) amax = std::max(amax, std::fabs(a.x[b * 32 + e]));
+    REQUIRE(q.d == amax / 127.0f);
+    int sum = 0;
+    for (int e = 0; e < 32; ++e) {
+      const float x = a.x[b * 32 + e];
+      // |q - x / d| <= 1/2 (+ rounding of 127 / amax), and q within the int8 range used.
+      if (amax > 0) REQUIRE(std::fabs(q.q[e] - x * 127.0f / amax) <= 0.5001f);
+      REQUIRE(std::abs(static_cast<int>(q.q[e])) <= 127);
+      sum += q.q[e];
+    }
+    for (int j = 0; j < 8; ++j) {
+      REQUIRE(q.psum[j] == q.q[4 * j] + q.q[4 * j + 1] + q.q[4 * j + 2] + q.q[4 * j + 3]);
+    }
+    REQUIRE(q.s == q.d * static_cast<float>(sum));
+  }
+  CHECK(want[1].d == 0.0f);
+  CHECK(want[2].q[0] == -127);
+  for (const KernelTable* k : ai00::test::simd_tables()) {
+    std::vector<BlockQ8> got(want.size());
+    k->quantize_q8(a.x.data(), got.data(), cols);
+    INFO(k->name);
+    for (size_t b = 0; b < want.size(); ++b) REQUIRE(same_blocks(got[b], want[b]));
+  }
+}
+
+TEST_CASE("scalar matmul_q8 equals the exact dot with the quantized activations",
+          "[cpu_kernels][matmul_q8]") {
+  std::mt19937 rng(3002);
+  const KernelTable& s = ai00::test::scalar_table();
+  for (DType t : kI8Types) {
+    for (int64_t cols : {32, 96, 2080}) {
+      for (int64_t T : {1, 3}) {
+        const Matrix m = make_matrix(t, 13, cols, rng);
+        const QActs q = quantize_acts(s, make_acts(T, cols, rng), cols);
+        std::vector<float> y = fresh_y(m, Acts{T, 0, {}});
+        run_q8(s, m, q, y, 0, m.rows);
+        INFO(wtype_name(t) << ", cols = " << cols << ", T = " << T);
+        // Per-block float terms (one rounding each) summed in double.
+        check_against_values(y, m, dequantized(q, cols), 1e-6);
+      }
+    }
+  }
+}
+
+TEST_CASE("matmul_q8 matches scalar on every ISA, bit-identical across row splits and T",
+          "[cpu_kernels][matmul_q8][per_isa]") {
+  std::mt19937 rng(3003);
+  const KernelTable& s = ai00::test::scalar_table();
+  for (const KernelTable* k : ai00::test::runnable_tables()) {
+    for (DType t : kI8Types) {
+      for (int64_t cols : {32, 96, 512, 2080}) {
+        for (int64_t T : {1, 2, 5, 9}) {
+          const Matrix m = make_matrix(t, 37, cols, rng);
+          const Acts a = make_acts(T, cols, rng);
+          const QActs q = quantize_acts(*k, a, cols);
+          std::vector<float> got = fresh_y(m, a), want = fresh_y(m, a), split = fresh_y(m, a);
+          run_q8(*k, m, q, got, 0, m.rows);
+          run_q8(s, m, q, want, 0, m.rows);
+          INFO(k->name << ", " << wtype_name(t) << ", cols = " << cols << ", T = " << T);
+          const Acts deq = dequantized(q, cols);
+          // Same integers; only the fp32 summation of the per-block terms differs. The _1 types
+          // add d*q*x and m*x separately, which can cancel (|w x| small while both are large).
+          const bool has_min = t == DType::Q4_1 || t == DType::Q5_1;
+          check_against_values(got, m, deq, has_min ? 1e-5 : 2e-6);
+          for (auto [r0, r1] : {std::pair<int64_t, int64_t>{0, 5}, {5, 6}, {6, 23}, {23, 37}}) {
+            run_q8(*k, m, q, split, r0, r1);
+          }
+          CHECK(got == split);
+          // The last token alone (decode) gives the bits it had inside the T-row call.
+          QActs last{1, q.nblk, q.stride, {}};
+          last.q.assign(q.q.end() - q.stride, q.q.end());
+          std::vector<float> single = fresh_y(m, Acts{1, 0, {}});
+          run_q8(*k, m, last, single, 0, m.rows);
+          CHECK(std::equal(single.begin(), single.end(), got.end() - (m.rows + 5)));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("the int8 path stays close to fp32 activations", "[cpu_kernels][matmul_q8]") {
+  // Per-block int8 activations add at most d/2 = amax/254 error per element: the result stays
+  // within 1% of sum |w x| for random data (docs/model.md "Integer and BF16 dot products").
+  std::mt19937 rng(3004);
+  const KernelTable& s = ai00::test::scalar_table();
+  for (DType t : kI8Types) {
+    const Matrix m = make_matrix(t, 16, 2048, rng);
+    const Acts a = make_acts(2, 2048, rng);
+    const QActs q = quantize_acts(s, a, 2048);
+    std::vector<float> y = fresh_y(m, a);
+    run_q8(s, m, q, y, 0, m.rows);
+    INFO(wtype_name(t));
+    check_against_values(y, m, a, 1.0 / 254.0);
+  }
+}
+
+// ---- BF16 dot path (kernels.h MatmulBf16Args) ------------------------------------------------
+
+TEST_CASE("matmul_bf16 matches the fp32-activation product where the ISA has it",
+          "[cpu_kernels][matmul_bf16][per_isa]") {
+  std::mt19937 rng(3005);
+  int tested = 0;
+  for (const KernelTable* k : ai00::test::runnable_tables()) {
+    if (k->matmul_bf16 == nullptr) {
+      CHECK(k->split_bf16 == nullptr);
+      continue;
+    }
+    ++tested;
+    for (int64_t cols : {1, 31, 32, 33, 100, 512, 2100}) {
+      for (int64_t T : {1, 3, 6}) {
+        const Matrix m = make_matrix(DType::BF16, 37, cols, rng);
+        const Acts a = make_acts(T, cols, rng);
+        const int64_t xs_stride = 2 * cols + 7;
+        std::vector<uint16_t> xs(static_cast<size_t>(T * xs_stride), 0);
+        for (int64_t tt = 0; tt < T; ++tt) {
+          k->split_bf16(a.x.data() + tt * a.stride, xs.data() + tt * xs_stride, cols);
+        }
+        auto run_bf16 = [&](std::vector<float>& y, int64_t r0, int64_t r1, int64_t t0,
+                            int64_t nt) {
+          ai00::internal::cpu::MatmulBf16Args p;
+          p.w = m.data();
+          p.w_row_bytes = m.row_bytes;
+          p.cols = cols;
+          p.x = xs.data() + t0 * xs_stride;
+          p.x_stride = xs_stride;
+          p.xf = a.x.data() + t0 * a.stride;
+          p.xf_stride = a.stride;
+          p.y = y.data() + t0 * (m.rows + 5);
+          p.y_stride = m.rows + 5;
+          p.T = nt;
+          p.row_begin = r0;
+          p.row_end = r1;
+          k->matmul_bf16(p);
+        };
+        std::vector<float> got = fresh_y(m, a), split = fresh_y(m, a);
+        run_bf16(got, 0, m.rows, 0, T);
+        INFO(k->name << ", cols = " << cols << ", T = " << T);
+        // x = hi + lo keeps ~16 bits of each activation: 2^-16 of sum |w x| at most.
+        check_against_values(got, m, a, 1.6e-5);
+        for (auto [r0, r1] : {std::pair<int64_t, int64_t>{0, 5}, {5, 6}, {6, 23}, {23, 37}}) {
+          run_bf16(split, r0, r1, 0, T);
+        }
+        CHECK(got == split);
+        std::vector<float> single = fresh_y(m, a);
+        run_bf16(single, 0, m.rows, T - 1, 1);
+        CHECK(std::equal(single.end() - (m.rows + 5), single.end(), got.end() - (m.rows + 5)));
+      }
+    }
+  }
+  if (ai00::internal::cpu::isa_supported("avx512_bf16")) CHECK(tested >= 1);
+}

@@ -119,8 +119,8 @@ void run_wkv(const KernelTable& t, WkvCase& c, int64_t h0, int64_t h1) {
 
 TEST_CASE("wkv7 matches scalar on every ISA", "[cpu_kernels][wkv7][per_isa]") {
   const KernelTable& ref = ai00::test::scalar_table();
-  std::mt19937 rng(77);
   for (const KernelTable* t : ai00::test::simd_tables()) {
+    std::mt19937 rng(77);  // the same cases for every ISA, however many tables there are
     for (int64_t N : {64, 32, 16, 8, 4, 12, 5}) {
       for (int64_t T : {1, 3}) {
         WkvCase got = make_wkv(3, N, T, rng);
@@ -128,11 +128,13 @@ TEST_CASE("wkv7 matches scalar on every ISA", "[cpu_kernels][wkv7][per_isa]") {
         run_wkv(*t, got, 0, 3);
         run_wkv(ref, want, 0, 3);
         INFO(t->name << ", N = " << N << ", T = " << T);
-        // Values are sums of about N unit-sized terms: tolerance relative to |x| + 1.
+        // Values are sums of about N terms that grow over the tokens (with a, b in [-1, 1],
+        // sa reaches ~sqrt(N) and the state entries several units), and cancel: tolerance
+        // 1e-5 relative plus 4e-5 absolute (sse2, without FMA, differed by 2.1e-5 at N = 64).
         CHECK(ai00::test::first_mismatch(got.y.data(), want.y.data(),
-                                         static_cast<int64_t>(want.y.size()), 1e-5, 1e-5) < 0);
+                                         static_cast<int64_t>(want.y.size()), 1e-5, 4e-5) < 0);
         CHECK(ai00::test::first_mismatch(got.state.data(), want.state.data(),
-                                         static_cast<int64_t>(want.state.size()), 1e-5, 1e-5) < 0);
+                                         static_cast<int64_t>(want.state.size()), 1e-5, 4e-5) < 0);
       }
     }
   }

@@ -35,6 +35,11 @@ struct Workspace {
   float *kk, *b, *y, *tmp, *v_first;   // [T][C]
   float *hw, *ha, *hv, *hg;            // [T][Dw], [T][Da], [T][Dv], [T][Dg] LoRA hidden
   float* h;                            // [T][F] FFN hidden
+  bool fp32_act = false;               // ForwardOptions::fp32_activations
+  // Converted activations of each matrix product of a pass, by job index: [T][cols / 32] int8
+  // blocks (matmul_q8) or [T][2 * cols] bf16 hi/lo halves (matmul_bf16). Grown on first use.
+  std::vector<std::vector<cpu::BlockQ8>> xq;
+  std::vector<std::vector<uint16_t>> xs;
   Workspace(int64_t T, const ModelConfig& c) {
     const size_t C = static_cast<size_t>(c.n_embd), rows = static_cast<size_t>(T);
     float** vecs[] = {&x, &xn, &dx, &xr, &xw, &xk, &xv, &xa, &xg,  &r,
@@ -75,13 +80,64 @@ void run_items(const Pass& p, double macs, int64_t n,
   }
 }
 
-// y[T][W.rows] rows [r0, r1) = x[T][W.cols] . W^T.
+// y[T][W.rows] rows [r0, r1) = x[T][W.cols] . W^T with fp32 activations (any weight type).
 void matmul_rows(const Pass& p, const Mat& W, const float* x, float* y, int64_t r0, int64_t r1) {
   cpu::MatmulArgs a;
   a.w = W.data, a.wtype = W.type, a.w_row_bytes = W.row_bytes, a.cols = W.cols;
   a.x = x, a.x_stride = W.cols, a.y = y, a.y_stride = W.rows, a.T = p.T;
   a.row_begin = r0, a.row_end = r1;
   p.kt.matmul(a);
+}
+
+// How a pass multiplies one matrix: quantized weights take the int8 dot and BF16 weights the
+// bf16 dot where the table has it (docs/model.md "Integer and BF16 dot products"), unless the
+// caller asked for fp32 activations.
+enum class DotPath { fp32, int8, bf16 };
+
+DotPath dot_path(const Pass& p, const Mat& W) {
+  if (p.ws.fp32_act) return DotPath::fp32;
+  if (cpu::matmul_q8_supports(W.type)) return DotPath::int8;
+  if (W.type == DType::BF16 && p.kt.matmul_bf16 != nullptr) return DotPath::bf16;
+  return DotPath::fp32;
+}
+
+// Converts job j's activations once, before its rows are split among threads: every row block
+// then reads the same converted x, so the result does not depend on the split.
+void convert_activations(const Pass& p, size_t j, DotPath path, const Mat& W, const float* x) {
+  if (path == DotPath::int8) {
+    if (p.ws.xq.size() <= j) p.ws.xq.resize(j + 1);
+    const int64_t nb = W.cols / 32;
+    auto& xq = p.ws.xq[j];
+    xq.resize(static_cast<size_t>(p.T * nb));
+    for (int64_t t = 0; t < p.T; ++t) p.kt.quantize_q8(x + t * W.cols, xq.data() + t * nb, W.cols);
+  } else if (path == DotPath::bf16) {
+    if (p.ws.xs.size() <= j) p.ws.xs.resize(j + 1);
+    auto& xs = p.ws.xs[j];
+    xs.resize(static_cast<size_t>(p.T * 2 * W.cols));
+    for (int64_t t = 0; t < p.T; ++t)
+      p.kt.split_bf16(x + t * W.cols, xs.data() + t * 2 * W.cols, W.cols);
+  }
+}
+
+// Rows [r0, r1) of job j's product along its dot path (activations converted already).
+void job_rows(const Pass& p, size_t j, DotPath path, const Mat& W, const float* x, float* y,
+              int64_t r0, int64_t r1) {
+  if (path == DotPath::int8) {
+    cpu::MatmulQ8Args a;
+    a.w = W.data, a.wtype = W.type, a.w_row_bytes = W.row_bytes, a.cols = W.cols;
+    a.x = p.ws.xq[j].data(), a.x_stride = W.cols / 32, a.y = y, a.y_stride = W.rows, a.T = p.T;
+    a.row_begin = r0, a.row_end = r1;
+    p.kt.matmul_q8(a);
+  } else if (path == DotPath::bf16) {
+    cpu::MatmulBf16Args a;
+    a.w = W.data, a.w_row_bytes = W.row_bytes, a.cols = W.cols;
+    a.x = p.ws.xs[j].data(), a.x_stride = 2 * W.cols;
+    a.xf = x, a.xf_stride = W.cols, a.y = y, a.y_stride = W.rows, a.T = p.T;
+    a.row_begin = r0, a.row_end = r1;
+    p.kt.matmul_bf16(a);
+  } else {
+    matmul_rows(p, W, x, y, r0, r1);
+  }
 }
 
 // One matrix product of a pass, y = x . W^T, with `post(r0, r1)` run on each finished block of
@@ -96,18 +152,22 @@ struct MatJob {
 // Every job's rows in fixed blocks of kRowBlock, all in one parallel pass.
 void run_pass(const Pass& p, const std::vector<MatJob>& jobs) {
   std::vector<std::pair<size_t, int64_t>> tasks;  // (job, first row)
+  std::vector<DotPath> paths(jobs.size());
   double macs = 0;
   for (size_t j = 0; j < jobs.size(); ++j) {
     const Mat& W = *jobs[j].W;
+    paths[j] = dot_path(p, W);
+    convert_activations(p, j, paths[j], W, jobs[j].x);
     for (int64_t r = 0; r < W.rows; r += kRowBlock) tasks.emplace_back(j, r);
     macs += static_cast<double>(W.rows) * static_cast<double>(W.cols) * static_cast<double>(p.T);
   }
   run_items(p, macs, static_cast<int64_t>(tasks.size()), [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
-      const MatJob& job = jobs[static_cast<size_t>(tasks[static_cast<size_t>(i)].first)];
+      const size_t j = tasks[static_cast<size_t>(i)].first;
+      const MatJob& job = jobs[j];
       const int64_t r0 = tasks[static_cast<size_t>(i)].second;
       const int64_t r1 = std::min(job.W->rows, r0 + kRowBlock);
-      matmul_rows(p, *job.W, job.x, job.y, r0, r1);
+      job_rows(p, j, paths[j], *job.W, job.x, job.y, r0, r1);
       if (job.post) job.post(r0, r1);
     }
   });
@@ -316,6 +376,7 @@ void forward(const Model& model, State& state, const uint32_t* tokens, size_t n,
   const size_t chunk = options.chunk == 0 ? kDefaultChunk : options.chunk;
   const int64_t V = model.config().vocab;
   Workspace ws(static_cast<int64_t>(std::min(n, chunk)), model.config());
+  ws.fp32_act = options.fp32_activations;
   model.execute([&] {
     for (size_t begin = 0; begin < n; begin += chunk) {
       const size_t len = std::min(chunk, n - begin);

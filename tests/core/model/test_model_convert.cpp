@@ -35,6 +35,9 @@ std::vector<float> all_logits(const std::string& path, const std::vector<uint32_
   std::vector<float> out(tokens.size() * static_cast<size_t>(model->config().vocab));
   ForwardOptions o;
   o.all_logits = true;
+  // Exact fp32 activations: these tests measure what the file conversion loses, not the int8
+  // activation path (tested in test_rwkv7_isa).
+  o.fp32_activations = true;
   forward(*model, st, tokens.data(), tokens.size(), out.data(), o);
   return out;
 }

@@ -62,6 +62,7 @@ Outputs run_engine(const Model& model, const std::vector<uint32_t>& tokens) {
   out.logits.resize(tokens.size() * static_cast<size_t>(model.config().vocab));
   ForwardOptions all;
   all.all_logits = true;
+  all.fp32_activations = true;  // the reference keeps fp32 activations for quantized weights too
   forward(model, st, tokens.data(), tokens.size(), out.logits.data(), all);
   out.state.assign(st.data(), st.data() + st.size());
   return out;

@@ -1,0 +1,40 @@
+// Kernel table "avx2_vnni": AVX-VNNI (VEX vpdpbusd; Alder Lake and later) on top of the avx2 table; built with the avx2 flags plus -mavxvnni.
+// Only the entries that need the extra instruction are compiled here (from matmul_i8-inl.h);
+// every other entry is the avx2 table's. Everything sits inside namespace
+// ai00::internal::cpu::avx2_vnni { namespace { } } so no symbol can merge with another ISA's copy
+// (docs/model.md "Kernels and ISAs").
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+#include <xsimd/xsimd.hpp>
+
+#include "base/dtype.h"
+#include "cpu_kernels/isa_tables.h"
+
+namespace ai00::internal::cpu::avx2_vnni {
+namespace {
+
+// clang-format off
+#include "cpu_kernels/simd_load-inl.h"
+#include "cpu_kernels/matmul_i8-inl.h"
+// clang-format on
+
+}  // namespace
+
+const KernelTable& kernel_table() {
+  static const KernelTable table = [] {
+    KernelTable t = avx2::kernel_table();
+    t.name = "avx2_vnni";
+    t.quantize_q8 = &quantize_q8_impl;
+    t.matmul_q8 = &matmul_q8_impl;
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace ai00::internal::cpu::avx2_vnni
