@@ -128,8 +128,14 @@ class Ai00V0Parser final : public ParserBase {
     buf_.append(text);
     while (!buf_.empty()) {
       if (in_call_) {
-        const size_t end = buf_.find(kCallClose);
-        if (end == std::string::npos) return;  // wait for the close tag
+        // Resume where the last search stopped (minus a possible partial close tag): the body
+        // is searched once in all, so a long call costs linear time however it is chunked.
+        const size_t end = buf_.find(kCallClose, searched_);
+        if (end == std::string::npos) {
+          searched_ = buf_.size() >= kCallClose.size() ? buf_.size() - kCallClose.size() + 1 : 0;
+          return;  // wait for the close tag
+        }
+        searched_ = 0;
         close_call(buf_.substr(0, end));
         buf_.erase(0, end + kCallClose.size());
         continue;
@@ -138,6 +144,7 @@ class Ai00V0Parser final : public ParserBase {
       if (!emit_until_marker(buf_, ms, false)) return;
       end_text(1);  // the newline the renderer writes before each call
       in_call_ = true;
+      searched_ = 0;
     }
   }
 
@@ -171,6 +178,7 @@ class Ai00V0Parser final : public ParserBase {
   }
 
   std::string buf_;
+  size_t searched_ = 0;  // inside a call: buf_ before this holds no close tag
   bool in_call_ = false;
 };
 

@@ -451,27 +451,6 @@ struct Invoke {
   std::vector<std::pair<std::string, std::string>> params;
 };
 
-// Parses one <invoke> at c.pos. match: c.pos is past </invoke>.
-Step parse_invoke(Cursor& c, Invoke& inv) {
-  Step st;
-  if ((st = c.lit("<invoke name=\"")) != Step::match) return st;
-  if ((st = c.attr(inv.name)) != Step::match) return st;
-  if ((st = c.lit("\">")) != Step::match) return st;
-  while (true) {
-    c.skip_ws();
-    if (c.at_end()) return Step::partial;
-    if ((st = c.lit("</invoke>")) != Step::mismatch) return st;
-    if ((st = c.lit("<parameter name=\"")) != Step::match) return st;
-    std::string pname;
-    if ((st = c.attr(pname)) != Step::match) return st;
-    if ((st = c.lit("\">")) != Step::match) return st;
-    const size_t end = c.s.find("</parameter>", c.pos);
-    if (end == std::string_view::npos) return Step::partial;
-    inv.params.emplace_back(pname, std::string(c.s.substr(c.pos, end - c.pos)));
-    c.pos = end + std::string_view("</parameter>").size();
-  }
-}
-
 class Ai00V1Parser final : public ParserBase {
  public:
   Ai00V1Parser(const ParseOptions& o, std::vector<std::string> stops)
@@ -490,6 +469,13 @@ class Ai00V1Parser final : public ParserBase {
   // content mode at `at`, so the result never depends on where the chunks were cut.
   void degrade(const std::string& why, size_t at);
   void emit_invoke(const Invoke& inv);
+  // Parses the <invoke> at calls_pos_, resuming after its last complete parameter (see inv_).
+  Step parse_invoke(Cursor& c);
+  void reset_invoke() {
+    inv_ = Invoke{};
+    inv_open_ = false;
+    inv_resume_ = value_searched_ = 0;
+  }
 
   Mode mode_ = Mode::content;
   std::string buf_;              // content/reasoning bytes held as a possible marker prefix
@@ -498,7 +484,47 @@ class Ai00V1Parser final : public ParserBase {
   size_t block_calls_ = 0;       // calls emitted from this block
   bool calls_dirty_ = false;     // a '>' arrived since the last scan
   size_t dropped_newlines_ = 0;  // newlines before the block, restored if it is not a block
+  // The <invoke> being read, kept between scans so that each byte of the block is looked at a
+  // bounded number of times (docs/chat-formats.md "Output parsers": linear cost): its name and
+  // complete parameters, whether its open tag is parsed, where its next parameter starts, and
+  // up to where the current value is known to hold no </parameter>.
+  Invoke inv_;
+  bool inv_open_ = false;
+  size_t inv_resume_ = 0;
+  size_t value_searched_ = 0;
 };
+
+Step Ai00V1Parser::parse_invoke(Cursor& c) {
+  Step st;
+  if (!inv_open_) {
+    if ((st = c.lit("<invoke name=\"")) != Step::match) return st;
+    if ((st = c.attr(inv_.name)) != Step::match) return st;
+    if ((st = c.lit("\">")) != Step::match) return st;
+    inv_open_ = true;
+    inv_resume_ = c.pos;
+  }
+  c.pos = inv_resume_;
+  constexpr std::string_view kValueClose = "</parameter>";
+  while (true) {
+    c.skip_ws();
+    if (c.at_end()) return Step::partial;
+    if ((st = c.lit("</invoke>")) != Step::mismatch) return st;
+    if ((st = c.lit("<parameter name=\"")) != Step::match) return st;
+    std::string pname;
+    if ((st = c.attr(pname)) != Step::match) return st;
+    if ((st = c.lit("\">")) != Step::match) return st;
+    const size_t end = c.s.find(kValueClose, std::max(c.pos, value_searched_));
+    if (end == std::string_view::npos) {
+      if (c.s.size() >= kValueClose.size())
+        value_searched_ = std::max(c.pos, c.s.size() - kValueClose.size() + 1);
+      return Step::partial;
+    }
+    inv_.params.emplace_back(pname, std::string(c.s.substr(c.pos, end - c.pos)));
+    c.pos = end + kValueClose.size();
+    inv_resume_ = c.pos;
+    value_searched_ = 0;
+  }
+}
 
 void Ai00V1Parser::consume(std::string_view text) {
   if (mode_ == Mode::calls) {
@@ -545,6 +571,7 @@ void Ai00V1Parser::on_marker(std::string_view m) {
     calls_pos_ = 0;
     block_calls_ = 0;
     calls_dirty_ = true;
+    reset_invoke();
   }
 }
 
@@ -580,15 +607,15 @@ void Ai00V1Parser::scan_calls(bool at_end) {
       return;
     }
     if (st == Step::partial) break;
-    Invoke inv;
-    st = parse_invoke(c, inv);
+    st = parse_invoke(c);
     if (st == Step::partial) break;
     if (st == Step::mismatch) {
       degrade(fmt::format("unexpected text at byte {} of the <ai00:function_calls> block", c.pos),
               c.pos);
       return;
     }
-    emit_invoke(inv);
+    emit_invoke(inv_);
+    reset_invoke();
     calls_pos_ = c.pos;
   }
   if (at_end) degrade("the <ai00:function_calls> block is not closed", calls_.size());
@@ -602,12 +629,14 @@ void Ai00V1Parser::degrade(const std::string& why, size_t at) {
   mode_ = Mode::content;
   calls_.clear();
   calls_pos_ = 0;
+  reset_invoke();
   emit_text(raw);
-  if (!rest.empty()) consume(rest);
+  consume_sliced(rest);
 }
 
 void Ai00V1Parser::end_input() {
-  if (mode_ == Mode::calls) scan_calls(true);
+  // A block that degrades hands its rest back to content, which may open another block.
+  while (mode_ == Mode::calls && !done()) scan_calls(true);
   if (done()) return;
   // A held partial marker is text of the current mode.
   std::string rest;

@@ -15,10 +15,25 @@ ParserBase::ParserBase(ParseOptions options, std::vector<std::string> format_sto
 void ParserBase::run(std::string_view valid_text) {
   if (done_) return;
   const std::string t = stops_.feed(valid_text);
-  if (!t.empty()) consume(t);
+  consume_sliced(t);
   if (stops_.stopped()) {
     end_once();
     done_ = true;
+  }
+}
+
+// docs/chat-formats.md "Output parsers": cost is linear in the output. The formats' state
+// machines erase what they have emitted from the front of their buffers and search those buffers
+// for markers; handing them at most kSlice new bytes at a time bounds both by a constant, however
+// large a single feed is (a 10 MB transcript with 100k markers costs the same per byte as one
+// token at a time). Slices end on code point boundaries, as consume() requires.
+void ParserBase::consume_sliced(std::string_view text) {
+  constexpr size_t kSlice = 256;
+  while (!text.empty() && !done_) {
+    size_t n = std::min(kSlice, text.size());
+    while (n < text.size() && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) ++n;
+    consume(text.substr(0, n));
+    text.remove_prefix(n);
   }
 }
 
@@ -41,7 +56,7 @@ std::vector<MessageDelta> ParserBase::finish(FinishReason end) {
     run(utf8_.flush());
     if (!done_) {
       const std::string held = stops_.flush();
-      if (!held.empty()) consume(held);
+      consume_sliced(held);
     }
   }
   end_once();

@@ -65,6 +65,9 @@ class ParserBase : public OutputParser {
   void skip_reasoning(Skip s) { reasoning_.skip = s; }
   void hold_reasoning_newlines(bool hold) { reasoning_.hold_newlines = hold; }
   void warn(std::string message);
+  // consume() in slices of a bounded size (cut on code point boundaries) until done(): keeps
+  // the formats' buffers small, so their marker searches cost linear time in all.
+  void consume_sliced(std::string_view text);
   void set_done() { done_ = true; }  // the turn is over: ignore further input
   bool anything_emitted() const { return emitted_any_; }
   size_t calls_emitted() const { return calls_; }

@@ -507,7 +507,7 @@ void SyntaxParser::leave_calls(size_t at, const std::string& warning) {
   calls_.clear();
   calls_pos_ = 0;
   mode_ = Mode::content;
-  if (!rest.empty()) consume(rest);
+  consume_sliced(rest);
 }
 
 // After a call: the section close (the turn is over), call_separator and the next call, or,
@@ -577,7 +577,8 @@ void SyntaxParser::scan_calls(bool at_end) {
 }
 
 void SyntaxParser::end_input() {
-  if (mode_ == Mode::calls) scan_calls(true);
+  // Calls that do not parse hand their rest back to content, which may start calls again.
+  while (mode_ == Mode::calls && !done()) scan_calls(true);
   if (done()) return;
   std::string rest;
   rest.swap(buf_);
