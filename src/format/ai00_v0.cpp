@@ -70,8 +70,13 @@ Result<std::string> Ai00V0::record(const Message& m, const std::string& ptr) con
   if (m.reasoning)
     return unsupported(json::pointer_append(ptr, "reasoning"),
                        "ai00 v0 has no thinking syntax; use ai00-v1");
-  if (auto e = check_message_markers(m, ptr, kMarkers, kFormat)) return *e;
-  auto text = flatten_contents(m, ptr, kFormat);
+  // docs/chat-formats.md "Escaping": user, system and tool text holding a call tag is refused;
+  // the assistant's own text is not (a call the parser degraded to text is "<tool_call>…", and
+  // every message the parser produces renders again). Blank lines are collapsed in every text,
+  // so no text can end a record. Call JSON and value parts are escaped.
+  if (m.role != Role::assistant)
+    if (auto e = check_message_markers(m, ptr, kMarkers, kFormat)) return *e;
+  auto text = flatten_contents(m, ptr, kFormat, {}, kMarkers);
   if (!text) return text.error();
   auto who = label(m.role, m.name, json::pointer_append(ptr, "name"));
   if (!who) return who.error();
@@ -81,11 +86,11 @@ Result<std::string> Ai00V0::record(const Message& m, const std::string& ptr) con
     json::Value call(json::Object{});
     call.set("name", c.name);
     call.set("arguments", c.arguments);
-    const std::string json_text = json::write(call);
-    if (auto e = find_forbidden_marker(
-            json_text, kMarkers, json::pointer_append(json::pointer_append(ptr, "tool_calls"), k),
-            kFormat))
-      return *e;
+    if (c.name.empty())
+      return make_error(ErrorKind::format,
+                        json::pointer_append(json::pointer_append(ptr, "tool_calls"), k) +
+                            "/function/name: empty");
+    const std::string json_text = escape_json_markers(json::write(call), kMarkers);
     body +=
         (body.empty() ? "" : "\n") + std::string(kCallOpen) + json_text + std::string(kCallClose);
   }

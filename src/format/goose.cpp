@@ -105,6 +105,12 @@ Result<RenderResult> Goose::render(const std::vector<Message>& conv,
     auto who = label(m, ptr);
     if (!who) return who.error();
     std::string body = collapse_blank_lines(text.value());
+    // docs/chat-formats.md "Escaping": blank-line collapsing is Goose's escape for every text;
+    // reasoning may not hold the "</think>" that would end it early when read back.
+    if (m.role == Role::assistant && m.reasoning)
+      if (auto e = find_forbidden_marker(*m.reasoning, {"</think>"},
+                                         json::pointer_append(ptr, "reasoning"), kFormat))
+        return *e;
     if (m.role == Role::assistant && m.reasoning)
       body = "<think>\n" + collapse_blank_lines(*m.reasoning) + "\n</think>" +
              (body.empty() ? "" : "\n" + body);

@@ -27,6 +27,11 @@ const std::vector<std::string_view> kAllMarkers = {
     "<|end_introspect|>", kReasonOpen,           kReasonClose,
     "<|function_list|>",  "<|function_output|>", kCall};
 const std::vector<std::string_view> kTurnMarkers = {"<|im_start|>", "<|im_end|>"};
+// What the output parser reads as structure in assistant content: an assistant message's text
+// may hold any other marker (a call the parser degraded to text is "<|function_call|>…"), so
+// every message the parser produces renders again (docs/chat-formats.md "Escaping").
+const std::vector<std::string_view> kAssistantTextMarkers = {
+    "<|im_end|>", "<|start_reflect|>", "<|start_introspect|>", kReasonOpen};
 
 // seed 002 section 8: 2-space JSON; arrays of scalars stay on one line (["symbol"]).
 const json::WriteStyle kBlockStyle{2, false, true, false};
@@ -81,35 +86,52 @@ std::string openchatml_function_list(const std::vector<ToolDesc>& tools) {
     if (tools[k].description) fn.set("description", *tools[k].description);
     fn.set("parameters", tools[k].parameters);
     json::Value wrapper(json::Object{{"type", json::Value("function")}, {"function", fn}});
-    out += (k ? "\n" : "") + json::write(wrapper, kBlockStyle);
+    out += (k ? "\n" : "") + escape_json_markers(json::write(wrapper, kBlockStyle), kAllMarkers);
   }
   return out;
 }
 
 namespace {
 
-// reasoning → thought blocks: kept reflect/introspect blocks verbatim, the rest as a reason block.
+// reasoning → thought blocks, the inverse of the parser: reflect and introspect blocks (kept
+// verbatim in `reasoning` with their markers and the newline after them) are written as they
+// are, wherever they stand; the text between them becomes reason blocks. A reason block may not
+// hold <|end_reason|> and nothing may hold <|im_end|>: the parser would read those back as the
+// end of the block or of the turn.
 Result<std::string> thoughts(const std::string& reasoning, const std::string& ptr) {
   std::string_view rest = reasoning;
   std::string out;
-  for (bool again = true; again;) {
-    again = false;
+  std::string plain;
+  auto flush_plain = [&]() -> std::optional<ErrorInfo> {
+    if (plain.empty()) return std::nullopt;
+    if (auto e = find_forbidden_marker(plain, {kReasonClose, "<|im_end|>"}, ptr, kFormat)) return e;
+    out += std::string(kReasonOpen) + plain + std::string(kReasonClose) + "\n";
+    plain.clear();
+    return std::nullopt;
+  };
+  while (!rest.empty()) {
+    bool kept = false;
     for (const auto& [open, close] : kKeptBlocks) {
       if (rest.substr(0, open.size()) != open) continue;
       const size_t end = rest.find(close, open.size());
       if (end == std::string_view::npos) break;
       const std::string_view inner = rest.substr(open.size(), end - open.size());
-      if (auto e = find_forbidden_marker(inner, kAllMarkers, ptr, kFormat)) return *e;
+      if (auto e = find_forbidden_marker(inner, {"<|im_end|>"}, ptr, kFormat)) return *e;
+      if (auto e = flush_plain()) return *e;
       size_t take = end + close.size();
       if (take < rest.size() && rest[take] == '\n') ++take;
       out.append(rest.substr(0, take));
       rest.remove_prefix(take);
-      again = true;
+      kept = true;
+      break;
     }
+    if (kept) continue;
+    const size_t next = rest.find("<|start_", 1);
+    const size_t n = next == std::string_view::npos ? rest.size() : next;
+    plain.append(rest.substr(0, n));
+    rest.remove_prefix(n);
   }
-  if (auto e = find_forbidden_marker(rest, kAllMarkers, ptr, kFormat)) return *e;
-  if (!rest.empty())
-    out += std::string(kReasonOpen) + std::string(rest) + std::string(kReasonClose) + "\n";
+  if (auto e = flush_plain()) return *e;
   return out;
 }
 
@@ -136,15 +158,16 @@ Result<std::string> OpenChatML::body(const std::vector<Message>& conv, size_t i)
   const std::string ptr = message_pointer(i);
   if (m.role == Role::system) {
     if (auto e = check_message_markers(m, ptr, kTurnMarkers, kFormat)) return *e;
-    return flatten_contents(m, ptr, kFormat);
+    return flatten_contents(m, ptr, kFormat, {}, kAllMarkers);
   }
   Message probe = m;
   probe.reasoning.reset();  // checked block by block below
-  if (auto e = check_message_markers(probe, ptr, kAllMarkers, kFormat)) return *e;
+  const auto& text_markers = m.role == Role::assistant ? kAssistantTextMarkers : kAllMarkers;
+  if (auto e = check_message_markers(probe, ptr, text_markers, kFormat)) return *e;
   if (m.role == Role::tool) {
     const bool single_value = m.contents.size() == 1 && m.contents[0].type == PartType::value;
     if (!single_value) {
-      auto text = flatten_contents(m, ptr, kFormat);
+      auto text = flatten_contents(m, ptr, kFormat, {}, kAllMarkers);
       if (!text) return text.error();
       return "<|function_output|>\n" + text.value();
     }
@@ -155,9 +178,9 @@ Result<std::string> OpenChatML::body(const std::vector<Message>& conv, size_t i)
                             ": missing; <|function_output|> needs the tool name (set `name` or "
                             "follow an assistant message with the matching tool call)");
     json::Value out(json::Object{{"name", json::Value(*name)}, {"content", m.contents[0].data}});
-    return "<|function_output|>\n" + json::write(out, kBlockStyle);
+    return "<|function_output|>\n" + escape_json_markers(json::write(out, kBlockStyle), kAllMarkers);
   }
-  auto text = flatten_contents(m, ptr, kFormat);
+  auto text = flatten_contents(m, ptr, kFormat, {}, kAllMarkers);
   if (!text) return text.error();
   std::string out;
   if (m.reasoning) {
@@ -169,11 +192,7 @@ Result<std::string> OpenChatML::body(const std::vector<Message>& conv, size_t i)
   for (size_t k = 0; k < m.tool_calls.size(); ++k) {
     const ToolCall& c = m.tool_calls[k];
     json::Value j(json::Object{{"arguments", c.arguments}, {"name", json::Value(c.name)}});
-    const std::string call = json::write(j, kCallStyle);
-    if (auto e = find_forbidden_marker(
-            call, kAllMarkers, json::pointer_append(json::pointer_append(ptr, "tool_calls"), k),
-            kFormat))
-      return *e;
+    const std::string call = escape_json_markers(json::write(j, kCallStyle), kAllMarkers);
     if (!text.value().empty() || k > 0) out += "\n";
     out += std::string(kCall) + "\n" + call;
   }
@@ -186,6 +205,8 @@ Result<std::optional<std::string>> checked_name(const std::optional<std::string>
     return make_error(ErrorKind::format, ptr + ": the name \"" + *name +
                                              "\" is empty or contains whitespace (seed 002 "
                                              "section 3)");
+  if (name)  // a name has no escape: "name=<|im_end|>" would end the turn
+    if (auto e = find_forbidden_marker(*name, kAllMarkers, ptr, kFormat)) return *e;
   return name;
 }
 
