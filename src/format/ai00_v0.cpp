@@ -42,10 +42,11 @@ class Ai00V0 final : public ChatFormat {
   Result<std::string> label(Role role, const std::optional<std::string>& name,
                             const std::string& ptr) const {
     if (name) {
-      if (name->empty() || name->find_first_of(":\n\r") != std::string::npos)
+      if (name->empty() || name->find_first_of(":\n\r") != std::string::npos ||
+          find_marker(*name, kMarkers))
         return make_error(ErrorKind::format, ptr + ": speaker name \"" + *name +
-                                                 "\" cannot be written in ai00 v0 (no ':' or "
-                                                 "newline)");
+                                                 "\" cannot be written in ai00 v0 (no ':', "
+                                                 "newline or call tag)");
       return *name;
     }
     switch (role) {
@@ -110,7 +111,7 @@ Result<RenderResult> Ai00V0::render(const std::vector<Message>& conv,
     r.prompt += (i ? "\n\n" : "") + rec.value();
   }
   if (opts.add_generation_prompt) {
-    auto who = label(Role::assistant, opts.assistant_name, "/assistant_name");
+    auto who = label(Role::assistant, opts.assistant_name, "assistant_name");
     if (!who) return who.error();
     r.prompt += (r.prompt.empty() ? "" : "\n\n") + who.value() + ":";
   }

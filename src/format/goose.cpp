@@ -123,7 +123,7 @@ Result<RenderResult> Goose::render(const std::vector<Message>& conv,
     Message a;
     a.role = Role::assistant;
     a.name = opts.assistant_name;
-    auto who = label(a, "/assistant_name");
+    auto who = label(a, "assistant_name");
     if (!who) return who.error();
     r.prompt += (r.prompt.empty() ? "" : "\n\n") + who.value() + ":" + (thinking ? " <think" : "");
   }

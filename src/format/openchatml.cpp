@@ -95,7 +95,8 @@ namespace {
 
 // reasoning → thought blocks, the inverse of the parser: reflect and introspect blocks (kept
 // verbatim in `reasoning` with their markers and the newline after them) are written as they
-// are, wherever they stand; the text between them becomes reason blocks. A reason block may not
+// are, wherever they stand (one the reply left unclosed gets its close marker); the text
+// between them becomes reason blocks. A reason block may not
 // hold <|end_reason|> and nothing may hold <|im_end|>: the parser would read those back as the
 // end of the block or of the turn.
 Result<std::string> thoughts(const std::string& reasoning, const std::string& ptr) {
@@ -114,13 +115,16 @@ Result<std::string> thoughts(const std::string& reasoning, const std::string& pt
     for (const auto& [open, close] : kKeptBlocks) {
       if (rest.substr(0, open.size()) != open) continue;
       const size_t end = rest.find(close, open.size());
-      if (end == std::string_view::npos) break;
-      const std::string_view inner = rest.substr(open.size(), end - open.size());
+      // A block the reply left open (the parser keeps everything after it) is closed here.
+      const bool closed = end != std::string_view::npos;
+      const std::string_view inner = closed ? rest.substr(open.size(), end - open.size())
+                                            : rest.substr(open.size());
       if (auto e = find_forbidden_marker(inner, {"<|im_end|>"}, ptr, kFormat)) return *e;
       if (auto e = flush_plain()) return *e;
-      size_t take = end + close.size();
+      size_t take = closed ? end + close.size() : rest.size();
       if (take < rest.size() && rest[take] == '\n') ++take;
       out.append(rest.substr(0, take));
+      if (!closed) out.append(close).append("\n");
       rest.remove_prefix(take);
       kept = true;
       break;
@@ -242,7 +246,7 @@ Result<RenderResult> OpenChatML::render(const std::vector<Message>& conv,
   r.prompt = o_.bos;
   for (size_t k = 0; k < msgs.size(); ++k) r.prompt += (k ? "\n" : "") + msgs[k];
   if (opts.add_generation_prompt) {
-    auto n = checked_name(opts.assistant_name, "/assistant_name");
+    auto n = checked_name(opts.assistant_name, "assistant_name");
     if (!n) return n.error();
     r.prompt += std::string(msgs.empty() ? "" : "\n") + "<|im_start|>assistant" +
                 (n.value() ? " name=" + *n.value() : "") + "\n";
