@@ -171,4 +171,12 @@ const Message& DeltaQueue::message() const {
   return message_;
 }
 
+Message DeltaQueue::take_message() {
+  Message m = dirty_ ? acc_.finish() : std::move(message_);
+  acc_ = MessageDelta{};
+  message_ = Message{};
+  dirty_ = true;
+  return m;
+}
+
 }  // namespace ai00::internal::format

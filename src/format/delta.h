@@ -88,6 +88,9 @@ class DeltaQueue {
   const MessageDelta& accumulated() const { return acc_; }
   // accumulated().finish(), recomputed only after a push.
   const Message& message() const;
+  // The finished message, moved out; the accumulation is released (a parser's last step: the
+  // message is then held once, not twice).
+  Message take_message();
 
  private:
   std::deque<MessageDelta> queue_;

@@ -69,10 +69,14 @@ std::vector<MessageDelta> ParserBase::finish(FinishReason end) {
   MessageDelta last;
   last.finish_reason = reason;
   deltas_.push(std::move(last));
-  result_.message = deltas_.message();
+  std::vector<MessageDelta> out = deltas_.take_all();
+  result_.message = deltas_.take_message();
   result_.message.name = options_.assistant_name;
   result_.finish_reason = reason;
-  return deltas_.take_all();
+  if (dropped_warnings_ > 0)
+    result_.warnings.push_back(std::to_string(dropped_warnings_) +
+                               " more warnings of the same kind were not kept");
+  return out;
 }
 
 void ParserBase::push_piece(bool reasoning, std::string_view s) {
@@ -152,6 +156,15 @@ void ParserBase::emit_call(const std::string& name, const json::Value& arguments
   deltas_.push(MessageDelta::call(std::move(c)));
 }
 
-void ParserBase::warn(std::string message) { result_.warnings.push_back(std::move(message)); }
+// The first kMaxWarnings are kept and the rest counted (finish() reports how many), so hostile
+// output with a stray marker every few bytes cannot grow memory beyond the message itself.
+void ParserBase::warn(std::string message) {
+  constexpr size_t kMaxWarnings = 64;
+  if (result_.warnings.size() < kMaxWarnings) {
+    result_.warnings.push_back(std::move(message));
+  } else {
+    ++dropped_warnings_;
+  }
+}
 
 }  // namespace ai00::internal::format

@@ -92,6 +92,7 @@ class ParserBase : public OutputParser {
   DeltaQueue deltas_;  // queued: the current feed/finish call's; accumulated: everything
   ParseResult result_;
   size_t calls_ = 0;
+  size_t dropped_warnings_ = 0;
   bool emitted_any_ = false;
   bool done_ = false;
   bool ended_ = false;
