@@ -1,6 +1,9 @@
 // Flattening MessageDeltas into ai00_delta records (abi_delta.h).
 #include "abi_delta.h"
 
+#include <cstring>
+
+#include "abi_internal.h"
 #include "base/error.h"
 
 namespace ai00::internal::abi {
@@ -61,6 +64,15 @@ void fill(const Flat& f, ai00_delta* out) {
   out->name = f.name.c_str();
   out->name_len = f.name.size();
   out->valid = f.valid ? 1 : 0;
+}
+
+void fill_caller(const Flat& f, ai00_delta* out, const char* function) {
+  const uint32_t size = out->struct_size;
+  check_struct_size(size, kDeltaV1Size, sizeof(ai00_delta), function, "ai00_delta");
+  ai00_delta full;
+  fill(f, &full);
+  std::memcpy(out, &full, size);
+  out->struct_size = size;
 }
 
 }  // namespace ai00::internal::abi

@@ -163,11 +163,15 @@ AI00_API ai00_status ai00_output_parser_next(ai00_delta* out_delta, ai00_output_
     const char* fn = "ai00_output_parser_next";
     require(out_delta, fn, "out_delta");
     require(parser, fn, "parser");
+    // Checked before a delta is taken, so a bad size loses nothing.
+    ai00::internal::abi::check_struct_size(out_delta->struct_size,
+                                           ai00::internal::abi::kDeltaV1Size, sizeof(ai00_delta),
+                                           fn, "ai00_delta");
     if (parser->pending.empty())
       throw ai00::internal::InvalidArgument(std::string(fn) + ": no delta is queued");
     parser->current = std::move(parser->pending.front());
     parser->pending.pop_front();
-    ai00::internal::abi::fill(parser->current, out_delta);
+    ai00::internal::abi::fill_caller(parser->current, out_delta, fn);
     return AI00_OK;
   } catch (...) {
     return ai00::internal::abi::handle_exception(slot_of(parser));

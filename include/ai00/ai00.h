@@ -507,7 +507,11 @@ typedef enum ai00_finish_reason {
 } ai00_finish_reason;
 
 /* One streamed piece of the reply, flat and tagged. Strings are UTF-8 of whole code points,
- * NOT NUL-terminated, owned by the generator and valid until the next call on it. */
+ * NOT NUL-terminated, owned by the generator and valid until the next call on it. A caller that
+ * receives deltas through ai00_generator_next or ai00_output_parser_next sets struct_size to
+ * sizeof(ai00_delta) first: the library writes only that many bytes (fields are only appended),
+ * and a size it does not know is AI00_ERR_INVALID_ARGUMENT with the delta kept for the next
+ * call. Deltas given to an ai00_delta_callback are whole, with struct_size set. */
 typedef struct ai00_delta {
   uint32_t struct_size;
   int32_t kind;          /* an ai00_delta_kind */

@@ -100,7 +100,8 @@ class OutputParser {
     detail::check(ai00_output_parser_pending(&n, get()));
     std::vector<Delta> out;
     for (size_t i = 0; i < n; ++i) {
-      ai00_delta d;
+      ai00_delta d{};
+      d.struct_size = sizeof d;
       detail::check(ai00_output_parser_next(&d, get()));
       out.push_back(Delta::from_c(d));
     }

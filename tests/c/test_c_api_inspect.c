@@ -155,6 +155,11 @@ static void test_last_render_json(void) {
   CHECK(strstr(text, "\"thinking_open_in_prompt\": true") != NULL);
   CHECK(strstr(text, "get_weather") != NULL);
   CHECK(ai00_chat_template_last_render_json(NULL, &len, t) == AI00_ERR_INVALID_ARGUMENT);
+  /* A message without a role is an error naming its pointer, never a user message. */
+  CHECK(ai00_chat_template_render(&text, &len, t,
+                                  "[{\"role\":\"user\",\"content\":\"Hi\"},{\"content\":\"x\"}]",
+                                  AI00_NUL_TERMINATED, NULL) == AI00_ERR_FORMAT);
+  CHECK(strstr(ai00_chat_template_last_error(t), "/1/role: missing") != NULL);
   ai00_chat_template_free(t);
 }
 
@@ -162,7 +167,7 @@ static void test_last_render_json(void) {
 static void push_bytewise(ai00_output_parser* p, const char* text, char* reasoning, char* content,
                           int* calls) {
   size_t i, pending = 0;
-  ai00_delta d;
+  ai00_delta d = {sizeof(ai00_delta), 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0};
   for (i = 0; text[i] != '\0'; ++i) {
     CHECK_OK(ai00_output_parser_push(&pending, p, text + i, 1));
     while (pending > 0) {
@@ -180,7 +185,7 @@ static void test_output_parser(void) {
   ai00_chat_template* v1 = NULL;
   ai00_output_parser* p = NULL;
   ai00_parse_options o;
-  ai00_delta d;
+  ai00_delta d = {sizeof(ai00_delta), 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0};
   char reasoning[64] = "", content[64] = "";
   const char* json = NULL;
   const char* name = NULL;
@@ -201,6 +206,15 @@ static void test_output_parser(void) {
   LAST_ERROR_HAS("finish_reason = 42");
   CHECK_OK(ai00_output_parser_finish(p, AI00_FINISH_STOP));
   CHECK_OK(ai00_output_parser_pending(&n, p));
+  /* A struct_size the library does not know is refused before a delta is taken. */
+  d.struct_size = 0;
+  CHECK(ai00_output_parser_next(&d, p) == AI00_ERR_INVALID_ARGUMENT);
+  LAST_ERROR_HAS("ai00_delta.struct_size = 0");
+  d.struct_size = sizeof d + 8;
+  CHECK(ai00_output_parser_next(&d, p) == AI00_ERR_INVALID_ARGUMENT);
+  CHECK_OK(ai00_output_parser_pending(&len, p));
+  CHECK(len == n);
+  d.struct_size = sizeof d;
   while (n-- > 0) {
     CHECK_OK(ai00_output_parser_next(&d, p));
     if (d.kind == AI00_DELTA_TEXT) strncat(content, d.text, d.text_len);
@@ -232,6 +246,15 @@ static void test_output_parser(void) {
                 reasoning, content, &calls);
   CHECK_OK(ai00_output_parser_finish(p, AI00_FINISH_STOP));
   CHECK_OK(ai00_output_parser_pending(&n, p));
+  /* A struct_size the library does not know is refused before a delta is taken. */
+  d.struct_size = 0;
+  CHECK(ai00_output_parser_next(&d, p) == AI00_ERR_INVALID_ARGUMENT);
+  LAST_ERROR_HAS("ai00_delta.struct_size = 0");
+  d.struct_size = sizeof d + 8;
+  CHECK(ai00_output_parser_next(&d, p) == AI00_ERR_INVALID_ARGUMENT);
+  CHECK_OK(ai00_output_parser_pending(&len, p));
+  CHECK(len == n);
+  d.struct_size = sizeof d;
   while (n-- > 0) {
     CHECK_OK(ai00_output_parser_next(&d, p));
     if (d.kind == AI00_DELTA_TOOL_CALL) ++calls;
