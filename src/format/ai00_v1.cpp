@@ -643,6 +643,17 @@ void Ai00V1Parser::scan_calls(bool at_end) {
     reset_invoke();
     calls_pos_ = c.pos;
   }
+  if (at_end && cut_by_length()) {  // the token limit cut the block: an incomplete call
+    std::string raw = calls_.substr(calls_pos_);
+    if (block_calls_ == 0) raw = std::string(dropped_newlines_, '\n') + std::string(kCallsOpen) + raw;
+    mode_ = Mode::content;
+    calls_.clear();
+    calls_pos_ = 0;
+    const std::string name = inv_open_ ? inv_.name : std::string();
+    reset_invoke();
+    cut_call(name, std::move(raw));
+    return;
+  }
   if (at_end) degrade("the <ai00:function_calls> block is not closed", calls_.size());
 }
 

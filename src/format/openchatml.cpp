@@ -416,7 +416,12 @@ void OpenChatMLParser::degrade_call(const std::string& why) {
 }
 
 void OpenChatMLParser::end_input() {
-  if (mode_ == Mode::call) degrade_call("a <|function_call|> is not complete");
+  if (mode_ == Mode::call && cut_by_length()) {
+    cut_call("", std::string(kCall) + call_);  // the name follows the arguments (seed 002)
+    mode_ = Mode::content;
+  } else if (mode_ == Mode::call) {
+    degrade_call("a <|function_call|> is not complete");
+  }
   std::string rest;
   rest.swap(buf_);
   mode_ == Mode::content || mode_ == Mode::after_kept_block ? emit_text(rest)

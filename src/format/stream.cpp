@@ -52,6 +52,7 @@ std::vector<MessageDelta> ParserBase::feed(std::string_view chunk) {
 std::vector<MessageDelta> ParserBase::finish(FinishReason end) {
   if (finished_) return {};
   finished_ = true;
+  end_reason_ = end;
   if (!done_) {
     run(utf8_.flush());
     if (!done_) {
@@ -61,7 +62,9 @@ std::vector<MessageDelta> ParserBase::finish(FinishReason end) {
   }
   end_once();
   FinishReason reason = end;
-  if (calls_ > 0) {
+  if (cut_in_call_) {
+    reason = FinishReason::length;  // says so even after complete calls
+  } else if (calls_ > 0) {
     reason = FinishReason::tool_calls;  // takes precedence over stop and grammar_done
   } else if (stops_.stopped()) {
     reason = FinishReason::stop;
@@ -158,6 +161,25 @@ void ParserBase::emit_call(const std::string& name, const json::Value& arguments
 
 // The first kMaxWarnings are kept and the rest counted (finish() reports how many), so hostile
 // output with a stray marker every few bytes cannot grow memory beyond the message itself.
+void ParserBase::cut_call(const std::string& name, std::string raw) {
+  cut_in_call_ = true;
+  if (name.empty() && raw.find_first_not_of(" \t\r\n") == std::string::npos) {
+    // Cut between calls (only layout so far): no call to mark, the reason is still length.
+    if (!raw.empty()) push_piece(false, raw);
+    return;
+  }
+  ToolCallDelta c;
+  c.call = calls_;
+  c.id = tool_call_id(options_.id_seed, calls_);
+  c.name = name;
+  c.valid = false;
+  c.raw = std::move(raw);
+  emitted_any_ = true;
+  warn("the reply was cut by the token limit inside tool call " + std::to_string(calls_) +
+       (name.empty() ? "" : " (" + name + ")") + "; the call is incomplete");
+  deltas_.push(MessageDelta::call(std::move(c)));
+}
+
 void ParserBase::warn(std::string message) {
   constexpr size_t kMaxWarnings = 64;
   if (result_.warnings.size() < kMaxWarnings) {

@@ -65,6 +65,13 @@ class ParserBase : public OutputParser {
   void skip_reasoning(Skip s) { reasoning_.skip = s; }
   void hold_reasoning_newlines(bool hold) { reasoning_.hold_newlines = hold; }
   void warn(std::string message);
+  // True while finish(FinishReason::length) runs: the reply was cut by the token limit.
+  bool cut_by_length() const { return end_reason_ == FinishReason::length; }
+  // docs/chat-formats.md "Deltas and finish reasons": a reply cut by the token limit inside a
+  // call. The unfinished call is emitted as an incomplete tool call (valid = false: its `raw`
+  // text becomes content when accumulated) with the name parsed so far, and the finish reason
+  // is `length` even when earlier calls were complete.
+  void cut_call(const std::string& name, std::string raw);
   // consume() in slices of a bounded size (cut on code point boundaries) until done(): keeps
   // the formats' buffers small, so their marker searches cost linear time in all.
   void consume_sliced(std::string_view text);
@@ -93,6 +100,8 @@ class ParserBase : public OutputParser {
   ParseResult result_;
   size_t calls_ = 0;
   size_t dropped_warnings_ = 0;
+  std::optional<FinishReason> end_reason_;  // set by finish()
+  bool cut_in_call_ = false;
   bool emitted_any_ = false;
   bool done_ = false;
   bool ended_ = false;

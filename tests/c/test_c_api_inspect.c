@@ -180,6 +180,36 @@ static void push_bytewise(ai00_output_parser* p, const char* text, char* reasoni
   }
 }
 
+/* A reply cut by the token limit inside a call: finish LENGTH and the call marked invalid. */
+static void test_output_parser_length_cut(void) {
+  static const char kCut[] =
+      "<ai00:function_calls>\n  <invoke name=\"get_weather\">\n    <parameter name=\"city\">Os";
+  ai00_chat_template* v1 = NULL;
+  ai00_output_parser* p = NULL;
+  ai00_delta d = {sizeof(ai00_delta), 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0};
+  size_t n = 0;
+  int32_t finish = 0;
+  int incomplete = 0;
+  CHECK_OK(ai00_chat_template_new(&v1, "ai00-v1", AI00_NUL_TERMINATED));
+  CHECK_OK(ai00_output_parser_new(&p, v1, NULL));
+  CHECK_OK(ai00_output_parser_push(NULL, p, kCut, strlen(kCut)));
+  CHECK_OK(ai00_output_parser_finish(p, AI00_FINISH_LENGTH));
+  CHECK_OK(ai00_output_parser_pending(&n, p));
+  while (n-- > 0) {
+    CHECK_OK(ai00_output_parser_next(&d, p));
+    if (d.kind == AI00_DELTA_TOOL_CALL && d.valid == 0) {
+      ++incomplete;
+      CHECK(d.name_len == 11 && memcmp(d.name, "get_weather", 11) == 0);
+    }
+  }
+  CHECK(incomplete == 1);
+  CHECK(d.kind == AI00_DELTA_FINISH && d.finish_reason == AI00_FINISH_LENGTH);
+  CHECK_OK(ai00_output_parser_finish_reason(&finish, p));
+  CHECK(finish == AI00_FINISH_LENGTH);
+  ai00_output_parser_free(p);
+  ai00_chat_template_free(v1);
+}
+
 static void test_output_parser(void) {
   ai00_chat_template* goose = NULL;
   ai00_chat_template* v1 = NULL;
@@ -431,6 +461,7 @@ int main(void) {
   test_tokenizer(model);
   test_last_render_json();
   test_output_parser();
+  test_output_parser_length_cut();
   test_grammar_kbnf(model);
   test_grammar_schema_and_tools();
   ai00_model_free(model);

@@ -94,3 +94,66 @@ TEST_CASE("format: random output never breaks a parser", "[format]") {
     }
   }
 }
+
+TEST_CASE("format: a reply cut by the token limit inside a call says length", "[format]") {
+  struct Case {
+    const char* format;
+    std::string complete, partial;
+    const char* partial_name;  // the name the parser saw before the cut ("" = not yet)
+  };
+  const std::vector<Case> cases = {
+      {"ai00-v1",
+       "Sure.\n\n<ai00:function_calls>\n  <invoke name=\"get_weather\">\n    <parameter "
+       "name=\"city\">Oslo</parameter>\n  </invoke>\n",
+       "  <invoke name=\"get_time\">\n    <parameter name=\"zone\">Eur", "get_time"},
+      {"ai00-v0", "Sure.\n<tool_call>{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Oslo\"}}</tool_call>\n",
+       "<tool_call>{\"name\":\"get_time\",\"arguments\":{\"zone\":\"Eur", ""},
+      {"openchatml",
+       "Sure.\n<|function_call|>\n{\"arguments\": {\"city\": \"Oslo\"}, \"name\": \"get_weather\"}\n",
+       "<|function_call|>\n{\"arguments\": {\"zone\": \"Eur", ""}};
+  for (const auto& c : cases) {
+    INFO(c.format);
+    auto f = make_format(c.format).value();
+    const std::string out = c.complete + c.partial;
+    // Cut by the limit: finish reason length, the first call whole, the second incomplete.
+    for (size_t chunk : {out.size(), size_t{1}, size_t{5}}) {
+      auto p = f->make_parser(ParseOptions{});
+      std::vector<MessageDelta> ds;
+      for (size_t at = 0; at < out.size(); at += chunk)
+        for (auto& d : p->feed(std::string_view(out).substr(at, chunk))) ds.push_back(d);
+      for (auto& d : p->finish(FinishReason::length)) ds.push_back(d);
+      const ParseResult& r = p->result();
+      CHECK(r.finish_reason == FinishReason::length);
+      REQUIRE(r.message.tool_calls.size() == 1);
+      CHECK(r.message.tool_calls[0].name == "get_weather");
+      // The incomplete call: one delta with valid = false, its raw text kept as content.
+      size_t incomplete = 0;
+      for (const auto& d : ds)
+        for (const auto& tc : d.tool_calls)
+          if (!tc.valid) {
+            ++incomplete;
+            CHECK(tc.call == 1);
+            CHECK(tc.name == c.partial_name);
+            CHECK(tc.raw.find("Eur") != std::string::npos);
+          }
+      CHECK(incomplete == 1);
+      CHECK(r.message.text().find("Eur") != std::string::npos);
+      CHECK(ds.back().finish_reason == FinishReason::length);
+    }
+    // The same bytes ended by a stop: the unfinished call is text, the finish tool_calls.
+    auto p = f->make_parser(ParseOptions{});
+    p->feed(out);
+    p->finish(FinishReason::stop);
+    CHECK(p->result().finish_reason == FinishReason::tool_calls);
+    // Cut between two complete calls: length, nothing incomplete.
+    auto q = f->make_parser(ParseOptions{});
+    q->feed(c.complete);
+    q->finish(FinishReason::length);
+    if (std::string(c.format) == "ai00-v1") {
+      CHECK(q->result().finish_reason == FinishReason::length);  // the block was not closed
+    } else {
+      CHECK(q->result().finish_reason == FinishReason::tool_calls);  // calls are whole
+    }
+    CHECK(q->result().message.tool_calls.size() == 1);
+  }
+}
