@@ -390,6 +390,15 @@ typedef struct ai00_render_options {
   /* Speaker name of the generated turn (OpenChatML name=, Goose/v0 display name) or NULL. */
   const char* assistant_name;
   size_t assistant_name_len;
+  /* Appended in 0.2 (a smaller struct_size leaves them at their defaults): */
+  /* Non-zero: OpenChatML <|reflect|> / <|introspect|> flags in the system message (seed 002
+   * "Thought Structure"; <|reason|> follows `thinking`). Other formats refuse them with
+   * AI00_ERR_UNSUPPORTED. Default 0. */
+  int32_t reflect;
+  int32_t introspect;
+  /* 1: feed token 0 before the prompt (seed 001 "Token 0 Prefix"), 0: do not, -1 (default): the
+   * template's setting (Goose: [prompts.goose] prepend_token0, else off). */
+  int32_t prepend_token0;
 } ai00_render_options;
 
 AI00_API ai00_status ai00_render_options_default(ai00_render_options* out_options);
@@ -398,6 +407,25 @@ AI00_API ai00_status ai00_render_options_default(ai00_render_options* out_option
  * name is AI00_ERR_INVALID_ARGUMENT listing the known ones. */
 AI00_API ai00_status ai00_chat_template_new(ai00_chat_template** out_template, const char* name,
                                             size_t name_len);
+
+/* A template configured by TOML text (docs/chat-formats.md "Configuration"): role names,
+ * prefixes, thinking prefixes and default stop sequences of ai00 v1 ([prompts]), Goose thinking
+ * tiers and token-0 prefix ([prompts.goose]), OpenChatML flags ([prompts.openchatml]), ai00 v0
+ * labels ([prompts.ai00_v0]) and sampling presets ([presets.NAME]). Absent keys keep the
+ * specs' defaults. Errors: AI00_ERR_FORMAT "config:LINE:COLUMN: ..." for TOML syntax, unknown
+ * keys, wrong types and values out of range; AI00_ERR_INVALID_ARGUMENT for an unknown name. */
+AI00_API ai00_status ai00_chat_template_new_with_config(ai00_chat_template** out_template,
+                                                        const char* name, size_t name_len,
+                                                        const char* config_toml,
+                                                        size_t config_len);
+
+/* The sampling preset `name` of the template's configuration ("math", "chat", "creative" as in
+ * seed 001 unless the configuration changes them, or any [presets.NAME] it adds): the library
+ * defaults with temperature, top_p, top_k and the penalties of the preset. An unknown name is
+ * AI00_ERR_INVALID_ARGUMENT listing the known ones. */
+AI00_API ai00_status ai00_chat_template_sampler_preset(ai00_sampler_params* out_params,
+                                                       const ai00_chat_template* tmpl,
+                                                       const char* name, size_t name_len);
 
 /* Destroys a template. NULL is accepted. */
 AI00_API ai00_status ai00_chat_template_free(ai00_chat_template* tmpl);
@@ -415,6 +443,34 @@ AI00_API ai00_status ai00_chat_template_render(const char** out_prompt, size_t* 
                                                const char* conversation_json,
                                                size_t conversation_len,
                                                const ai00_render_options* options);
+
+/* A fill-in-the-middle prompt (seed 002 "Fill-in-the-Middle Tasks"):
+ * "<|fim_prefix|>PREFIX<|fim_middle|><|fim_suffix|>SUFFIX"; the model writes the middle. Owned
+ * by the template like a rendered prompt. AI00_ERR_UNSUPPORTED for formats without FIM;
+ * AI00_ERR_FORMAT when a text holds a marker ("prefix: ..." / "suffix: ..."). */
+AI00_API ai00_status ai00_chat_template_render_fim(const char** out_prompt, size_t* out_len,
+                                                   ai00_chat_template* tmpl, const char* prefix,
+                                                   size_t prefix_len, const char* suffix,
+                                                   size_t suffix_len);
+
+/* A multi-file sequence (seed 002 "Multi-File Sequences"): the files joined by
+ * "\n<|file_separator|>\n", starting with "<|file_separator|>\n" when leading_separator is
+ * non-zero. file_lens[i] may be AI00_NUL_TERMINATED. Errors as ai00_chat_template_render_fim
+ * ("files/N: ..."). */
+AI00_API ai00_status ai00_chat_template_render_files(const char** out_prompt, size_t* out_len,
+                                                     ai00_chat_template* tmpl,
+                                                     const char* const* files,
+                                                     const size_t* file_lens, size_t n_files,
+                                                     int32_t leading_separator);
+
+/* A whole rendered conversation read back into a JSON array of seed 004 messages (OpenChatML,
+ * seed 002 "Parsing and Generation": roles checked, names kept, assistant turns parsed into
+ * text, reasoning and tool calls, tool outputs into value parts). Owned by the template, valid
+ * until its next call. AI00_ERR_FORMAT names the byte offset; AI00_ERR_UNSUPPORTED for formats
+ * without a transcript parser. */
+AI00_API ai00_status ai00_chat_template_parse_transcript(const char** out_json, size_t* out_len,
+                                                         ai00_chat_template* tmpl,
+                                                         const char* text, size_t text_len);
 
 /* The number of stop strings of the last render (the format's own, e.g. "\n\n" for Goose). */
 AI00_API ai00_status ai00_chat_template_stop_count(size_t* out_count,

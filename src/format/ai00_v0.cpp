@@ -104,6 +104,9 @@ Result<RenderResult> Ai00V0::render(const std::vector<Message>& conv,
     return unsupported("tools", "ai00 v0 has no syntax for tool definitions; use ai00-v1");
   if (opts.thinking != Thinking::off)
     return unsupported("thinking", "ai00 v0 has no thinking syntax; use ai00-v1");
+  if (opts.reflect || opts.introspect)
+    return unsupported(opts.reflect ? "reflect" : "introspect",
+                       "ai00 v0 has no reflect or introspect blocks (OpenChatML has)");
   RenderResult r;
   for (size_t i = 0; i < conv.size(); ++i) {
     auto rec = record(conv[i], message_pointer(i));
@@ -116,6 +119,7 @@ Result<RenderResult> Ai00V0::render(const std::vector<Message>& conv,
     r.prompt += (r.prompt.empty() ? "" : "\n\n") + who.value() + ":";
   }
   r.stop_sequences = {"\n\n"};
+  r.prepend_token0 = opts.prepend_token0.value_or(false);
   r.constraints.syntax = syntax_;
   return r;
 }

@@ -385,6 +385,9 @@ Result<std::string> Ai00V1::assistant_turn(const std::vector<Message>& conv, siz
 
 Result<RenderResult> Ai00V1::render(const std::vector<Message>& conv,
                                     const RenderOptions& opts) const {
+  if (opts.reflect || opts.introspect)
+    return unsupported(opts.reflect ? "reflect" : "introspect",
+                       "ai00 v1 has no reflect or introspect blocks (OpenChatML has)");
   for (const auto& t : opts.tools)
     if (!valid_attr(t.name)) return bad_name("tools", "tool name", t.name);
   std::vector<std::string> turns;
@@ -428,6 +431,7 @@ Result<RenderResult> Ai00V1::render(const std::vector<Message>& conv,
         thinking && prefix.size() >= 8 && prefix.find("<think>", prefix.size() - 8) != prefix.npos;
   }
   r.stop_sequences = tags_.stops;
+  r.prepend_token0 = opts.prepend_token0.value_or(false);
   r.constraints.syntax = syntax_;
   r.constraints.tools = opts.tools;
   return r;

@@ -87,6 +87,9 @@ Result<RenderResult> Goose::render(const std::vector<Message>& conv,
                                    const RenderOptions& opts) const {
   if (!opts.tools.empty())
     return unsupported("tools", "seed 001 defines no tool syntax for Goose; use ai00-v1");
+  if (opts.reflect || opts.introspect)
+    return unsupported(opts.reflect ? "reflect" : "introspect",
+                       "Goose has no reflect or introspect blocks (OpenChatML has)");
   size_t last_user = conv.size();
   for (size_t i = 0; i < conv.size(); ++i)
     if (conv[i].role == Role::user) last_user = i;
@@ -114,7 +117,10 @@ Result<RenderResult> Goose::render(const std::vector<Message>& conv,
     if (m.role == Role::assistant && m.reasoning)
       body = "<think>\n" + collapse_blank_lines(*m.reasoning) + "\n</think>" +
              (body.empty() ? "" : "\n" + body);
-    if (thinking && i == last_user) body += goose_thinking_suffix(opts.thinking);
+    if (thinking && i == last_user)
+      body += opts.thinking == Thinking::a_bit   ? options_.think_a_bit
+              : opts.thinking == Thinking::a_lot ? options_.think_a_lot
+                                                 : options_.think;
     records.push_back(who.value() + ":" + (body.empty() ? "" : " " + body));
   }
   RenderResult r;
@@ -131,7 +137,7 @@ Result<RenderResult> Goose::render(const std::vector<Message>& conv,
   while (!r.prompt.empty() && (r.prompt.back() == ' ' || r.prompt.back() == '\n'))
     r.prompt.pop_back();
   r.stop_sequences = {"\n\n"};
-  r.prepend_token0 = options_.prepend_token0;
+  r.prepend_token0 = opts.prepend_token0.value_or(options_.prepend_token0);
   r.constraints.syntax = syntax_;
   r.constraints.thinking_open_in_prompt = thinking;
   return r;

@@ -63,6 +63,10 @@ class OpenChatML final : public ChatFormat {
   Result<RenderResult> render(const std::vector<Message>& conv,
                               const RenderOptions& opts) const override;
   std::unique_ptr<OutputParser> make_parser(const ParseOptions& options) const override;
+  Result<std::string> render_fim(std::string_view prefix, std::string_view suffix) const override;
+  Result<std::string> render_files(const std::vector<std::string>& files,
+                                   bool leading_separator) const override;
+  Result<std::vector<Message>> parse_transcript(std::string_view text) const override;
 
  private:
   std::string wrap(std::string_view role, const std::optional<std::string>& name,
@@ -218,9 +222,12 @@ Result<RenderResult> OpenChatML::render(const std::vector<Message>& conv,
                                         const RenderOptions& opts) const {
   const bool thinking = opts.thinking != Thinking::off;
   std::string extras;  // appended to the system message: thought flags, then the tool list
-  if (thinking)
-    extras = std::string(o_.reflect ? "<|reflect|>" : "") +
-             (o_.introspect ? "<|introspect|>" : "") + "<|reason|>";
+  // seed 002 "Thought Structure": the flags in the system message ask for the blocks. The
+  // render options ask for reflect/introspect on their own; the format options with thinking.
+  const bool reflect = opts.reflect || (thinking && o_.reflect);
+  const bool introspect = opts.introspect || (thinking && o_.introspect);
+  extras = std::string(reflect ? "<|reflect|>" : "") + (introspect ? "<|introspect|>" : "") +
+           (thinking ? "<|reason|>" : "");
   if (!opts.tools.empty())
     extras += (extras.empty() ? "" : "\n") + openchatml_function_list(opts.tools);
   std::vector<std::string> msgs;
@@ -231,7 +238,7 @@ Result<RenderResult> OpenChatML::render(const std::vector<Message>& conv,
     if (!b) return b.error();
     std::string text = std::move(b).value();
     if (i == 0 && conv[0].role == Role::system && !extras.empty()) {
-      const bool tools_first = !thinking;  // the tool list starts on its own line
+      const bool tools_first = !thinking && !reflect && !introspect;  // on its own line
       text += (tools_first && !text.empty() ? "\n" : "") + extras;
     }
     std::optional<std::string> name;
@@ -254,6 +261,7 @@ Result<RenderResult> OpenChatML::render(const std::vector<Message>& conv,
     r.prompt += o_.eos;
   }
   r.stop_sequences = {"<|im_end|>"};
+  r.prepend_token0 = opts.prepend_token0.value_or(false);
   r.constraints.syntax = syntax_;
   r.constraints.tools = opts.tools;
   return r;
@@ -431,6 +439,111 @@ void OpenChatMLParser::end_input() {
 
 std::unique_ptr<OutputParser> OpenChatML::make_parser(const ParseOptions& options) const {
   return std::make_unique<OpenChatMLParser>(options);
+}
+
+Result<std::string> OpenChatML::render_fim(std::string_view prefix, std::string_view suffix) const {
+  if (auto e = find_forbidden_marker(prefix, kAllMarkers, "prefix", kFormat)) return *e;
+  if (auto e = find_forbidden_marker(suffix, kAllMarkers, "suffix", kFormat)) return *e;
+  return openchatml_fim(prefix, suffix);
+}
+
+Result<std::string> OpenChatML::render_files(const std::vector<std::string>& files,
+                                             bool leading_separator) const {
+  for (size_t k = 0; k < files.size(); ++k)
+    if (auto e = find_forbidden_marker(files[k], kAllMarkers, "files/" + std::to_string(k),
+                                       kFormat))
+      return *e;
+  return openchatml_multi_file(files, leading_separator);
+}
+
+// seed 002 sections 3, 5 and 10: [BOS] (<|im_start|>role[ name=N]\nbody<|im_end|>\n)* [EOS].
+Result<std::vector<Message>> OpenChatML::parse_transcript(std::string_view text) const {
+  auto err = [](size_t at, const std::string& what) {
+    return make_error(ErrorKind::format, fmt::format("byte {}: {}", at, what));
+  };
+  constexpr std::string_view kStart = "<|im_start|>", kEnd = "<|im_end|>";
+  size_t pos = 0;
+  if (!o_.bos.empty() && text.substr(0, o_.bos.size()) == o_.bos) pos = o_.bos.size();
+  std::vector<Message> out;
+  std::vector<ToolCall> open_calls;  // calls of the last assistant message, for tool results
+  size_t results = 0;
+  while (true) {
+    while (pos < text.size() && (text[pos] == '\n' || text[pos] == '\r')) ++pos;
+    if (pos == text.size()) break;
+    if (!o_.eos.empty() && text.substr(pos) == o_.eos) break;
+    if (text.substr(pos, kStart.size()) != kStart)
+      return err(pos, "expected <|im_start|> (seed 002 section 3)");
+    pos += kStart.size();
+    const size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) return err(pos, "the header line of the message has no end");
+    const std::string_view header = text.substr(pos, eol - pos);
+    const size_t space = header.find(' ');
+    const std::string_view role_text = header.substr(0, space);
+    Message m;
+    if (role_text == "system") {
+      m.role = Role::system;
+    } else if (role_text == "user") {
+      m.role = Role::user;
+    } else if (role_text == "assistant") {
+      m.role = Role::assistant;
+    } else if (role_text == "tool") {
+      m.role = Role::tool;
+    } else {
+      return err(pos, fmt::format("unknown role \"{}\" (seed 002 section 10: system, tool, user "
+                                  "or assistant)",
+                                  role_text));
+    }
+    if (space != std::string_view::npos) {
+      const std::string_view attr = header.substr(space + 1);
+      if (attr.substr(0, 5) != "name=" || attr.size() == 5 ||
+          attr.find_first_of(" \t\r") != std::string_view::npos)
+        return err(pos + space + 1, fmt::format("expected name=<name> after the role, got \"{}\"",
+                                                attr));
+      m.name = std::string(attr.substr(5));
+    }
+    const size_t body_start = eol + 1;
+    const size_t end = text.find(kEnd, body_start);
+    if (end == std::string_view::npos)
+      return err(pos - kStart.size(), "the message is not closed with <|im_end|>");
+    std::string_view body = text.substr(body_start, end - body_start);
+    if (o_.newline_before_im_end && !body.empty() && body.back() == '\n') body.remove_suffix(1);
+    const std::string ptr = "/" + std::to_string(out.size());
+    if (m.role == Role::assistant) {
+      ParseOptions po;
+      po.id_seed = out.size();
+      auto p = make_parser(po);
+      p->feed(body);
+      p->finish(FinishReason::stop);
+      Message a = p->result().message;
+      a.name = m.name;
+      m = std::move(a);
+      open_calls = m.tool_calls;
+      results = 0;
+    } else if (m.role == Role::tool) {
+      constexpr std::string_view kOutput = "<|function_output|>\n";
+      bool as_value = false;
+      if (body.substr(0, kOutput.size()) == kOutput) {
+        auto v = json::parse(body.substr(kOutput.size()));
+        const json::Value* name = v ? v.value().find("name") : nullptr;
+        const json::Value* content = v ? v.value().find("content") : nullptr;
+        if (name && name->is_string() && content) {
+          m.name = name->as_string();
+          m.contents = {Part::make_value(*content)};
+          as_value = true;
+        } else {
+          body.remove_prefix(kOutput.size());
+        }
+      }
+      if (!as_value) m.contents = {Part::make_text(std::string(body))};
+      if (results < open_calls.size()) m.tool_call_id = open_calls[results].id;
+      ++results;
+    } else {
+      m.contents = {Part::make_text(std::string(body))};
+    }
+    out.push_back(std::move(m));
+    pos = end + kEnd.size();
+  }
+  return out;
 }
 
 }  // namespace

@@ -227,6 +227,9 @@ Result<RenderResult> SyntaxFormat::render(const std::vector<Message>& conv,
     return unsupported("tools", spec_.name + " has no syntax for tool definitions");
   if (opts.assistant_name)
     return unsupported("assistant_name", spec_.name + " has no syntax for speaker names");
+  if (opts.reflect || opts.introspect)
+    return unsupported(opts.reflect ? "reflect" : "introspect",
+                       spec_.name + " has no reflect or introspect blocks");
   const std::string tools = opts.tools.empty() ? "" : tool_list(opts.tools);
   std::vector<std::string> turns;
   if (!tools.empty() && (conv.empty() || conv[0].role != Role::system))
@@ -252,6 +255,7 @@ Result<RenderResult> SyntaxFormat::render(const std::vector<Message>& conv,
     }
   }
   r.stop_sequences = {spec_.syntax.end_of_turn};
+  r.prepend_token0 = opts.prepend_token0.value_or(false);
   r.constraints.syntax = spec_.syntax;
   r.constraints.tools = opts.tools;
   return r;

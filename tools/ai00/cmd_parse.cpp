@@ -74,8 +74,13 @@ std::string delta_json(const ai00::Delta& d) {
 }
 
 int run_parse(const std::vector<std::string>& argv) {
-  cli::Args args(argv, {"--format", "--tools", "--thinking", "--seed", "--chunk"}, {"--deltas"});
+  cli::Args args(argv, {"--format", "--tools", "--thinking", "--seed", "--chunk", "--config"},
+                 {"--deltas", "--transcript"});
   ai00::ChatTemplate tmpl = cli::template_flag(args);
+  if (args.has("--transcript")) {  // a whole conversation back into messages (OpenChatML)
+    cli::write_stdout(tmpl.parse_transcript_json(cli::read_all_stdin()) + "\n");
+    return cli::kExitOk;
+  }
   ai00::ParseOptions popts;
   popts.thinking = cli::thinking_flag(args);
   popts.tools_json = cli::tools_flag(args);
@@ -117,8 +122,10 @@ int run_parse(const std::vector<std::string>& argv) {
 
 AI00_COMMAND(
     "parse",
-    "  parse --format (ai00-v1|ai00-v0|goose|openchatml) [--tools FILE]\n"
+    "  parse --format (ai00-v1|ai00-v0|goose|openchatml) [--config FILE] [--tools FILE]\n"
     "        [--thinking off|on|a-bit|a-lot] [--seed N] [--chunk BYTES] [--deltas]\n"
+    "  parse --format openchatml --transcript\n"
+    "      reads a whole rendered conversation and prints it as a JSON array of messages\n"
     "      reads raw model output on stdin and prints {\"message\": …, \"finish_reason\": …};\n"
     "      --deltas also prints each streamed delta as one JSON line first",
     run_parse);
