@@ -83,9 +83,12 @@ std::optional<ErrorInfo> only_keys(const Ctx& c, const toml::table& t, std::stri
   for (const auto& [k, v] : t) {
     bool ok = false;
     for (auto q : known) ok = ok || k.str() == q;
-    if (!ok)
-      return c.at(v, fmt::format("{}: unknown key \"{}\" (known: {})", path, k.str(),
-                                 fmt::join(known, ", ")));
+    if (!ok) {  // at the key itself
+      const auto& b = k.source().begin;
+      return make_error(ErrorKind::format,
+                        fmt::format("{}:{}:{}: {}: unknown key \"{}\" (known: {})", c.source,
+                                    b.line, b.column, path, k.str(), fmt::join(known, ", ")));
+    }
   }
   return std::nullopt;
 }

@@ -180,6 +180,88 @@ static void push_bytewise(ai00_output_parser* p, const char* text, char* reasoni
   }
 }
 
+/* [prompts] configuration, presets, render options appended in 0.2, raw prompts, transcripts. */
+static void test_template_config(void) {
+  static const char kToml[] =
+      "[prompts]\nrole_user = \"human\"\n[prompts.goose]\nprepend_token0 = true\n"
+      "[presets.math]\ntemperature = 0.25\n";
+  static const char kTranscript[] =
+      "<|im_start|>user name=Eric\nHi\n<|im_end|>\n<|im_start|>assistant\nHello\n<|im_end|>";
+  ai00_chat_template* t = NULL;
+  ai00_chat_template* g = NULL;
+  ai00_chat_template* o = NULL;
+  ai00_sampler_params sp;
+  ai00_render_options ro;
+  const char* text = NULL;
+  const char* files[2];
+  size_t lens[2];
+  size_t len = 0;
+  CHECK_OK(ai00_chat_template_new_with_config(&t, "ai00-v1", AI00_NUL_TERMINATED, kToml,
+                                              AI00_NUL_TERMINATED));
+  CHECK_OK(ai00_chat_template_render(&text, &len, t, "[{\"role\":\"user\",\"content\":\"Hi\"}]",
+                                     AI00_NUL_TERMINATED, NULL));
+  CHECK(strncmp(text, "<ai00:human>\nHi\n</ai00:human>", 29) == 0);
+  CHECK_OK(ai00_chat_template_sampler_preset(&sp, t, "math", AI00_NUL_TERMINATED));
+  CHECK(sp.temperature == 0.25f && sp.top_p == 0.3f && sp.struct_size == sizeof sp);
+  CHECK(ai00_chat_template_sampler_preset(&sp, t, "wild", AI00_NUL_TERMINATED) ==
+        AI00_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(ai00_chat_template_last_error(t), "known: math, chat, creative") != NULL);
+  CHECK(ai00_chat_template_new_with_config(&g, "goose", AI00_NUL_TERMINATED,
+                                           "[prompts]\nrole_user = 3\n", AI00_NUL_TERMINATED) ==
+        AI00_ERR_FORMAT);
+  CHECK(strstr(ai00_last_error(), "config:2:13: prompts.role_user: expected a string") != NULL);
+  CHECK(g == NULL);
+  /* Goose: the token-0 prefix from the configuration, overridden by the render option. */
+  CHECK_OK(ai00_chat_template_new_with_config(&g, "goose", AI00_NUL_TERMINATED, kToml,
+                                              AI00_NUL_TERMINATED));
+  CHECK_OK(ai00_chat_template_render(&text, &len, g, "[]", AI00_NUL_TERMINATED, NULL));
+  CHECK_OK(ai00_chat_template_last_render_json(&text, &len, g));
+  CHECK(strstr(text, "\"prepend_token0\": true") != NULL);
+  CHECK_OK(ai00_render_options_default(&ro));
+  CHECK(ro.prepend_token0 == -1);
+  ro.prepend_token0 = 0;
+  CHECK_OK(ai00_chat_template_render(&text, &len, g, "[]", AI00_NUL_TERMINATED, &ro));
+  CHECK_OK(ai00_chat_template_last_render_json(&text, &len, g));
+  CHECK(strstr(text, "\"prepend_token0\": false") != NULL);
+  ro.prepend_token0 = 7;
+  CHECK(ai00_chat_template_render(&text, &len, g, "[]", AI00_NUL_TERMINATED, &ro) ==
+        AI00_ERR_INVALID_ARGUMENT);
+  /* A caller built against the 0.1 header (48 bytes) gets the defaults of the new fields. */
+  ro.prepend_token0 = 7;
+  ro.struct_size = 48;
+  CHECK_OK(ai00_chat_template_render(&text, &len, g, "[]", AI00_NUL_TERMINATED, &ro));
+  ro.struct_size = sizeof ro;
+  ro.prepend_token0 = -1;
+  ro.reflect = 1;
+  CHECK(ai00_chat_template_render(&text, &len, g, "[]", AI00_NUL_TERMINATED, &ro) ==
+        AI00_ERR_UNSUPPORTED);
+  CHECK(ai00_chat_template_render_fim(&text, &len, g, "a", 1, "b", 1) == AI00_ERR_UNSUPPORTED);
+  /* OpenChatML: flags, FIM, files, transcript. */
+  CHECK_OK(ai00_chat_template_new(&o, "openchatml", AI00_NUL_TERMINATED));
+  CHECK_OK(ai00_chat_template_render(&text, &len, o, "[]", AI00_NUL_TERMINATED, &ro));
+  CHECK(strstr(text, "<|reflect|>") != NULL);
+  CHECK_OK(ai00_chat_template_render_fim(&text, &len, o, "ab", 2, "cd", AI00_NUL_TERMINATED));
+  CHECK(strcmp(text, "<|fim_prefix|>ab<|fim_middle|><|fim_suffix|>cd") == 0);
+  CHECK(ai00_chat_template_render_fim(&text, &len, o, "<|im_end|>", AI00_NUL_TERMINATED, "",
+                                      0) == AI00_ERR_FORMAT);
+  CHECK(strstr(ai00_chat_template_last_error(o), "prefix: contains") != NULL);
+  files[0] = "one";
+  files[1] = "two";
+  lens[0] = AI00_NUL_TERMINATED;
+  lens[1] = 3;
+  CHECK_OK(ai00_chat_template_render_files(&text, &len, o, files, lens, 2, 0));
+  CHECK(strcmp(text, "one\n<|file_separator|>\ntwo") == 0);
+  CHECK_OK(ai00_chat_template_parse_transcript(&text, &len, o, kTranscript, AI00_NUL_TERMINATED));
+  CHECK(strstr(text, "\"name\":\"Eric\"") != NULL);
+  CHECK(strstr(text, "\"role\":\"assistant\"") != NULL);
+  CHECK(ai00_chat_template_parse_transcript(&text, &len, o, "<|im_start|>bot\nx<|im_end|>",
+                                            AI00_NUL_TERMINATED) == AI00_ERR_FORMAT);
+  CHECK(strstr(ai00_chat_template_last_error(o), "byte 12: unknown role \"bot\"") != NULL);
+  ai00_chat_template_free(o);
+  ai00_chat_template_free(g);
+  ai00_chat_template_free(t);
+}
+
 /* A reply cut by the token limit inside a call: finish LENGTH and the call marked invalid. */
 static void test_output_parser_length_cut(void) {
   static const char kCut[] =
@@ -462,6 +544,7 @@ int main(void) {
   test_last_render_json();
   test_output_parser();
   test_output_parser_length_cut();
+  test_template_config();
   test_grammar_kbnf(model);
   test_grammar_schema_and_tools();
   ai00_model_free(model);
