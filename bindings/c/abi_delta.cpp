@@ -44,8 +44,24 @@ void flatten(const format::MessageDelta& d, std::deque<Flat>& out) {
       out.push_back(Flat{AI00_DELTA_TEXT, 0, AI00_FINISH_NONE, p.text, {}, {}, true});
   }
   for (const auto& c : d.tool_calls) {
-    out.push_back(Flat{AI00_DELTA_TOOL_CALL, static_cast<uint32_t>(c.call), AI00_FINISH_NONE,
-                       c.valid ? c.arguments : c.raw, c.id, c.name, c.valid});
+    const auto call = static_cast<uint32_t>(c.call);
+    switch (c.preview) {
+      case format::ToolCallDelta::Preview::start:
+        out.push_back(Flat{AI00_DELTA_TOOL_CALL_START, call, AI00_FINISH_NONE, {}, c.id, c.name,
+                           true});
+        break;
+      case format::ToolCallDelta::Preview::arguments:
+        out.push_back(Flat{AI00_DELTA_TOOL_CALL_ARGUMENTS, call, AI00_FINISH_NONE, c.arguments,
+                           {}, {}, true});
+        break;
+      case format::ToolCallDelta::Preview::abandoned:
+        out.push_back(Flat{AI00_DELTA_TOOL_CALL, call, AI00_FINISH_NONE, {}, {}, {}, false});
+        break;
+      case format::ToolCallDelta::Preview::none:
+        out.push_back(Flat{AI00_DELTA_TOOL_CALL, call, AI00_FINISH_NONE,
+                           c.valid ? c.arguments : c.raw, c.id, c.name, c.valid});
+        break;
+    }
   }
   if (d.finish_reason)
     out.push_back(Flat{AI00_DELTA_FINISH, 0, finish_code(*d.finish_reason), {}, {}, {}, true});

@@ -3,6 +3,8 @@
 // exactly as a generator flattens them (abi_delta.h).
 #include <deque>
 #include <memory>
+#include <cstddef>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -37,9 +39,12 @@ format::ParseOptions parse_options(const format::ChatFormat& fmt, const ai00_par
   ai00_parse_options d;
   ai00_parse_options_default(&d);
   if (o != nullptr) {
-    ai00::internal::abi::check_struct_size(o->struct_size, sizeof(ai00_parse_options),
-                                           sizeof(ai00_parse_options), fn, "ai00_parse_options");
-    d = *o;
+    // The first published struct ends at id_seed; stream_tool_calls is read when present.
+    constexpr size_t kV1Size = offsetof(ai00_parse_options, id_seed) + sizeof(uint64_t);
+    ai00::internal::abi::check_struct_size(o->struct_size, kV1Size, sizeof(ai00_parse_options),
+                                           fn, "ai00_parse_options");
+    std::memcpy(&d, o, o->struct_size);
+    d.struct_size = sizeof d;
   }
   ai00_render_options ro;
   ai00_render_options_default(&ro);
@@ -49,6 +54,7 @@ format::ParseOptions parse_options(const format::ChatFormat& fmt, const ai00_par
   format::RenderOptions render = ai00::internal::abi::render_options(&ro, fn);
   format::ParseOptions p;
   p.id_seed = d.id_seed;
+  p.stream_tool_calls = d.stream_tool_calls != 0;
   p.tools = render.tools;
   p.thinking_open =
       ai00::internal::abi::unwrap(fmt.render({}, render), fn).constraints.thinking_open_in_prompt;

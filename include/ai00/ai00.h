@@ -548,7 +548,17 @@ typedef enum ai00_delta_kind {
    * message, id/name set, text = the complete `arguments` JSON text. valid = 0 marks a call that
    * turned out malformed (its raw text is then content). */
   AI00_DELTA_TOOL_CALL = 2,
-  AI00_DELTA_FINISH = 3 /* finish_reason set; nothing follows */
+  AI00_DELTA_FINISH = 3, /* finish_reason set; nothing follows */
+  /* Only with ai00_parse_options.stream_tool_calls (OpenAI-style streaming tool calls), before
+   * the TOOL_CALL delta of the same call, which stays the authoritative whole call:
+   * TOOL_CALL_START: call, id and name, as soon as the name is parsed;
+   * TOOL_CALL_ARGUMENTS: call and text = the next piece of the arguments JSON text (ai00 v1: one
+   * per parameter as it closes; formats whose JSON names the tool last: all at once). The pieces
+   * concatenate to the TOOL_CALL's arguments (unless a parameter repeats). A call that turns out
+   * malformed after its start ends with a TOOL_CALL delta with valid = 0 and empty text; its
+   * position is then reused by the next call. */
+  AI00_DELTA_TOOL_CALL_START = 4,
+  AI00_DELTA_TOOL_CALL_ARGUMENTS = 5
 } ai00_delta_kind;
 
 /* Why a turn ended (docs/chat-formats.md "Deltas and finish reasons"). */
@@ -755,6 +765,9 @@ typedef struct ai00_parse_options {
   size_t tools_json_len;
   /* Tool call ids are "call_<8 hex>" of (id_seed, position). Default 0. */
   uint64_t id_seed;
+  /* Appended in 0.2: non-zero = also emit TOOL_CALL_START and TOOL_CALL_ARGUMENTS deltas as
+   * each call streams (ai00_delta_kind). Default 0. */
+  int32_t stream_tool_calls;
 } ai00_parse_options;
 
 AI00_API ai00_status ai00_parse_options_default(ai00_parse_options* out_options);

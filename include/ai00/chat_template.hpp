@@ -65,6 +65,8 @@ enum class DeltaKind : int32_t {
   reasoning = AI00_DELTA_REASONING,
   tool_call = AI00_DELTA_TOOL_CALL,
   finish = AI00_DELTA_FINISH,
+  tool_call_start = AI00_DELTA_TOOL_CALL_START,          // ParseOptions::stream_tool_calls
+  tool_call_arguments = AI00_DELTA_TOOL_CALL_ARGUMENTS,  // (previews; tool_call decides)
 };
 
 enum class FinishReason : int32_t {
@@ -123,6 +125,8 @@ inline void accumulate(Message& m, const Delta& d) {
       m.tool_calls[d.call].arguments_json += d.text;
       break;
     case DeltaKind::finish:
+    case DeltaKind::tool_call_start:  // previews: the tool_call delta that follows is whole
+    case DeltaKind::tool_call_arguments:
       break;
   }
 }

@@ -500,6 +500,7 @@ class Ai00V1Parser final : public ParserBase {
   void emit_invoke(const Invoke& inv);
   // Parses the <invoke> at calls_pos_, resuming after its last complete parameter (see inv_).
   Step parse_invoke(Cursor& c);
+  const json::Value* param_schema(const std::string& tool, const std::string& key) const;
   void reset_invoke() {
     inv_ = Invoke{};
     inv_open_ = false;
@@ -523,6 +524,14 @@ class Ai00V1Parser final : public ParserBase {
   size_t value_searched_ = 0;
 };
 
+const json::Value* Ai00V1Parser::param_schema(const std::string& tool,
+                                              const std::string& key) const {
+  for (const auto& t : options().tools)
+    if (t.name == tool)
+      if (const json::Value* props = t.parameters.find("properties")) return props->find(key);
+  return nullptr;
+}
+
 Step Ai00V1Parser::parse_invoke(Cursor& c) {
   Step st;
   if (!inv_open_) {
@@ -531,6 +540,7 @@ Step Ai00V1Parser::parse_invoke(Cursor& c) {
     if ((st = c.lit("\">")) != Step::match) return st;
     inv_open_ = true;
     inv_resume_ = c.pos;
+    preview_start(inv_.name);
   }
   c.pos = inv_resume_;
   constexpr std::string_view kValueClose = "</parameter>";
@@ -549,6 +559,14 @@ Step Ai00V1Parser::parse_invoke(Cursor& c) {
       return Step::partial;
     }
     inv_.params.emplace_back(pname, std::string(c.s.substr(c.pos, end - c.pos)));
+    {  // the arguments JSON so far, one parameter at a time: {"a":1 then ,"b":"x" then }
+      std::string warning;
+      std::string piece = inv_.params.size() == 1 ? "{" : ",";
+      piece += json::write(json::Value(pname)) + ":" +
+               json::write(ai00_v1_type_parameter(inv_.params.back().second,
+                                                  param_schema(inv_.name, pname), warning));
+      preview_arguments(piece);
+    }
     c.pos = end + kValueClose.size();
     inv_resume_ = c.pos;
     value_searched_ = 0;
@@ -663,6 +681,7 @@ void Ai00V1Parser::scan_calls(bool at_end) {
 
 void Ai00V1Parser::degrade(const std::string& why, size_t at) {
   warn("ai00 v1: " + why + "; kept as text");
+  preview_abandon();
   std::string raw = calls_.substr(calls_pos_, at - calls_pos_);
   if (block_calls_ == 0) raw = std::string(dropped_newlines_, '\n') + std::string(kCallsOpen) + raw;
   const std::string rest = calls_.substr(at);

@@ -76,6 +76,7 @@ void MessageDelta::accumulate(const MessageDelta& d) {
   }
   reasoning += d.reasoning;
   for (const auto& c : d.tool_calls) {
+    if (c.preview != ToolCallDelta::Preview::none) continue;  // previews never accumulate
     ToolCallDelta* target = nullptr;
     for (auto& mine : tool_calls)
       if (mine.call == c.call) target = &mine;

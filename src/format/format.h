@@ -76,6 +76,11 @@ struct ParseOptions {
   std::optional<std::string> assistant_name;  // copied into the finished Message's `name`
   // Extra stop strings (besides the format's own) that end the turn, e.g. a caller's stops.
   std::vector<std::string> extra_stops;
+  // Also emit previews of each tool call as it streams (ToolCallDelta::Preview, in the style of
+  // OpenAI's streaming tool calls): a start with id and name as soon as the name is parsed,
+  // then pieces of the arguments JSON (ai00 v1: one per parameter as it closes; formats whose
+  // call JSON names the tool last: all at once), then the whole call as without streaming.
+  bool stream_tool_calls = false;
 };
 
 struct ParseResult {

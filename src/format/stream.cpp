@@ -148,12 +148,53 @@ std::optional<std::string_view> ParserBase::emit_until_marker(
 size_t ParserBase::end_text(size_t max_drop) { return release(text_, false, max_drop); }
 void ParserBase::end_reasoning(size_t max_drop) { release(reasoning_, true, max_drop); }
 
+void ParserBase::preview_start(const std::string& name) {
+  if (!options_.stream_tool_calls || preview_started_) return;
+  preview_started_ = true;
+  ToolCallDelta c;
+  c.call = calls_;
+  c.id = tool_call_id(options_.id_seed, calls_);
+  c.name = name;
+  c.preview = ToolCallDelta::Preview::start;
+  deltas_.push(MessageDelta::call(std::move(c)));
+}
+
+void ParserBase::preview_arguments(const std::string& piece) {
+  if (!options_.stream_tool_calls || !preview_started_ || piece.empty()) return;
+  previewed_args_ += piece;
+  ToolCallDelta c;
+  c.call = calls_;
+  c.arguments = piece;
+  c.preview = ToolCallDelta::Preview::arguments;
+  deltas_.push(MessageDelta::call(std::move(c)));
+}
+
+void ParserBase::preview_abandon() {
+  if (!options_.stream_tool_calls || !preview_started_) return;
+  ToolCallDelta c;
+  c.call = calls_;
+  c.valid = false;
+  c.preview = ToolCallDelta::Preview::abandoned;
+  deltas_.push(MessageDelta::call(std::move(c)));
+  preview_started_ = false;
+  previewed_args_.clear();
+}
+
 void ParserBase::emit_call(const std::string& name, const json::Value& arguments) {
   ToolCallDelta c;
   c.call = calls_;
   c.id = tool_call_id(options_.id_seed, calls_);
   c.name = name;
   c.arguments = json::write(arguments);
+  if (options_.stream_tool_calls) {
+    preview_start(name);
+    // The rest of the text: the previews concatenate to the arguments whenever they were a
+    // prefix of them (a repeated ai00 v1 parameter is the exception; the whole call decides).
+    if (c.arguments.compare(0, previewed_args_.size(), previewed_args_) == 0)
+      preview_arguments(c.arguments.substr(previewed_args_.size()));
+    preview_started_ = false;
+    previewed_args_.clear();
+  }
   ++calls_;
   emitted_any_ = true;
   deltas_.push(MessageDelta::call(std::move(c)));
@@ -175,6 +216,8 @@ void ParserBase::cut_call(const std::string& name, std::string raw) {
   c.valid = false;
   c.raw = std::move(raw);
   emitted_any_ = true;
+  preview_started_ = false;
+  previewed_args_.clear();
   warn("the reply was cut by the token limit inside tool call " + std::to_string(calls_) +
        (name.empty() ? "" : " (" + name + ")") + "; the call is incomplete");
   deltas_.push(MessageDelta::call(std::move(c)));

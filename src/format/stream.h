@@ -55,8 +55,15 @@ class ParserBase : public OutputParser {
   std::optional<std::string_view> emit_until_marker(std::string& buf,
                                                     const std::vector<std::string_view>& ms,
                                                     bool reasoning);
-  // Emits one whole tool call; the id is tool_call_id(id_seed, position).
+  // Emits one whole tool call; the id is tool_call_id(id_seed, position). With
+  // stream_tool_calls, first the start (if not sent yet) and the rest of the arguments text.
   void emit_call(const std::string& name, const json::Value& arguments);
+  // Previews of the call being parsed (ParseOptions::stream_tool_calls; no-ops otherwise): its
+  // start, once; a piece of its arguments JSON text; its abandonment when it turns out
+  // malformed before it was emitted.
+  void preview_start(const std::string& name);
+  void preview_arguments(const std::string& piece);
+  void preview_abandon();
   // Releases held trailing newlines of a channel, dropping up to `max_drop` of them (those the
   // renderer writes before the marker that ends the channel). Returns how many were dropped.
   size_t end_text(size_t max_drop);
@@ -100,6 +107,8 @@ class ParserBase : public OutputParser {
   ParseResult result_;
   size_t calls_ = 0;
   size_t dropped_warnings_ = 0;
+  bool preview_started_ = false;  // a start preview was sent for call calls_
+  std::string previewed_args_;    // the arguments text previewed for call calls_
   std::optional<FinishReason> end_reason_;  // set by finish()
   bool cut_in_call_ = false;
   bool emitted_any_ = false;

@@ -45,7 +45,8 @@ static void check_layouts(void) {
   EXPECT(offsetof(ai00_generate_params, grammar) == 32);
   EXPECT(offsetof(ai00_generate_params, stop_sequences) == 40);
   EXPECT(offsetof(ai00_generate_params, n_stop_sequences) == 48);
-  EXPECT(sizeof(ai00_parse_options) == 32);
+  EXPECT(sizeof(ai00_parse_options) == 40);
+  EXPECT(offsetof(ai00_parse_options, stream_tool_calls) == 32); /* appended: 0.1 size 32 */
   EXPECT(offsetof(ai00_parse_options, tools_json) == 8);
   EXPECT(offsetof(ai00_parse_options, id_seed) == 24);
   EXPECT(sizeof(ai00_grammar_params) == 24);

@@ -67,6 +67,12 @@ std::string delta_json(const ai00::Delta& d) {
     case ai00::DeltaKind::tool_call:
       return "{\"tool_call\":{\"call\":" + std::to_string(d.call) + ",\"id\":" + quoted(d.id) +
              ",\"name\":" + quoted(d.name) + ",\"arguments\":" + quoted(d.text) + "}}";
+    case ai00::DeltaKind::tool_call_start:
+      return "{\"tool_call_start\":{\"call\":" + std::to_string(d.call) + ",\"id\":" +
+             quoted(d.id) + ",\"name\":" + quoted(d.name) + "}}";
+    case ai00::DeltaKind::tool_call_arguments:
+      return "{\"tool_call_arguments\":{\"call\":" + std::to_string(d.call) +
+             ",\"text\":" + quoted(d.text) + "}}";
     case ai00::DeltaKind::finish:
       break;
   }
@@ -75,7 +81,7 @@ std::string delta_json(const ai00::Delta& d) {
 
 int run_parse(const std::vector<std::string>& argv) {
   cli::Args args(argv, {"--format", "--tools", "--thinking", "--seed", "--chunk", "--config"},
-                 {"--deltas", "--transcript"});
+                 {"--deltas", "--transcript", "--stream-tool-calls"});
   ai00::ChatTemplate tmpl = cli::template_flag(args);
   if (args.has("--transcript")) {  // a whole conversation back into messages (OpenChatML)
     cli::write_stdout(tmpl.parse_transcript_json(cli::read_all_stdin()) + "\n");
@@ -85,6 +91,7 @@ int run_parse(const std::vector<std::string>& argv) {
   popts.thinking = cli::thinking_flag(args);
   popts.tools_json = cli::tools_flag(args);
   popts.id_seed = static_cast<uint64_t>(args.get_int("--seed", 0));
+  popts.stream_tool_calls = args.has("--stream-tool-calls");
   const long long chunk = args.get_int("--chunk", 0);
   if (chunk < 0) throw cli::UsageError("--chunk must be 0 (64 KiB blocks) or a byte count");
   ai00::OutputParser parser =
@@ -124,6 +131,7 @@ AI00_COMMAND(
     "parse",
     "  parse --format (ai00-v1|ai00-v0|goose|openchatml) [--config FILE] [--tools FILE]\n"
     "        [--thinking off|on|a-bit|a-lot] [--seed N] [--chunk BYTES] [--deltas]\n"
+    "        [--stream-tool-calls]\n"
     "  parse --format openchatml --transcript\n"
     "      reads a whole rendered conversation and prints it as a JSON array of messages\n"
     "      reads raw model output on stdin and prints {\"message\": …, \"finish_reason\": …};\n"
