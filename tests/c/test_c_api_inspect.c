@@ -262,6 +262,58 @@ static void test_template_config(void) {
   ai00_chat_template_free(t);
 }
 
+/* Streaming tool calls through the output parser handle: START, ARGUMENTS pieces, TOOL_CALL. */
+static void test_output_parser_streaming(void) {
+  static const char kOut[] =
+      "<ai00:function_calls>\n  <invoke name=\"get_weather\">\n    <parameter "
+      "name=\"city\">Oslo</parameter>\n    <parameter name=\"days\">3</parameter>\n  </invoke>\n"
+      "</ai00:function_calls>";
+  ai00_chat_template* v1 = NULL;
+  ai00_output_parser* p = NULL;
+  ai00_parse_options o;
+  ai00_delta d = {sizeof(ai00_delta), 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0};
+  char args[128] = "";
+  size_t i, n = 0;
+  int starts = 0, pieces = 0, wholes = 0;
+  CHECK_OK(ai00_chat_template_new(&v1, "ai00-v1", AI00_NUL_TERMINATED));
+  CHECK_OK(ai00_parse_options_default(&o));
+  CHECK(o.stream_tool_calls == 0);
+  o.stream_tool_calls = 1;
+  CHECK_OK(ai00_output_parser_new(&p, v1, &o));
+  for (i = 0; kOut[i] != '\0'; ++i) {
+    CHECK_OK(ai00_output_parser_push(&n, p, kOut + i, 1));
+    while (n > 0) {
+      CHECK_OK(ai00_output_parser_next(&d, p));
+      if (d.kind == AI00_DELTA_TOOL_CALL_START) {
+        ++starts;
+        CHECK(pieces == 0 && d.name_len == 11 && d.id_len == 13);
+      }
+      if (d.kind == AI00_DELTA_TOOL_CALL_ARGUMENTS) {
+        ++pieces;
+        strncat(args, d.text, d.text_len);
+      }
+      if (d.kind == AI00_DELTA_TOOL_CALL) {
+        ++wholes;
+        CHECK(d.valid == 1 && d.text_len == strlen(args) && strncmp(d.text, args, d.text_len) == 0);
+      }
+      CHECK_OK(ai00_output_parser_pending(&n, p));
+    }
+  }
+  CHECK(starts == 1 && pieces == 3 && wholes == 1);
+  CHECK(strcmp(args, "{\"city\":\"Oslo\",\"days\":\"3\"}") == 0);
+  ai00_output_parser_free(p);
+  /* A caller built against the 0.1 header (32 bytes) gets no previews. */
+  o.struct_size = 32;
+  CHECK_OK(ai00_output_parser_new(&p, v1, &o));
+  CHECK_OK(ai00_output_parser_push(&n, p, kOut, AI00_NUL_TERMINATED));
+  while (n-- > 0) {
+    CHECK_OK(ai00_output_parser_next(&d, p));
+    CHECK(d.kind != AI00_DELTA_TOOL_CALL_START && d.kind != AI00_DELTA_TOOL_CALL_ARGUMENTS);
+  }
+  ai00_output_parser_free(p);
+  ai00_chat_template_free(v1);
+}
+
 /* A reply cut by the token limit inside a call: finish LENGTH and the call marked invalid. */
 static void test_output_parser_length_cut(void) {
   static const char kCut[] =
@@ -545,6 +597,7 @@ int main(void) {
   test_output_parser();
   test_output_parser_length_cut();
   test_template_config();
+  test_output_parser_streaming();
   test_grammar_kbnf(model);
   test_grammar_schema_and_tools();
   ai00_model_free(model);
