@@ -14,6 +14,7 @@
 
 #include "format/format.h"
 #include "format/message.h"
+#include "format/syntax_format.h"
 
 namespace {
 
@@ -143,7 +144,56 @@ void run_pathological(benchmark::State& state, const char* format, const std::st
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
 }
 
+// Formats made from data (syntax_format.h): an xml call whose one value is long and full of the
+// bytes that wake the call scanner, and a json call whose arguments are full of braces.
+std::shared_ptr<const ChatFormat> data_format(bool xml) {
+  SyntaxFormatSpec f;
+  f.name = xml ? "bench-xml" : "bench-json";
+  f.system = {"[system]\n", "\n[/system]"};
+  f.user = {"[user]\n", "\n[/user]"};
+  f.assistant = {"[bot]\n", "[/bot]"};
+  f.tool = {"[result]\n", "\n[/result]"};
+  f.turn_separator = "\n";
+  f.tools_open = "[tools]\n";
+  f.tools_close = "\n[/tools]";
+  auto& c = f.syntax.tool_calls;
+  c.trigger = "[calls]";
+  c.section_open = "[calls]\n";
+  c.section_close = "[/calls]";
+  c.call_open = "(fn ";
+  c.call_close = "(/fn)\n";
+  if (xml) {
+    c.style = ai00::internal::CallStyle::xml;
+    c.xml = {")\n", "  (arg ", ") ", "</arg>", "\n", "() "};
+  } else {
+    c.style = ai00::internal::CallStyle::json;
+  }
+  f.syntax.end_of_turn = "[/bot]";
+  return make_syntax_format(f).value();
+}
+
+void run_data_format(benchmark::State& state, bool xml) {
+  std::string text = xml ? "[calls]\n(fn f)\n  (arg a) " : "[calls]\n(fn {\"name\": \"f\", \"arguments\": {\"a\": \"";
+  while (text.size() < static_cast<size_t>(state.range(0)))
+    text += xml ? "line ) with\n wake (bytes\n" : "} { \\\" }} ";
+  auto f = data_format(xml);
+  for (auto _ : state) {
+    auto p = f->make_parser(ParseOptions{});
+    size_t deltas = 0;
+    for (size_t at = 0; at < text.size(); at += 4)
+      deltas += p->feed(std::string_view(text).substr(at, 4)).size();
+    deltas += p->finish().size();
+    benchmark::DoNotOptimize(deltas);
+  }
+  state.counters["n"] = static_cast<double>(text.size());
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+}
+
 constexpr int64_t kN = 100 * 1024;
+void BM_pathological_data_xml_value_4b(benchmark::State& s) { run_data_format(s, true); }
+void BM_pathological_data_json_braces_4b(benchmark::State& s) { run_data_format(s, false); }
+BENCHMARK(BM_pathological_data_xml_value_4b)->Arg(kN)->Arg(10 * kN)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_pathological_data_json_braces_4b)->Arg(kN)->Arg(10 * kN)->Unit(benchmark::kMillisecond);
 #define AI00_PATHOLOGICAL(NAME, FORMAT, WHICH)                                              \
   void BM_pathological_##NAME##_whole(benchmark::State& s) {                                \
     run_pathological(s, FORMAT, WHICH, SIZE_MAX / 2);                                       \
