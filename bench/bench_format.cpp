@@ -1,14 +1,20 @@
 // Chat-format output parsers: MB/s of model output parsed when fed in 4-byte chunks (about one
 // RWKV token each), next to a memcpy of the same bytes as the machine's ceiling; and prompt
 // rendering of a 64-turn conversation. Run: build/<dir>/bin/bench_format
+//
+// BM_pathological_*: each format parser on hostile output of n and 10·n bytes (Args), fed whole
+// and in 4-byte chunks. Linear cost (docs/chat-formats.md "Output parsers") shows as the same
+// bytes_per_second at both sizes; a quadratic parser would be ten times slower per byte.
 #include <benchmark/benchmark.h>
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "format/format.h"
 #include "format/message.h"
+#include "format/syntax_format.h"
 
 namespace {
 
@@ -98,6 +104,109 @@ void BM_render_ai00_v1_64_turns(benchmark::State& state) {
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
 }
+
+// Hostile output of about `n` bytes for each format: a marker every few bytes, or one structure
+// that never ends, the inputs that made the parsers quadratic (issue: 100k thinking blocks).
+std::string pathological(const std::string& which, size_t n) {
+  std::string out;
+  if (which == "ai00-v1-markers") {
+    while (out.size() < n) out += "<think>a</think>";
+  } else if (which == "ai00-v1-invoke") {
+    out = "<ai00:function_calls>\n  <invoke name=\"f\">\n";
+    while (out.size() < n) out += "    <parameter name=\"p\">a > b > c</parameter>\n";
+  } else if (which == "ai00-v0-call") {
+    out = "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": \"";
+    while (out.size() < n) out += "} } </tool_call <tool_cal ";
+  } else if (which == "openchatml-blocks") {
+    while (out.size() < n) out += "<|start_reflect|>r<|end_reflect|><|start_reason|>x<|end_reason|>";
+  } else if (which == "goose-markers") {
+    out = ">";
+    while (out.size() < n) out += "</think><think>a\n";
+  }
+  return out;
+}
+
+void run_pathological(benchmark::State& state, const char* format, const std::string& which,
+                      size_t chunk) {
+  const std::string text = pathological(which, static_cast<size_t>(state.range(0)));
+  auto f = make_format(format).value();
+  ParseOptions po;
+  po.thinking_open = std::string(format) == "goose";
+  for (auto _ : state) {
+    auto p = f->make_parser(po);
+    size_t deltas = 0;
+    for (size_t at = 0; at < text.size(); at += chunk)
+      deltas += p->feed(std::string_view(text).substr(at, chunk)).size();
+    deltas += p->finish().size();
+    benchmark::DoNotOptimize(deltas);
+  }
+  state.counters["n"] = static_cast<double>(text.size());
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+}
+
+// Formats made from data (syntax_format.h): an xml call whose one value is long and full of the
+// bytes that wake the call scanner, and a json call whose arguments are full of braces.
+std::shared_ptr<const ChatFormat> data_format(bool xml) {
+  SyntaxFormatSpec f;
+  f.name = xml ? "bench-xml" : "bench-json";
+  f.system = {"[system]\n", "\n[/system]"};
+  f.user = {"[user]\n", "\n[/user]"};
+  f.assistant = {"[bot]\n", "[/bot]"};
+  f.tool = {"[result]\n", "\n[/result]"};
+  f.turn_separator = "\n";
+  f.tools_open = "[tools]\n";
+  f.tools_close = "\n[/tools]";
+  auto& c = f.syntax.tool_calls;
+  c.trigger = "[calls]";
+  c.section_open = "[calls]\n";
+  c.section_close = "[/calls]";
+  c.call_open = "(fn ";
+  c.call_close = "(/fn)\n";
+  if (xml) {
+    c.style = ai00::internal::CallStyle::xml;
+    c.xml = {")\n", "  (arg ", ") ", "</arg>", "\n", "() "};
+  } else {
+    c.style = ai00::internal::CallStyle::json;
+  }
+  f.syntax.end_of_turn = "[/bot]";
+  return make_syntax_format(f).value();
+}
+
+void run_data_format(benchmark::State& state, bool xml) {
+  std::string text = xml ? "[calls]\n(fn f)\n  (arg a) " : "[calls]\n(fn {\"name\": \"f\", \"arguments\": {\"a\": \"";
+  while (text.size() < static_cast<size_t>(state.range(0)))
+    text += xml ? "line ) with\n wake (bytes\n" : "} { \\\" }} ";
+  auto f = data_format(xml);
+  for (auto _ : state) {
+    auto p = f->make_parser(ParseOptions{});
+    size_t deltas = 0;
+    for (size_t at = 0; at < text.size(); at += 4)
+      deltas += p->feed(std::string_view(text).substr(at, 4)).size();
+    deltas += p->finish().size();
+    benchmark::DoNotOptimize(deltas);
+  }
+  state.counters["n"] = static_cast<double>(text.size());
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+}
+
+constexpr int64_t kN = 100 * 1024;
+void BM_pathological_data_xml_value_4b(benchmark::State& s) { run_data_format(s, true); }
+void BM_pathological_data_json_braces_4b(benchmark::State& s) { run_data_format(s, false); }
+BENCHMARK(BM_pathological_data_xml_value_4b)->Arg(kN)->Arg(10 * kN)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_pathological_data_json_braces_4b)->Arg(kN)->Arg(10 * kN)->Unit(benchmark::kMillisecond);
+#define AI00_PATHOLOGICAL(NAME, FORMAT, WHICH)                                              \
+  void BM_pathological_##NAME##_whole(benchmark::State& s) {                                \
+    run_pathological(s, FORMAT, WHICH, SIZE_MAX / 2);                                       \
+  }                                                                                         \
+  void BM_pathological_##NAME##_4b(benchmark::State& s) { run_pathological(s, FORMAT, WHICH, 4); } \
+  BENCHMARK(BM_pathological_##NAME##_whole)->Arg(kN)->Arg(10 * kN)->Unit(benchmark::kMillisecond); \
+  BENCHMARK(BM_pathological_##NAME##_4b)->Arg(kN)->Arg(10 * kN)->Unit(benchmark::kMillisecond);
+
+AI00_PATHOLOGICAL(ai00_v1_markers, "ai00-v1", "ai00-v1-markers")
+AI00_PATHOLOGICAL(ai00_v1_invoke, "ai00-v1", "ai00-v1-invoke")
+AI00_PATHOLOGICAL(ai00_v0_call, "ai00-v0", "ai00-v0-call")
+AI00_PATHOLOGICAL(openchatml_blocks, "openchatml", "openchatml-blocks")
+AI00_PATHOLOGICAL(goose_markers, "goose", "goose-markers")
 
 }  // namespace
 

@@ -1,6 +1,9 @@
 // Flattening MessageDeltas into ai00_delta records (abi_delta.h).
 #include "abi_delta.h"
 
+#include <cstring>
+
+#include "abi_internal.h"
 #include "base/error.h"
 
 namespace ai00::internal::abi {
@@ -41,8 +44,24 @@ void flatten(const format::MessageDelta& d, std::deque<Flat>& out) {
       out.push_back(Flat{AI00_DELTA_TEXT, 0, AI00_FINISH_NONE, p.text, {}, {}, true});
   }
   for (const auto& c : d.tool_calls) {
-    out.push_back(Flat{AI00_DELTA_TOOL_CALL, static_cast<uint32_t>(c.call), AI00_FINISH_NONE,
-                       c.valid ? c.arguments : c.raw, c.id, c.name, c.valid});
+    const auto call = static_cast<uint32_t>(c.call);
+    switch (c.preview) {
+      case format::ToolCallDelta::Preview::start:
+        out.push_back(Flat{AI00_DELTA_TOOL_CALL_START, call, AI00_FINISH_NONE, {}, c.id, c.name,
+                           true});
+        break;
+      case format::ToolCallDelta::Preview::arguments:
+        out.push_back(Flat{AI00_DELTA_TOOL_CALL_ARGUMENTS, call, AI00_FINISH_NONE, c.arguments,
+                           {}, {}, true});
+        break;
+      case format::ToolCallDelta::Preview::abandoned:
+        out.push_back(Flat{AI00_DELTA_TOOL_CALL, call, AI00_FINISH_NONE, {}, {}, {}, false});
+        break;
+      case format::ToolCallDelta::Preview::none:
+        out.push_back(Flat{AI00_DELTA_TOOL_CALL, call, AI00_FINISH_NONE,
+                           c.valid ? c.arguments : c.raw, c.id, c.name, c.valid});
+        break;
+    }
   }
   if (d.finish_reason)
     out.push_back(Flat{AI00_DELTA_FINISH, 0, finish_code(*d.finish_reason), {}, {}, {}, true});
@@ -61,6 +80,15 @@ void fill(const Flat& f, ai00_delta* out) {
   out->name = f.name.c_str();
   out->name_len = f.name.size();
   out->valid = f.valid ? 1 : 0;
+}
+
+void fill_caller(const Flat& f, ai00_delta* out, const char* function) {
+  const uint32_t size = out->struct_size;
+  check_struct_size(size, kDeltaV1Size, sizeof(ai00_delta), function, "ai00_delta");
+  ai00_delta full;
+  fill(f, &full);
+  std::memcpy(out, &full, size);
+  out->struct_size = size;
 }
 
 }  // namespace ai00::internal::abi

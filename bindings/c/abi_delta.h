@@ -29,7 +29,14 @@ format::FinishReason finish_reason_of(int32_t code, const char* function);
 // one-field deltas the parsers emit would see them in. Non-text parts are never streamed.
 void flatten(const format::MessageDelta& d, std::deque<Flat>& out);
 
-// Points *out at f's strings (valid while f is).
+// Points *out at f's strings (valid while f is), writing a whole ai00_delta (for callbacks).
 void fill(const Flat& f, ai00_delta* out);
+// The same into a caller's struct: writes only out->struct_size bytes, which must lie between
+// the first published size and this library's (else InvalidArgument naming `function`), so a
+// caller built against an older header never has bytes written past its struct.
+void fill_caller(const Flat& f, ai00_delta* out, const char* function);
+
+// sizeof(ai00_delta) of the first published header.
+constexpr size_t kDeltaV1Size = sizeof(ai00_delta);
 
 }  // namespace ai00::internal::abi

@@ -7,6 +7,7 @@
 
 #include "abi_internal.h"
 #include "base/result.h"
+#include "format/config.h"
 #include "format/format.h"
 
 struct ai00_chat_template {
@@ -14,6 +15,9 @@ struct ai00_chat_template {
   ai00::internal::format::RenderResult last;  // the last render: owns the prompt handed out
   bool rendered = false;                      // `last` holds a render
   std::string last_json;                      // ai00_chat_template_last_render_json's text
+  std::string raw_prompt;                     // the last FIM / multi-file prompt
+  std::string transcript_json;                // the last ai00_chat_template_parse_transcript
+  ai00::internal::format::PromptsConfig config;  // presets and format settings
   mutable ai00::internal::abi::ErrorSlot error;
 };
 

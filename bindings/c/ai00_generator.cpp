@@ -23,6 +23,8 @@ using ai00::internal::abi::require;
 using ai00::internal::format::FinishReason;
 using ai00::internal::abi::finish_code;
 using ai00::internal::abi::fill;
+using ai00::internal::abi::fill_caller;
+using ai00::internal::abi::kDeltaV1Size;
 using ai00::internal::abi::Flat;
 using ai00::internal::abi::flatten;
 
@@ -219,6 +221,10 @@ AI00_API ai00_status ai00_generator_next(ai00_delta* out_delta, ai00_generator* 
   try {
     require(out_delta, "ai00_generator_next", "out_delta");
     require(gen, "ai00_generator_next", "gen");
+    // Checked before a delta is taken, so a bad size loses nothing.
+    ai00::internal::abi::check_struct_size(out_delta->struct_size, kDeltaV1Size,
+                                           sizeof(ai00_delta), "ai00_generator_next",
+                                           "ai00_delta");
     while (gen->pending.empty() && !gen->finish_seen) {
       auto d = gen->gen->next();
       if (!d) break;
@@ -236,7 +242,7 @@ AI00_API ai00_status ai00_generator_next(ai00_delta* out_delta, ai00_generator* 
       if (gen->gen->finish_reason() == FinishReason::error)
         gen->error.set(gen->gen->error_message());
     }
-    fill(gen->current, out_delta);
+    fill_caller(gen->current, out_delta, "ai00_generator_next");
     return AI00_OK;
   } catch (...) {
     return ai00::internal::abi::handle_exception(slot_of(gen));

@@ -3,6 +3,8 @@
 // exactly as a generator flattens them (abi_delta.h).
 #include <deque>
 #include <memory>
+#include <cstddef>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -37,9 +39,12 @@ format::ParseOptions parse_options(const format::ChatFormat& fmt, const ai00_par
   ai00_parse_options d;
   ai00_parse_options_default(&d);
   if (o != nullptr) {
-    ai00::internal::abi::check_struct_size(o->struct_size, sizeof(ai00_parse_options),
-                                           sizeof(ai00_parse_options), fn, "ai00_parse_options");
-    d = *o;
+    // The first published struct ends at id_seed; stream_tool_calls is read when present.
+    constexpr size_t kV1Size = offsetof(ai00_parse_options, id_seed) + sizeof(uint64_t);
+    ai00::internal::abi::check_struct_size(o->struct_size, kV1Size, sizeof(ai00_parse_options),
+                                           fn, "ai00_parse_options");
+    std::memcpy(&d, o, o->struct_size);
+    d.struct_size = sizeof d;
   }
   ai00_render_options ro;
   ai00_render_options_default(&ro);
@@ -49,6 +54,7 @@ format::ParseOptions parse_options(const format::ChatFormat& fmt, const ai00_par
   format::RenderOptions render = ai00::internal::abi::render_options(&ro, fn);
   format::ParseOptions p;
   p.id_seed = d.id_seed;
+  p.stream_tool_calls = d.stream_tool_calls != 0;
   p.tools = render.tools;
   p.thinking_open =
       ai00::internal::abi::unwrap(fmt.render({}, render), fn).constraints.thinking_open_in_prompt;
@@ -163,11 +169,15 @@ AI00_API ai00_status ai00_output_parser_next(ai00_delta* out_delta, ai00_output_
     const char* fn = "ai00_output_parser_next";
     require(out_delta, fn, "out_delta");
     require(parser, fn, "parser");
+    // Checked before a delta is taken, so a bad size loses nothing.
+    ai00::internal::abi::check_struct_size(out_delta->struct_size,
+                                           ai00::internal::abi::kDeltaV1Size, sizeof(ai00_delta),
+                                           fn, "ai00_delta");
     if (parser->pending.empty())
       throw ai00::internal::InvalidArgument(std::string(fn) + ": no delta is queued");
     parser->current = std::move(parser->pending.front());
     parser->pending.pop_front();
-    ai00::internal::abi::fill(parser->current, out_delta);
+    ai00::internal::abi::fill_caller(parser->current, out_delta, fn);
     return AI00_OK;
   } catch (...) {
     return ai00::internal::abi::handle_exception(slot_of(parser));

@@ -442,6 +442,15 @@ typedef struct ai00_render_options {
   /* Speaker name of the generated turn (OpenChatML name=, Goose/v0 display name) or NULL. */
   const char* assistant_name;
   size_t assistant_name_len;
+  /* Appended in 0.2 (a smaller struct_size leaves them at their defaults): */
+  /* Non-zero: OpenChatML <|reflect|> / <|introspect|> flags in the system message (seed 002
+   * "Thought Structure"; <|reason|> follows `thinking`). Other formats refuse them with
+   * AI00_ERR_UNSUPPORTED. Default 0. */
+  int32_t reflect;
+  int32_t introspect;
+  /* 1: feed token 0 before the prompt (seed 001 "Token 0 Prefix"), 0: do not, -1 (default): the
+   * template's setting (Goose: [prompts.goose] prepend_token0, else off). */
+  int32_t prepend_token0;
 } ai00_render_options;
 
 AI00_API ai00_status ai00_render_options_default(ai00_render_options* out_options);
@@ -450,6 +459,25 @@ AI00_API ai00_status ai00_render_options_default(ai00_render_options* out_option
  * name is AI00_ERR_INVALID_ARGUMENT listing the known ones. */
 AI00_API ai00_status ai00_chat_template_new(ai00_chat_template** out_template, const char* name,
                                             size_t name_len);
+
+/* A template configured by TOML text (docs/chat-formats.md "Configuration"): role names,
+ * prefixes, thinking prefixes and default stop sequences of ai00 v1 ([prompts]), Goose thinking
+ * tiers and token-0 prefix ([prompts.goose]), OpenChatML flags ([prompts.openchatml]), ai00 v0
+ * labels ([prompts.ai00_v0]) and sampling presets ([presets.NAME]). Absent keys keep the
+ * specs' defaults. Errors: AI00_ERR_FORMAT "config:LINE:COLUMN: ..." for TOML syntax, unknown
+ * keys, wrong types and values out of range; AI00_ERR_INVALID_ARGUMENT for an unknown name. */
+AI00_API ai00_status ai00_chat_template_new_with_config(ai00_chat_template** out_template,
+                                                        const char* name, size_t name_len,
+                                                        const char* config_toml,
+                                                        size_t config_len);
+
+/* The sampling preset `name` of the template's configuration ("math", "chat", "creative" as in
+ * seed 001 unless the configuration changes them, or any [presets.NAME] it adds): the library
+ * defaults with temperature, top_p, top_k and the penalties of the preset. An unknown name is
+ * AI00_ERR_INVALID_ARGUMENT listing the known ones. */
+AI00_API ai00_status ai00_chat_template_sampler_preset(ai00_sampler_params* out_params,
+                                                       const ai00_chat_template* tmpl,
+                                                       const char* name, size_t name_len);
 
 /* Destroys a template. NULL is accepted. */
 AI00_API ai00_status ai00_chat_template_free(ai00_chat_template* tmpl);
@@ -467,6 +495,34 @@ AI00_API ai00_status ai00_chat_template_render(const char** out_prompt, size_t* 
                                                const char* conversation_json,
                                                size_t conversation_len,
                                                const ai00_render_options* options);
+
+/* A fill-in-the-middle prompt (seed 002 "Fill-in-the-Middle Tasks"):
+ * "<|fim_prefix|>PREFIX<|fim_middle|><|fim_suffix|>SUFFIX"; the model writes the middle. Owned
+ * by the template like a rendered prompt. AI00_ERR_UNSUPPORTED for formats without FIM;
+ * AI00_ERR_FORMAT when a text holds a marker ("prefix: ..." / "suffix: ..."). */
+AI00_API ai00_status ai00_chat_template_render_fim(const char** out_prompt, size_t* out_len,
+                                                   ai00_chat_template* tmpl, const char* prefix,
+                                                   size_t prefix_len, const char* suffix,
+                                                   size_t suffix_len);
+
+/* A multi-file sequence (seed 002 "Multi-File Sequences"): the files joined by
+ * "\n<|file_separator|>\n", starting with "<|file_separator|>\n" when leading_separator is
+ * non-zero. file_lens[i] may be AI00_NUL_TERMINATED. Errors as ai00_chat_template_render_fim
+ * ("files/N: ..."). */
+AI00_API ai00_status ai00_chat_template_render_files(const char** out_prompt, size_t* out_len,
+                                                     ai00_chat_template* tmpl,
+                                                     const char* const* files,
+                                                     const size_t* file_lens, size_t n_files,
+                                                     int32_t leading_separator);
+
+/* A whole rendered conversation read back into a JSON array of seed 004 messages (OpenChatML,
+ * seed 002 "Parsing and Generation": roles checked, names kept, assistant turns parsed into
+ * text, reasoning and tool calls, tool outputs into value parts). Owned by the template, valid
+ * until its next call. AI00_ERR_FORMAT names the byte offset; AI00_ERR_UNSUPPORTED for formats
+ * without a transcript parser. */
+AI00_API ai00_status ai00_chat_template_parse_transcript(const char** out_json, size_t* out_len,
+                                                         ai00_chat_template* tmpl,
+                                                         const char* text, size_t text_len);
 
 /* The number of stop strings of the last render (the format's own, e.g. "\n\n" for Goose). */
 AI00_API ai00_status ai00_chat_template_stop_count(size_t* out_count,
@@ -544,7 +600,17 @@ typedef enum ai00_delta_kind {
    * message, id/name set, text = the complete `arguments` JSON text. valid = 0 marks a call that
    * turned out malformed (its raw text is then content). */
   AI00_DELTA_TOOL_CALL = 2,
-  AI00_DELTA_FINISH = 3 /* finish_reason set; nothing follows */
+  AI00_DELTA_FINISH = 3, /* finish_reason set; nothing follows */
+  /* Only with ai00_parse_options.stream_tool_calls (OpenAI-style streaming tool calls), before
+   * the TOOL_CALL delta of the same call, which stays the authoritative whole call:
+   * TOOL_CALL_START: call, id and name, as soon as the name is parsed;
+   * TOOL_CALL_ARGUMENTS: call and text = the next piece of the arguments JSON text (ai00 v1: one
+   * per parameter as it closes; formats whose JSON names the tool last: all at once). The pieces
+   * concatenate to the TOOL_CALL's arguments (unless a parameter repeats). A call that turns out
+   * malformed after its start ends with a TOOL_CALL delta with valid = 0 and empty text; its
+   * position is then reused by the next call. */
+  AI00_DELTA_TOOL_CALL_START = 4,
+  AI00_DELTA_TOOL_CALL_ARGUMENTS = 5
 } ai00_delta_kind;
 
 /* Why a turn ended (docs/chat-formats.md "Deltas and finish reasons"). */
@@ -559,7 +625,11 @@ typedef enum ai00_finish_reason {
 } ai00_finish_reason;
 
 /* One streamed piece of the reply, flat and tagged. Strings are UTF-8 of whole code points,
- * NOT NUL-terminated, owned by the generator and valid until the next call on it. */
+ * NOT NUL-terminated, owned by the generator and valid until the next call on it. A caller that
+ * receives deltas through ai00_generator_next or ai00_output_parser_next sets struct_size to
+ * sizeof(ai00_delta) first: the library writes only that many bytes (fields are only appended),
+ * and a size it does not know is AI00_ERR_INVALID_ARGUMENT with the delta kept for the next
+ * call. Deltas given to an ai00_delta_callback are whole, with struct_size set. */
 typedef struct ai00_delta {
   uint32_t struct_size;
   int32_t kind;          /* an ai00_delta_kind */
@@ -747,6 +817,9 @@ typedef struct ai00_parse_options {
   size_t tools_json_len;
   /* Tool call ids are "call_<8 hex>" of (id_seed, position). Default 0. */
   uint64_t id_seed;
+  /* Appended in 0.2: non-zero = also emit TOOL_CALL_START and TOOL_CALL_ARGUMENTS deltas as
+   * each call streams (ai00_delta_kind). Default 0. */
+  int32_t stream_tool_calls;
 } ai00_parse_options;
 
 AI00_API ai00_status ai00_parse_options_default(ai00_parse_options* out_options);

@@ -65,6 +65,8 @@ enum class DeltaKind : int32_t {
   reasoning = AI00_DELTA_REASONING,
   tool_call = AI00_DELTA_TOOL_CALL,
   finish = AI00_DELTA_FINISH,
+  tool_call_start = AI00_DELTA_TOOL_CALL_START,          // ParseOptions::stream_tool_calls
+  tool_call_arguments = AI00_DELTA_TOOL_CALL_ARGUMENTS,  // (previews; tool_call decides)
 };
 
 enum class FinishReason : int32_t {
@@ -123,6 +125,8 @@ inline void accumulate(Message& m, const Delta& d) {
       m.tool_calls[d.call].arguments_json += d.text;
       break;
     case DeltaKind::finish:
+    case DeltaKind::tool_call_start:  // previews: the tool_call delta that follows is whole
+    case DeltaKind::tool_call_arguments:
       break;
   }
 }
@@ -213,6 +217,9 @@ struct RenderOptions {
   ai00_thinking thinking = AI00_THINKING_OFF;
   std::string tools_json;      // JSON array of tools, "" = none
   std::string assistant_name;  // "" = none
+  bool reflect = false;        // OpenChatML <|reflect|> flag
+  bool introspect = false;     // OpenChatML <|introspect|> flag
+  int prepend_token0 = -1;     // 1 / 0: feed token 0 first or not; -1: the template's setting
 
   // The C struct; borrows this object's strings (keep it alive during the call).
   ai00_render_options to_c() const {
@@ -220,6 +227,9 @@ struct RenderOptions {
     detail::check(ai00_render_options_default(&o));
     o.add_generation_prompt = add_generation_prompt ? 1 : 0;
     o.thinking = thinking;
+    o.reflect = reflect ? 1 : 0;
+    o.introspect = introspect ? 1 : 0;
+    o.prepend_token0 = prepend_token0;
     if (!tools_json.empty()) {
       o.tools_json = tools_json.data();
       o.tools_json_len = tools_json.size();
@@ -244,6 +254,52 @@ class ChatTemplate {
     ai00_chat_template* t = nullptr;
     detail::check(ai00_chat_template_new(&t, format_name.data(), format_name.size()));
     handle_.reset(t);
+  }
+
+  // A template configured by TOML text ([prompts], [presets.NAME]; docs/chat-formats.md
+  // "Configuration"). Throws Error (AI00_ERR_FORMAT "config:LINE:COLUMN: ...").
+  static ChatTemplate with_config(std::string_view format_name, std::string_view config_toml) {
+    ai00_chat_template* t = nullptr;
+    detail::check(ai00_chat_template_new_with_config(&t, format_name.data(), format_name.size(),
+                                                     config_toml.data(), config_toml.size()));
+    return ChatTemplate(t);
+  }
+
+  // The sampling preset `name` of the configuration (math, chat, creative by default).
+  ai00_sampler_params sampler_preset(std::string_view name) const {
+    ai00_sampler_params p;
+    detail::check(ai00_chat_template_sampler_preset(&p, get(), name.data(), name.size()));
+    return p;
+  }
+
+  // Raw prompts (OpenChatML): fill-in-the-middle and multi-file sequences.
+  std::string render_fim(std::string_view prefix, std::string_view suffix) {
+    const char* p = nullptr;
+    size_t len = 0;
+    detail::check(ai00_chat_template_render_fim(&p, &len, get(), prefix.data(), prefix.size(),
+                                                suffix.data(), suffix.size()));
+    return std::string(p, len);
+  }
+  std::string render_files(const std::vector<std::string>& files, bool leading_separator = false) {
+    std::vector<const char*> ptrs;
+    std::vector<size_t> lens;
+    for (const auto& f : files) {
+      ptrs.push_back(f.data());
+      lens.push_back(f.size());
+    }
+    const char* p = nullptr;
+    size_t len = 0;
+    detail::check(ai00_chat_template_render_files(&p, &len, get(), ptrs.data(), lens.data(),
+                                                  files.size(), leading_separator ? 1 : 0));
+    return std::string(p, len);
+  }
+
+  // A whole transcript read back into a JSON array of messages (OpenChatML).
+  std::string parse_transcript_json(std::string_view text) {
+    const char* p = nullptr;
+    size_t len = 0;
+    detail::check(ai00_chat_template_parse_transcript(&p, &len, get(), text.data(), text.size()));
+    return std::string(p, len);
   }
 
   Rendered render(const std::vector<Message>& conversation, const RenderOptions& options = {}) {
@@ -279,6 +335,7 @@ class ChatTemplate {
   ai00_chat_template* get() const noexcept { return handle_.get(); }
 
  private:
+  explicit ChatTemplate(ai00_chat_template* t) { handle_.reset(t); }
   struct Free {
     void operator()(ai00_chat_template* t) const noexcept { ai00_chat_template_free(t); }
   };

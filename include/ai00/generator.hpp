@@ -105,7 +105,8 @@ class Generator {
   // Pull: the next delta; std::nullopt once the finish delta has been returned.
   std::optional<Delta> next() {
     if (done_) return std::nullopt;
-    ai00_delta d;
+    ai00_delta d{};
+    d.struct_size = sizeof d;
     detail::check(ai00_generator_next(&d, get()));
     Delta out = Delta::from_c(d);
     take(out);

@@ -32,6 +32,7 @@ struct ParseOptions {
   ai00_thinking thinking = AI00_THINKING_OFF;  // the level the prompt was rendered with
   std::string tools_json;                      // the tools the prompt offered; "" = none
   uint64_t id_seed = 0;                        // tool call ids derive from it
+  bool stream_tool_calls = false;  // also tool_call_start / tool_call_arguments deltas
 };
 
 // The name of a finish reason ("stop", "length", "tool_calls", ...).
@@ -50,6 +51,7 @@ class OutputParser {
     o.tools_json = options.tools_json.empty() ? nullptr : options.tools_json.data();
     o.tools_json_len = options.tools_json.size();
     o.id_seed = options.id_seed;
+    o.stream_tool_calls = options.stream_tool_calls ? 1 : 0;
     ai00_output_parser* p = nullptr;
     detail::check(ai00_output_parser_new(&p, tmpl.get(), &o));
     handle_.reset(p);
@@ -100,7 +102,8 @@ class OutputParser {
     detail::check(ai00_output_parser_pending(&n, get()));
     std::vector<Delta> out;
     for (size_t i = 0; i < n; ++i) {
-      ai00_delta d;
+      ai00_delta d{};
+      d.struct_size = sizeof d;
       detail::check(ai00_output_parser_next(&d, get()));
       out.push_back(Delta::from_c(d));
     }

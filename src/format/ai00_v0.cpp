@@ -42,10 +42,11 @@ class Ai00V0 final : public ChatFormat {
   Result<std::string> label(Role role, const std::optional<std::string>& name,
                             const std::string& ptr) const {
     if (name) {
-      if (name->empty() || name->find_first_of(":\n\r") != std::string::npos)
+      if (name->empty() || name->find_first_of(":\n\r") != std::string::npos ||
+          find_marker(*name, kMarkers))
         return make_error(ErrorKind::format, ptr + ": speaker name \"" + *name +
-                                                 "\" cannot be written in ai00 v0 (no ':' or "
-                                                 "newline)");
+                                                 "\" cannot be written in ai00 v0 (no ':', "
+                                                 "newline or call tag)");
       return *name;
     }
     switch (role) {
@@ -70,8 +71,13 @@ Result<std::string> Ai00V0::record(const Message& m, const std::string& ptr) con
   if (m.reasoning)
     return unsupported(json::pointer_append(ptr, "reasoning"),
                        "ai00 v0 has no thinking syntax; use ai00-v1");
-  if (auto e = check_message_markers(m, ptr, kMarkers, kFormat)) return *e;
-  auto text = flatten_contents(m, ptr, kFormat);
+  // docs/chat-formats.md "Escaping": user, system and tool text holding a call tag is refused;
+  // the assistant's own text is not (a call the parser degraded to text is "<tool_call>…", and
+  // every message the parser produces renders again). Blank lines are collapsed in every text,
+  // so no text can end a record. Call JSON and value parts are escaped.
+  if (m.role != Role::assistant)
+    if (auto e = check_message_markers(m, ptr, kMarkers, kFormat)) return *e;
+  auto text = flatten_contents(m, ptr, kFormat, {}, kMarkers);
   if (!text) return text.error();
   auto who = label(m.role, m.name, json::pointer_append(ptr, "name"));
   if (!who) return who.error();
@@ -81,11 +87,11 @@ Result<std::string> Ai00V0::record(const Message& m, const std::string& ptr) con
     json::Value call(json::Object{});
     call.set("name", c.name);
     call.set("arguments", c.arguments);
-    const std::string json_text = json::write(call);
-    if (auto e = find_forbidden_marker(
-            json_text, kMarkers, json::pointer_append(json::pointer_append(ptr, "tool_calls"), k),
-            kFormat))
-      return *e;
+    if (c.name.empty())
+      return make_error(ErrorKind::format,
+                        json::pointer_append(json::pointer_append(ptr, "tool_calls"), k) +
+                            "/function/name: empty");
+    const std::string json_text = escape_json_markers(json::write(call), kMarkers);
     body +=
         (body.empty() ? "" : "\n") + std::string(kCallOpen) + json_text + std::string(kCallClose);
   }
@@ -98,6 +104,9 @@ Result<RenderResult> Ai00V0::render(const std::vector<Message>& conv,
     return unsupported("tools", "ai00 v0 has no syntax for tool definitions; use ai00-v1");
   if (opts.thinking != Thinking::off)
     return unsupported("thinking", "ai00 v0 has no thinking syntax; use ai00-v1");
+  if (opts.reflect || opts.introspect)
+    return unsupported(opts.reflect ? "reflect" : "introspect",
+                       "ai00 v0 has no reflect or introspect blocks (OpenChatML has)");
   RenderResult r;
   for (size_t i = 0; i < conv.size(); ++i) {
     auto rec = record(conv[i], message_pointer(i));
@@ -105,11 +114,12 @@ Result<RenderResult> Ai00V0::render(const std::vector<Message>& conv,
     r.prompt += (i ? "\n\n" : "") + rec.value();
   }
   if (opts.add_generation_prompt) {
-    auto who = label(Role::assistant, opts.assistant_name, "/assistant_name");
+    auto who = label(Role::assistant, opts.assistant_name, "assistant_name");
     if (!who) return who.error();
     r.prompt += (r.prompt.empty() ? "" : "\n\n") + who.value() + ":";
   }
   r.stop_sequences = {"\n\n"};
+  r.prepend_token0 = opts.prepend_token0.value_or(false);
   r.constraints.syntax = syntax_;
   return r;
 }
@@ -128,8 +138,14 @@ class Ai00V0Parser final : public ParserBase {
     buf_.append(text);
     while (!buf_.empty()) {
       if (in_call_) {
-        const size_t end = buf_.find(kCallClose);
-        if (end == std::string::npos) return;  // wait for the close tag
+        // Resume where the last search stopped (minus a possible partial close tag): the body
+        // is searched once in all, so a long call costs linear time however it is chunked.
+        const size_t end = buf_.find(kCallClose, searched_);
+        if (end == std::string::npos) {
+          searched_ = buf_.size() >= kCallClose.size() ? buf_.size() - kCallClose.size() + 1 : 0;
+          return;  // wait for the close tag
+        }
+        searched_ = 0;
         close_call(buf_.substr(0, end));
         buf_.erase(0, end + kCallClose.size());
         continue;
@@ -138,11 +154,18 @@ class Ai00V0Parser final : public ParserBase {
       if (!emit_until_marker(buf_, ms, false)) return;
       end_text(1);  // the newline the renderer writes before each call
       in_call_ = true;
+      searched_ = 0;
     }
   }
 
   void end_input() override {
-    if (in_call_) {
+    if (in_call_ && cut_by_length()) {
+      std::string name;  // as far as the cut JSON tells it
+      if (auto v = json::parse(buf_); v && v.value().find("name") &&
+                                       v.value().find("name")->is_string())
+        name = v.value().find("name")->as_string();
+      cut_call(name, std::string(kCallOpen) + buf_);
+    } else if (in_call_) {
       warn("ai00 v0: <tool_call> is not closed; kept as text");
       emit_text(std::string(kCallOpen) + buf_);
     } else {
@@ -171,6 +194,7 @@ class Ai00V0Parser final : public ParserBase {
   }
 
   std::string buf_;
+  size_t searched_ = 0;  // inside a call: buf_ before this holds no close tag
   bool in_call_ = false;
 };
 

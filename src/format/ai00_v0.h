@@ -6,7 +6,10 @@
 // are written after the content as <tool_call>{"name":…,"arguments":…}</tool_call>, one per line,
 // and tool results as an "Observation" record. v0 has no syntax for tool definitions or thinking:
 // both are refused with an unsupported error (migrate to ai00-v1 for them).
-// Marker policy: text containing "<tool_call>" or "</tool_call>" is refused (render_util.h).
+// Marker policy (docs/chat-formats.md "Escaping"): user, system and tool text containing
+// "<tool_call>" or "</tool_call>" is refused; call JSON and value parts are escaped ('<' as
+// \u003c); the assistant's text is kept (the parser's degraded calls render again); blank-line
+// collapsing keeps any text from ending a record. Speaker names: no ':' or newline.
 //
 // Threading: the format is immutable; parsers are per stream.
 #pragma once

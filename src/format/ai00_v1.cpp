@@ -16,10 +16,15 @@ constexpr std::string_view kCallsClose = "</ai00:function_calls>";
 constexpr std::string_view kThinkOpen = "<think>";
 constexpr std::string_view kThinkClose = "</think>";
 
-// Every v1 structure starts with one of these; user-side text containing them is refused.
+// Marker policy (docs/chat-formats.md "Escaping"). Every v1 structure starts with one of
+// kTextMarkers: user and tool text containing them is refused. JSON (tool descriptions and
+// schemas, value results, non-string parameter values) is escaped instead (escape_json_markers).
+// The assistant's own words are refused only where the output parser would read them back as
+// something else, so every message the parser produces renders again: reasoning may not hold
+// </think> (it would end the block), a raw parameter value may not hold </parameter>, and no
+// assistant text may hold the end of the assistant turn (a stop string, never in parser output).
 const std::vector<std::string_view> kTextMarkers = {"<ai00:", "</ai00:"};
-const std::vector<std::string_view> kAssistantMarkers = {"<ai00:",    "</ai00:",      kThinkOpen,
-                                                         kThinkClose, "</parameter>", "</invoke>"};
+const std::vector<std::string_view> kJsonMarkers = {"<ai00:", "</ai00:", "</tool>", "</result>"};
 
 // seed 000: tool JSON sits inside <tool> with 4 spaces; small objects and arrays stay inline.
 const json::WriteStyle kToolStyle{2, false, true, true};
@@ -39,21 +44,23 @@ std::string indent_lines(std::string_view text, std::string_view pad) {
   return out;
 }
 
-bool valid_attr(std::string_view s, bool allow_dash_dot) {
+// A name written as an attribute value (tool, parameter, speaker, result id): exactly the names
+// the output parser reads back (Cursor::attr): not empty, no '"', '<', '>', space or control
+// byte. So every name the parser accepts renders, and no name can close the attribute.
+bool valid_attr(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '_' || (allow_dash_dot && (c == '-' || c == '.')) ||
-                    static_cast<unsigned char>(c) >= 0x80;
-    if (!ok) return false;
+    const auto b = static_cast<unsigned char>(c);
+    if (b < 0x20 || b == 0x7f || c == '"' || c == '<' || c == '>' || c == ' ') return false;
   }
   return true;
 }
 
 ErrorInfo bad_name(const std::string& pointer, std::string_view what, std::string_view name) {
   return make_error(ErrorKind::format,
-                    fmt::format("{}: {} \"{}\" cannot be written in ai00 v1 (use letters, digits, "
-                                "'_', '-' or '.')",
+                    fmt::format("{}: {} \"{}\" cannot be written in ai00 v1 (an attribute value "
+                                "may not be empty or contain '\"', '<', '>', a space or a control "
+                                "character)",
                                 pointer, what, name));
 }
 
@@ -108,7 +115,7 @@ std::string ai00_v1_available_tools(const std::vector<ToolDesc>& tools) {
     j.set("input_schema", t.parameters);
     if (t.returns) j.set("returns", *t.returns);
     out += "  <tool name=\"" + t.name + "\">\n";
-    out += indent_lines(json::write(j, kToolStyle), "    ");
+    out += indent_lines(escape_json_markers(json::write(j, kToolStyle), kJsonMarkers), "    ");
     out += "\n  </tool>\n";
   }
   out += "</ai00:available_tools>";
@@ -116,13 +123,13 @@ std::string ai00_v1_available_tools(const std::vector<ToolDesc>& tools) {
 }
 
 Result<std::string> ai00_v1_function_calls(const std::vector<ToolCall>& calls,
-                                           const std::string& pointer) {
+                                           const std::string& pointer, std::string_view stop) {
   std::string out(kCallsOpen);
   out += '\n';
   for (size_t k = 0; k < calls.size(); ++k) {
     const ToolCall& c = calls[k];
     const std::string fptr = json::pointer_append(json::pointer_append(pointer, k), "function");
-    if (!valid_attr(c.name, true))
+    if (!valid_attr(c.name))
       return bad_name(json::pointer_append(fptr, "name"), "tool name", c.name);
     const std::string aptr = json::pointer_append(fptr, "arguments");
     if (!c.arguments.is_object())
@@ -133,10 +140,17 @@ Result<std::string> ai00_v1_function_calls(const std::vector<ToolCall>& calls,
     out += "  <invoke name=\"" + c.name + "\">\n";
     for (const auto& [key, value] : c.arguments.as_object()) {
       const std::string vptr = json::pointer_append(aptr, key);
-      if (!valid_attr(key, false)) return bad_name(vptr, "parameter name", key);
+      if (!valid_attr(key)) return bad_name(vptr, "parameter name", key);
       // seed 000 / docs/chat-formats.md "Formats": strings raw, other values as compact JSON.
-      const std::string text = value.is_string() ? value.as_string() : json::write(value);
-      if (auto e = find_forbidden_marker(text, kAssistantMarkers, vptr, kFormat)) return *e;
+      // A raw string has no escape: it may hold anything but the tag that ends it (and the end
+      // of the turn); JSON is escaped.
+      std::string text;
+      if (value.is_string()) {
+        text = value.as_string();
+        if (auto e = find_forbidden_marker(text, {"</parameter>", stop}, vptr, kFormat)) return *e;
+      } else {
+        text = escape_json_markers(json::write(value), {"</parameter>", "<ai00:", "</ai00:"});
+      }
       out += "    <parameter name=\"" + key + "\">" + text + "</parameter>\n";
     }
     out += "  </invoke>\n";
@@ -150,10 +164,10 @@ Result<std::string> ai00_v1_function_results(const std::vector<const Message*>& 
                                              const std::vector<std::string>& pointers) {
   std::string out = "<ai00:function_results>\n";
   for (size_t k = 0; k < results.size(); ++k) {
-    auto text = flatten_contents(*results[k], pointers[k], kFormat, kResultStyle);
+    auto text = flatten_contents(*results[k], pointers[k], kFormat, kResultStyle, kJsonMarkers);
     if (!text) return text.error();
     if (auto e = check_message_markers(*results[k], pointers[k], kTextMarkers, kFormat)) return *e;
-    if (!valid_attr(ids[k], true))
+    if (!valid_attr(ids[k]))
       return bad_name(json::pointer_append(pointers[k], "tool_call_id"), "tool call id", ids[k]);
     out += "  <result name=\"" + ids[k] + "\">\n";
     out += indent_lines(text.value(), "    ");
@@ -295,9 +309,9 @@ Result<std::string> Ai00V1::simple_turn(const Message& m, const std::string& ptr
   if (auto e =
           check_message_markers(m, ptr, m.role == Role::system ? markers : kTextMarkers, kFormat))
     return *e;
-  if (m.name && !valid_attr(*m.name, true))
+  if (m.name && !valid_attr(*m.name))
     return bad_name(json::pointer_append(ptr, "name"), "speaker name", *m.name);
-  auto text = flatten_contents(m, ptr, kFormat, kResultStyle);
+  auto text = flatten_contents(m, ptr, kFormat, kResultStyle, kJsonMarkers);
   if (!text) return text.error();
   std::string body = text.value();
   if (!extra.empty()) body += body.empty() ? extra : "\n\n" + extra;
@@ -305,14 +319,23 @@ Result<std::string> Ai00V1::simple_turn(const Message& m, const std::string& ptr
 }
 
 Result<std::string> Ai00V1::assistant_segment(const Message& m, const std::string& ptr) const {
-  if (auto e = check_message_markers(m, ptr, kAssistantMarkers, kFormat)) return *e;
-  auto text = flatten_contents(m, ptr, kFormat, kResultStyle);
+  // The assistant's words: refused only where they would read back differently (see above).
+  Message probe = m;
+  probe.reasoning.reset();
+  const std::string_view stop = tags_.close_assistant;
+  if (auto e = check_message_markers(probe, ptr, {stop}, kFormat)) return *e;
+  if (m.reasoning)
+    if (auto e = find_forbidden_marker(*m.reasoning, {kThinkClose, stop},
+                                       json::pointer_append(ptr, "reasoning"), kFormat))
+      return *e;
+  auto text = flatten_contents(m, ptr, kFormat, kResultStyle, kJsonMarkers);
   if (!text) return text.error();
   std::string out;
   if (m.reasoning) out += "<think>\n" + *m.reasoning + "\n</think>\n";
   out += text.value();
   if (!m.tool_calls.empty()) {
-    auto calls = ai00_v1_function_calls(m.tool_calls, json::pointer_append(ptr, "tool_calls"));
+    auto calls =
+        ai00_v1_function_calls(m.tool_calls, json::pointer_append(ptr, "tool_calls"), stop);
     if (!calls) return calls.error();
     if (!text.value().empty()) out += "\n\n";
     out += calls.value();
@@ -323,7 +346,7 @@ Result<std::string> Ai00V1::assistant_segment(const Message& m, const std::strin
 Result<std::string> Ai00V1::assistant_turn(const std::vector<Message>& conv, size_t& i,
                                            bool& open_end) const {
   const Message& first = conv[i];
-  if (first.name && !valid_attr(*first.name, true))
+  if (first.name && !valid_attr(*first.name))
     return bad_name(json::pointer_append(message_pointer(i), "name"), "speaker name", *first.name);
   std::string turn = assistant_prefix(first.name, false);
   while (true) {
@@ -362,8 +385,11 @@ Result<std::string> Ai00V1::assistant_turn(const std::vector<Message>& conv, siz
 
 Result<RenderResult> Ai00V1::render(const std::vector<Message>& conv,
                                     const RenderOptions& opts) const {
+  if (opts.reflect || opts.introspect)
+    return unsupported(opts.reflect ? "reflect" : "introspect",
+                       "ai00 v1 has no reflect or introspect blocks (OpenChatML has)");
   for (const auto& t : opts.tools)
-    if (!valid_attr(t.name, true)) return bad_name("tools", "tool name", t.name);
+    if (!valid_attr(t.name)) return bad_name("tools", "tool name", t.name);
   std::vector<std::string> turns;
   const std::string tools_block = opts.tools.empty() ? "" : ai00_v1_available_tools(opts.tools);
   bool tools_done = tools_block.empty();
@@ -397,7 +423,7 @@ Result<RenderResult> Ai00V1::render(const std::vector<Message>& conv,
   if (open_end) {
     r.prompt += opts.add_generation_prompt ? "\n\n" : "\n" + tags_.close_assistant;
   } else if (opts.add_generation_prompt) {
-    if (opts.assistant_name && !valid_attr(*opts.assistant_name, true))
+    if (opts.assistant_name && !valid_attr(*opts.assistant_name))
       return bad_name("assistant_name", "speaker name", *opts.assistant_name);
     const std::string prefix = assistant_prefix(opts.assistant_name, thinking);
     r.prompt += (r.prompt.empty() ? "" : "\n\n") + prefix;
@@ -405,6 +431,7 @@ Result<RenderResult> Ai00V1::render(const std::vector<Message>& conv,
         thinking && prefix.size() >= 8 && prefix.find("<think>", prefix.size() - 8) != prefix.npos;
   }
   r.stop_sequences = tags_.stops;
+  r.prepend_token0 = opts.prepend_token0.value_or(false);
   r.constraints.syntax = syntax_;
   r.constraints.tools = opts.tools;
   return r;
@@ -437,7 +464,9 @@ struct Cursor {
     const size_t start = pos;
     while (pos < s.size() && s[pos] != '"') {
       const char c = s[pos];
-      if (c == '<' || c == '>' || c == '\n' || c == ' ') return Step::mismatch;
+      const auto b = static_cast<unsigned char>(c);
+      // The bytes valid_attr refuses: what renders is exactly what parses.
+      if (b < 0x20 || b == 0x7f || c == '<' || c == '>' || c == ' ') return Step::mismatch;
       ++pos;
     }
     if (pos >= s.size()) return Step::partial;
@@ -450,27 +479,6 @@ struct Invoke {
   std::string name;
   std::vector<std::pair<std::string, std::string>> params;
 };
-
-// Parses one <invoke> at c.pos. match: c.pos is past </invoke>.
-Step parse_invoke(Cursor& c, Invoke& inv) {
-  Step st;
-  if ((st = c.lit("<invoke name=\"")) != Step::match) return st;
-  if ((st = c.attr(inv.name)) != Step::match) return st;
-  if ((st = c.lit("\">")) != Step::match) return st;
-  while (true) {
-    c.skip_ws();
-    if (c.at_end()) return Step::partial;
-    if ((st = c.lit("</invoke>")) != Step::mismatch) return st;
-    if ((st = c.lit("<parameter name=\"")) != Step::match) return st;
-    std::string pname;
-    if ((st = c.attr(pname)) != Step::match) return st;
-    if ((st = c.lit("\">")) != Step::match) return st;
-    const size_t end = c.s.find("</parameter>", c.pos);
-    if (end == std::string_view::npos) return Step::partial;
-    inv.params.emplace_back(pname, std::string(c.s.substr(c.pos, end - c.pos)));
-    c.pos = end + std::string_view("</parameter>").size();
-  }
-}
 
 class Ai00V1Parser final : public ParserBase {
  public:
@@ -490,6 +498,14 @@ class Ai00V1Parser final : public ParserBase {
   // content mode at `at`, so the result never depends on where the chunks were cut.
   void degrade(const std::string& why, size_t at);
   void emit_invoke(const Invoke& inv);
+  // Parses the <invoke> at calls_pos_, resuming after its last complete parameter (see inv_).
+  Step parse_invoke(Cursor& c);
+  const json::Value* param_schema(const std::string& tool, const std::string& key) const;
+  void reset_invoke() {
+    inv_ = Invoke{};
+    inv_open_ = false;
+    inv_resume_ = value_searched_ = 0;
+  }
 
   Mode mode_ = Mode::content;
   std::string buf_;              // content/reasoning bytes held as a possible marker prefix
@@ -498,7 +514,64 @@ class Ai00V1Parser final : public ParserBase {
   size_t block_calls_ = 0;       // calls emitted from this block
   bool calls_dirty_ = false;     // a '>' arrived since the last scan
   size_t dropped_newlines_ = 0;  // newlines before the block, restored if it is not a block
+  // The <invoke> being read, kept between scans so that each byte of the block is looked at a
+  // bounded number of times (docs/chat-formats.md "Output parsers": linear cost): its name and
+  // complete parameters, whether its open tag is parsed, where its next parameter starts, and
+  // up to where the current value is known to hold no </parameter>.
+  Invoke inv_;
+  bool inv_open_ = false;
+  size_t inv_resume_ = 0;
+  size_t value_searched_ = 0;
 };
+
+const json::Value* Ai00V1Parser::param_schema(const std::string& tool,
+                                              const std::string& key) const {
+  for (const auto& t : options().tools)
+    if (t.name == tool)
+      if (const json::Value* props = t.parameters.find("properties")) return props->find(key);
+  return nullptr;
+}
+
+Step Ai00V1Parser::parse_invoke(Cursor& c) {
+  Step st;
+  if (!inv_open_) {
+    if ((st = c.lit("<invoke name=\"")) != Step::match) return st;
+    if ((st = c.attr(inv_.name)) != Step::match) return st;
+    if ((st = c.lit("\">")) != Step::match) return st;
+    inv_open_ = true;
+    inv_resume_ = c.pos;
+    preview_start(inv_.name);
+  }
+  c.pos = inv_resume_;
+  constexpr std::string_view kValueClose = "</parameter>";
+  while (true) {
+    c.skip_ws();
+    if (c.at_end()) return Step::partial;
+    if ((st = c.lit("</invoke>")) != Step::mismatch) return st;
+    if ((st = c.lit("<parameter name=\"")) != Step::match) return st;
+    std::string pname;
+    if ((st = c.attr(pname)) != Step::match) return st;
+    if ((st = c.lit("\">")) != Step::match) return st;
+    const size_t end = c.s.find(kValueClose, std::max(c.pos, value_searched_));
+    if (end == std::string_view::npos) {
+      if (c.s.size() >= kValueClose.size())
+        value_searched_ = std::max(c.pos, c.s.size() - kValueClose.size() + 1);
+      return Step::partial;
+    }
+    inv_.params.emplace_back(pname, std::string(c.s.substr(c.pos, end - c.pos)));
+    {  // the arguments JSON so far, one parameter at a time: {"a":1 then ,"b":"x" then }
+      std::string warning;
+      std::string piece = inv_.params.size() == 1 ? "{" : ",";
+      piece += json::write(json::Value(pname)) + ":" +
+               json::write(ai00_v1_type_parameter(inv_.params.back().second,
+                                                  param_schema(inv_.name, pname), warning));
+      preview_arguments(piece);
+    }
+    c.pos = end + kValueClose.size();
+    inv_resume_ = c.pos;
+    value_searched_ = 0;
+  }
+}
 
 void Ai00V1Parser::consume(std::string_view text) {
   if (mode_ == Mode::calls) {
@@ -545,6 +618,7 @@ void Ai00V1Parser::on_marker(std::string_view m) {
     calls_pos_ = 0;
     block_calls_ = 0;
     calls_dirty_ = true;
+    reset_invoke();
   }
 }
 
@@ -580,34 +654,48 @@ void Ai00V1Parser::scan_calls(bool at_end) {
       return;
     }
     if (st == Step::partial) break;
-    Invoke inv;
-    st = parse_invoke(c, inv);
+    st = parse_invoke(c);
     if (st == Step::partial) break;
     if (st == Step::mismatch) {
       degrade(fmt::format("unexpected text at byte {} of the <ai00:function_calls> block", c.pos),
               c.pos);
       return;
     }
-    emit_invoke(inv);
+    emit_invoke(inv_);
+    reset_invoke();
     calls_pos_ = c.pos;
+  }
+  if (at_end && cut_by_length()) {  // the token limit cut the block: an incomplete call
+    std::string raw = calls_.substr(calls_pos_);
+    if (block_calls_ == 0) raw = std::string(dropped_newlines_, '\n') + std::string(kCallsOpen) + raw;
+    mode_ = Mode::content;
+    calls_.clear();
+    calls_pos_ = 0;
+    const std::string name = inv_open_ ? inv_.name : std::string();
+    reset_invoke();
+    cut_call(name, std::move(raw));
+    return;
   }
   if (at_end) degrade("the <ai00:function_calls> block is not closed", calls_.size());
 }
 
 void Ai00V1Parser::degrade(const std::string& why, size_t at) {
   warn("ai00 v1: " + why + "; kept as text");
+  preview_abandon();
   std::string raw = calls_.substr(calls_pos_, at - calls_pos_);
   if (block_calls_ == 0) raw = std::string(dropped_newlines_, '\n') + std::string(kCallsOpen) + raw;
   const std::string rest = calls_.substr(at);
   mode_ = Mode::content;
   calls_.clear();
   calls_pos_ = 0;
+  reset_invoke();
   emit_text(raw);
-  if (!rest.empty()) consume(rest);
+  consume_sliced(rest);
 }
 
 void Ai00V1Parser::end_input() {
-  if (mode_ == Mode::calls) scan_calls(true);
+  // A block that degrades hands its rest back to content, which may open another block.
+  while (mode_ == Mode::calls && !done()) scan_calls(true);
   if (done()) return;
   // A held partial marker is text of the current mode.
   std::string rest;

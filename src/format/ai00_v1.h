@@ -15,10 +15,14 @@
 //   (forced open: the parser starts in reasoning). Default stop "</ai00:assistant>".
 // * The output parser ends the turn after </ai00:function_calls> (finish reason tool_calls) and
 //   types each parameter by the tool's JSON Schema (docs/chat-formats.md "Formats").
-// * Marker policy: reject (render_util.h). User, assistant and tool text, reasoning and parameter
-//   values may not contain "<ai00:", "</ai00:" or (assistant side) "<think>", "</think>",
-//   "</parameter>", "</invoke>"; system text may not contain a turn marker. A speaker name is
-//   written as <ai00:user name="Alice"> (our extension; names are letters, digits, "_.-").
+// * Marker policy (docs/chat-formats.md "Escaping"): user and tool text may not contain "<ai00:"
+//   or "</ai00:"; system text may not contain a turn marker; JSON (tool list, value results,
+//   non-string parameter values) is escaped ('<' as \u003c); the assistant's text, reasoning and
+//   raw parameter values are refused only where the parser would read them back differently
+//   (the end of the turn; "</think>" in reasoning; "</parameter>" in a value), so every message
+//   the output parser produces renders again. Names (tools, parameters, speakers, result ids) are
+//   attribute values: anything but '"', '<', '>', space and control bytes, as the parser reads
+//   them. A speaker name is written as <ai00:user name="Alice"> (our extension).
 //
 // Threading: the format is immutable; parsers are per stream. Errors: see format.h.
 #pragma once
@@ -48,9 +52,11 @@ std::shared_ptr<const ChatFormat> make_ai00_v1(const Ai00V1Options& options = {}
 
 // The seed's building blocks, exposed for tests and for callers that assemble prompts by hand.
 std::string ai00_v1_available_tools(const std::vector<ToolDesc>& tools);
-// Errors (pointer-relative) when a string argument contains a marker.
+// Errors (pointer-relative) when a string argument contains "</parameter>" or `stop` (the end
+// of the assistant turn); other values are JSON with markers escaped.
 Result<std::string> ai00_v1_function_calls(const std::vector<ToolCall>& calls,
-                                           const std::string& pointer);
+                                           const std::string& pointer,
+                                           std::string_view stop = "</ai00:assistant>");
 // `results` are tool messages; `ids` the <result name> of each (normally their tool_call_id).
 Result<std::string> ai00_v1_function_results(const std::vector<const Message*>& results,
                                              const std::vector<std::string>& ids,

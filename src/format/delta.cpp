@@ -76,6 +76,7 @@ void MessageDelta::accumulate(const MessageDelta& d) {
   }
   reasoning += d.reasoning;
   for (const auto& c : d.tool_calls) {
+    if (c.preview != ToolCallDelta::Preview::none) continue;  // previews never accumulate
     ToolCallDelta* target = nullptr;
     for (auto& mine : tool_calls)
       if (mine.call == c.call) target = &mine;
@@ -169,6 +170,14 @@ const Message& DeltaQueue::message() const {
     dirty_ = false;
   }
   return message_;
+}
+
+Message DeltaQueue::take_message() {
+  Message m = dirty_ ? acc_.finish() : std::move(message_);
+  acc_ = MessageDelta{};
+  message_ = Message{};
+  dirty_ = true;
+  return m;
 }
 
 }  // namespace ai00::internal::format

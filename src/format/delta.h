@@ -49,6 +49,12 @@ struct ToolCallDelta {
   std::string arguments;  // fragment of the arguments' JSON text
   bool valid = true;      // false: the call turned out malformed (finish() makes it text)
   std::string raw;        // with valid == false: the text the model wrote for the call
+  // ParseOptions::stream_tool_calls: a preview of the call as it streams, which accumulate()
+  // ignores (the whole call delta that follows is authoritative). start: id and name known;
+  // arguments: a piece of the arguments JSON text; abandoned: the started call turned out
+  // malformed (its text is content; the next call reuses the position).
+  enum class Preview { none, start, arguments, abandoned };
+  Preview preview = Preview::none;
 };
 
 struct MessageDelta {
@@ -88,6 +94,9 @@ class DeltaQueue {
   const MessageDelta& accumulated() const { return acc_; }
   // accumulated().finish(), recomputed only after a push.
   const Message& message() const;
+  // The finished message, moved out; the accumulation is released (a parser's last step: the
+  // message is then held once, not twice).
+  Message take_message();
 
  private:
   std::deque<MessageDelta> queue_;

@@ -43,6 +43,21 @@ Result<std::shared_ptr<const ChatFormat>> make_format(std::string_view name) {
       fmt::format("unknown chat format \"{}\" (known: {})", name, fmt::join(format_names(), ", ")));
 }
 
+Result<std::string> ChatFormat::render_fim(std::string_view, std::string_view) const {
+  return make_error(ErrorKind::unsupported,
+                    fmt::format("{} has no fill-in-the-middle syntax (openchatml has)", name()));
+}
+
+Result<std::string> ChatFormat::render_files(const std::vector<std::string>&, bool) const {
+  return make_error(ErrorKind::unsupported,
+                    fmt::format("{} has no multi-file syntax (openchatml has)", name()));
+}
+
+Result<std::vector<Message>> ChatFormat::parse_transcript(std::string_view) const {
+  return make_error(ErrorKind::unsupported,
+                    fmt::format("{} has no transcript parser (openchatml has)", name()));
+}
+
 std::string tool_call_id(uint64_t seed, size_t position) {
   // splitmix64 of the seed and the position: a fixed, documented mix, independent of the
   // sampling RNG so that ids never change which tokens are drawn.

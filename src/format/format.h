@@ -41,6 +41,13 @@ struct RenderOptions {
   std::vector<ToolDesc> tools;
   // Speaker name for the generated turn (OpenChatML `name=`, v0/Goose display name).
   std::optional<std::string> assistant_name;
+  // OpenChatML thought flags (seed 002 "Thought Structure"): <|reflect|> and <|introspect|> are
+  // added to the system message (<|reason|> follows `thinking`). Formats without thought
+  // blocks refuse them (unsupported).
+  bool reflect = false;
+  bool introspect = false;
+  // Feed token 0 before the prompt (seed 001 "Token 0 Prefix"); nullopt: the format's setting.
+  std::optional<bool> prepend_token0;
 };
 
 // What the rendered prompt implies for constrained decoding (seed 003); src/grammar builds its
@@ -69,6 +76,11 @@ struct ParseOptions {
   std::optional<std::string> assistant_name;  // copied into the finished Message's `name`
   // Extra stop strings (besides the format's own) that end the turn, e.g. a caller's stops.
   std::vector<std::string> extra_stops;
+  // Also emit previews of each tool call as it streams (ToolCallDelta::Preview, in the style of
+  // OpenAI's streaming tool calls): a start with id and name as soon as the name is parsed,
+  // then pieces of the arguments JSON (ai00 v1: one per parameter as it closes; formats whose
+  // call JSON names the tool last: all at once), then the whole call as without streaming.
+  bool stream_tool_calls = false;
 };
 
 struct ParseResult {
@@ -105,6 +117,18 @@ class ChatFormat {
   // The shape of this format's assistant turns as data: thinking markers, tool-call syntax, end
   // of turn. Also copied into every RenderResult::constraints.
   virtual const ChatSyntax& syntax() const = 0;
+
+  // Raw prompts of the formats that define them (OpenChatML, seed 002 "Fill-in-the-Middle
+  // Tasks", "Multi-File Sequences"); the others refuse with an unsupported error. Text holding
+  // one of the format's markers is refused with the pointer "prefix", "suffix" or "files/N".
+  virtual Result<std::string> render_fim(std::string_view prefix, std::string_view suffix) const;
+  virtual Result<std::string> render_files(const std::vector<std::string>& files,
+                                           bool leading_separator) const;
+  // A whole rendered conversation read back into messages (OpenChatML, seed 002 "Parsing and
+  // Generation": roles checked, names kept; assistant turns through the output parser). Errors
+  // name the byte offset ("byte 120: ..."); formats without a transcript parser refuse with an
+  // unsupported error.
+  virtual Result<std::vector<Message>> parse_transcript(std::string_view text) const;
 };
 
 // The formats by name with their default options: "ai00-v1", "ai00-v0", "goose", "openchatml".

@@ -87,6 +87,9 @@ Result<RenderResult> Goose::render(const std::vector<Message>& conv,
                                    const RenderOptions& opts) const {
   if (!opts.tools.empty())
     return unsupported("tools", "seed 001 defines no tool syntax for Goose; use ai00-v1");
+  if (opts.reflect || opts.introspect)
+    return unsupported(opts.reflect ? "reflect" : "introspect",
+                       "Goose has no reflect or introspect blocks (OpenChatML has)");
   size_t last_user = conv.size();
   for (size_t i = 0; i < conv.size(); ++i)
     if (conv[i].role == Role::user) last_user = i;
@@ -105,10 +108,19 @@ Result<RenderResult> Goose::render(const std::vector<Message>& conv,
     auto who = label(m, ptr);
     if (!who) return who.error();
     std::string body = collapse_blank_lines(text.value());
+    // docs/chat-formats.md "Escaping": blank-line collapsing is Goose's escape for every text;
+    // reasoning may not hold the "</think>" that would end it early when read back.
+    if (m.role == Role::assistant && m.reasoning)
+      if (auto e = find_forbidden_marker(*m.reasoning, {"</think>"},
+                                         json::pointer_append(ptr, "reasoning"), kFormat))
+        return *e;
     if (m.role == Role::assistant && m.reasoning)
       body = "<think>\n" + collapse_blank_lines(*m.reasoning) + "\n</think>" +
              (body.empty() ? "" : "\n" + body);
-    if (thinking && i == last_user) body += goose_thinking_suffix(opts.thinking);
+    if (thinking && i == last_user)
+      body += opts.thinking == Thinking::a_bit   ? options_.think_a_bit
+              : opts.thinking == Thinking::a_lot ? options_.think_a_lot
+                                                 : options_.think;
     records.push_back(who.value() + ":" + (body.empty() ? "" : " " + body));
   }
   RenderResult r;
@@ -117,7 +129,7 @@ Result<RenderResult> Goose::render(const std::vector<Message>& conv,
     Message a;
     a.role = Role::assistant;
     a.name = opts.assistant_name;
-    auto who = label(a, "/assistant_name");
+    auto who = label(a, "assistant_name");
     if (!who) return who.error();
     r.prompt += (r.prompt.empty() ? "" : "\n\n") + who.value() + ":" + (thinking ? " <think" : "");
   }
@@ -125,7 +137,7 @@ Result<RenderResult> Goose::render(const std::vector<Message>& conv,
   while (!r.prompt.empty() && (r.prompt.back() == ' ' || r.prompt.back() == '\n'))
     r.prompt.pop_back();
   r.stop_sequences = {"\n\n"};
-  r.prepend_token0 = options_.prepend_token0;
+  r.prepend_token0 = opts.prepend_token0.value_or(options_.prepend_token0);
   r.constraints.syntax = syntax_;
   r.constraints.thinking_open_in_prompt = thinking;
   return r;

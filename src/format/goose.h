@@ -27,8 +27,12 @@ namespace ai00::internal::format {
 
 struct GooseOptions {
   // seed 001 "Token 0 Prefix": ask the caller to feed token 0 before the prompt. Off because
-  // ai00 starts every State from its initial state.
+  // ai00 starts every State from its initial state. RenderOptions::prepend_token0 overrides it.
   bool prepend_token0 = false;
+  // The thinking tiers of seed 001, appended to the last user message.
+  std::string think_a_bit = " think a bit";  // tier 1: about 1–4K thinking tokens
+  std::string think = " think";              // tier 2: about 4–16K
+  std::string think_a_lot = " think a lot";  // tier 3: 16K and more
 };
 
 std::shared_ptr<const ChatFormat> make_goose(const GooseOptions& options = {});

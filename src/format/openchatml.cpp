@@ -27,6 +27,11 @@ const std::vector<std::string_view> kAllMarkers = {
     "<|end_introspect|>", kReasonOpen,           kReasonClose,
     "<|function_list|>",  "<|function_output|>", kCall};
 const std::vector<std::string_view> kTurnMarkers = {"<|im_start|>", "<|im_end|>"};
+// What the output parser reads as structure in assistant content: an assistant message's text
+// may hold any other marker (a call the parser degraded to text is "<|function_call|>…"), so
+// every message the parser produces renders again (docs/chat-formats.md "Escaping").
+const std::vector<std::string_view> kAssistantTextMarkers = {
+    "<|im_end|>", "<|start_reflect|>", "<|start_introspect|>", kReasonOpen};
 
 // seed 002 section 8: 2-space JSON; arrays of scalars stay on one line (["symbol"]).
 const json::WriteStyle kBlockStyle{2, false, true, false};
@@ -58,6 +63,10 @@ class OpenChatML final : public ChatFormat {
   Result<RenderResult> render(const std::vector<Message>& conv,
                               const RenderOptions& opts) const override;
   std::unique_ptr<OutputParser> make_parser(const ParseOptions& options) const override;
+  Result<std::string> render_fim(std::string_view prefix, std::string_view suffix) const override;
+  Result<std::string> render_files(const std::vector<std::string>& files,
+                                   bool leading_separator) const override;
+  Result<std::vector<Message>> parse_transcript(std::string_view text) const override;
 
  private:
   std::string wrap(std::string_view role, const std::optional<std::string>& name,
@@ -81,35 +90,56 @@ std::string openchatml_function_list(const std::vector<ToolDesc>& tools) {
     if (tools[k].description) fn.set("description", *tools[k].description);
     fn.set("parameters", tools[k].parameters);
     json::Value wrapper(json::Object{{"type", json::Value("function")}, {"function", fn}});
-    out += (k ? "\n" : "") + json::write(wrapper, kBlockStyle);
+    out += (k ? "\n" : "") + escape_json_markers(json::write(wrapper, kBlockStyle), kAllMarkers);
   }
   return out;
 }
 
 namespace {
 
-// reasoning → thought blocks: kept reflect/introspect blocks verbatim, the rest as a reason block.
+// reasoning → thought blocks, the inverse of the parser: reflect and introspect blocks (kept
+// verbatim in `reasoning` with their markers and the newline after them) are written as they
+// are, wherever they stand (one the reply left unclosed gets its close marker); the text
+// between them becomes reason blocks. A reason block may not
+// hold <|end_reason|> and nothing may hold <|im_end|>: the parser would read those back as the
+// end of the block or of the turn.
 Result<std::string> thoughts(const std::string& reasoning, const std::string& ptr) {
   std::string_view rest = reasoning;
   std::string out;
-  for (bool again = true; again;) {
-    again = false;
+  std::string plain;
+  auto flush_plain = [&]() -> std::optional<ErrorInfo> {
+    if (plain.empty()) return std::nullopt;
+    if (auto e = find_forbidden_marker(plain, {kReasonClose, "<|im_end|>"}, ptr, kFormat)) return e;
+    out += std::string(kReasonOpen) + plain + std::string(kReasonClose) + "\n";
+    plain.clear();
+    return std::nullopt;
+  };
+  while (!rest.empty()) {
+    bool kept = false;
     for (const auto& [open, close] : kKeptBlocks) {
       if (rest.substr(0, open.size()) != open) continue;
       const size_t end = rest.find(close, open.size());
-      if (end == std::string_view::npos) break;
-      const std::string_view inner = rest.substr(open.size(), end - open.size());
-      if (auto e = find_forbidden_marker(inner, kAllMarkers, ptr, kFormat)) return *e;
-      size_t take = end + close.size();
+      // A block the reply left open (the parser keeps everything after it) is closed here.
+      const bool closed = end != std::string_view::npos;
+      const std::string_view inner = closed ? rest.substr(open.size(), end - open.size())
+                                            : rest.substr(open.size());
+      if (auto e = find_forbidden_marker(inner, {"<|im_end|>"}, ptr, kFormat)) return *e;
+      if (auto e = flush_plain()) return *e;
+      size_t take = closed ? end + close.size() : rest.size();
       if (take < rest.size() && rest[take] == '\n') ++take;
       out.append(rest.substr(0, take));
+      if (!closed) out.append(close).append("\n");
       rest.remove_prefix(take);
-      again = true;
+      kept = true;
+      break;
     }
+    if (kept) continue;
+    const size_t next = rest.find("<|start_", 1);
+    const size_t n = next == std::string_view::npos ? rest.size() : next;
+    plain.append(rest.substr(0, n));
+    rest.remove_prefix(n);
   }
-  if (auto e = find_forbidden_marker(rest, kAllMarkers, ptr, kFormat)) return *e;
-  if (!rest.empty())
-    out += std::string(kReasonOpen) + std::string(rest) + std::string(kReasonClose) + "\n";
+  if (auto e = flush_plain()) return *e;
   return out;
 }
 
@@ -136,15 +166,16 @@ Result<std::string> OpenChatML::body(const std::vector<Message>& conv, size_t i)
   const std::string ptr = message_pointer(i);
   if (m.role == Role::system) {
     if (auto e = check_message_markers(m, ptr, kTurnMarkers, kFormat)) return *e;
-    return flatten_contents(m, ptr, kFormat);
+    return flatten_contents(m, ptr, kFormat, {}, kAllMarkers);
   }
   Message probe = m;
   probe.reasoning.reset();  // checked block by block below
-  if (auto e = check_message_markers(probe, ptr, kAllMarkers, kFormat)) return *e;
+  const auto& text_markers = m.role == Role::assistant ? kAssistantTextMarkers : kAllMarkers;
+  if (auto e = check_message_markers(probe, ptr, text_markers, kFormat)) return *e;
   if (m.role == Role::tool) {
     const bool single_value = m.contents.size() == 1 && m.contents[0].type == PartType::value;
     if (!single_value) {
-      auto text = flatten_contents(m, ptr, kFormat);
+      auto text = flatten_contents(m, ptr, kFormat, {}, kAllMarkers);
       if (!text) return text.error();
       return "<|function_output|>\n" + text.value();
     }
@@ -155,9 +186,9 @@ Result<std::string> OpenChatML::body(const std::vector<Message>& conv, size_t i)
                             ": missing; <|function_output|> needs the tool name (set `name` or "
                             "follow an assistant message with the matching tool call)");
     json::Value out(json::Object{{"name", json::Value(*name)}, {"content", m.contents[0].data}});
-    return "<|function_output|>\n" + json::write(out, kBlockStyle);
+    return "<|function_output|>\n" + escape_json_markers(json::write(out, kBlockStyle), kAllMarkers);
   }
-  auto text = flatten_contents(m, ptr, kFormat);
+  auto text = flatten_contents(m, ptr, kFormat, {}, kAllMarkers);
   if (!text) return text.error();
   std::string out;
   if (m.reasoning) {
@@ -169,11 +200,7 @@ Result<std::string> OpenChatML::body(const std::vector<Message>& conv, size_t i)
   for (size_t k = 0; k < m.tool_calls.size(); ++k) {
     const ToolCall& c = m.tool_calls[k];
     json::Value j(json::Object{{"arguments", c.arguments}, {"name", json::Value(c.name)}});
-    const std::string call = json::write(j, kCallStyle);
-    if (auto e = find_forbidden_marker(
-            call, kAllMarkers, json::pointer_append(json::pointer_append(ptr, "tool_calls"), k),
-            kFormat))
-      return *e;
+    const std::string call = escape_json_markers(json::write(j, kCallStyle), kAllMarkers);
     if (!text.value().empty() || k > 0) out += "\n";
     out += std::string(kCall) + "\n" + call;
   }
@@ -186,6 +213,8 @@ Result<std::optional<std::string>> checked_name(const std::optional<std::string>
     return make_error(ErrorKind::format, ptr + ": the name \"" + *name +
                                              "\" is empty or contains whitespace (seed 002 "
                                              "section 3)");
+  if (name)  // a name has no escape: "name=<|im_end|>" would end the turn
+    if (auto e = find_forbidden_marker(*name, kAllMarkers, ptr, kFormat)) return *e;
   return name;
 }
 
@@ -193,9 +222,12 @@ Result<RenderResult> OpenChatML::render(const std::vector<Message>& conv,
                                         const RenderOptions& opts) const {
   const bool thinking = opts.thinking != Thinking::off;
   std::string extras;  // appended to the system message: thought flags, then the tool list
-  if (thinking)
-    extras = std::string(o_.reflect ? "<|reflect|>" : "") +
-             (o_.introspect ? "<|introspect|>" : "") + "<|reason|>";
+  // seed 002 "Thought Structure": the flags in the system message ask for the blocks. The
+  // render options ask for reflect/introspect on their own; the format options with thinking.
+  const bool reflect = opts.reflect || (thinking && o_.reflect);
+  const bool introspect = opts.introspect || (thinking && o_.introspect);
+  extras = std::string(reflect ? "<|reflect|>" : "") + (introspect ? "<|introspect|>" : "") +
+           (thinking ? "<|reason|>" : "");
   if (!opts.tools.empty())
     extras += (extras.empty() ? "" : "\n") + openchatml_function_list(opts.tools);
   std::vector<std::string> msgs;
@@ -206,7 +238,7 @@ Result<RenderResult> OpenChatML::render(const std::vector<Message>& conv,
     if (!b) return b.error();
     std::string text = std::move(b).value();
     if (i == 0 && conv[0].role == Role::system && !extras.empty()) {
-      const bool tools_first = !thinking;  // the tool list starts on its own line
+      const bool tools_first = !thinking && !reflect && !introspect;  // on its own line
       text += (tools_first && !text.empty() ? "\n" : "") + extras;
     }
     std::optional<std::string> name;
@@ -221,7 +253,7 @@ Result<RenderResult> OpenChatML::render(const std::vector<Message>& conv,
   r.prompt = o_.bos;
   for (size_t k = 0; k < msgs.size(); ++k) r.prompt += (k ? "\n" : "") + msgs[k];
   if (opts.add_generation_prompt) {
-    auto n = checked_name(opts.assistant_name, "/assistant_name");
+    auto n = checked_name(opts.assistant_name, "assistant_name");
     if (!n) return n.error();
     r.prompt += std::string(msgs.empty() ? "" : "\n") + "<|im_start|>assistant" +
                 (n.value() ? " name=" + *n.value() : "") + "\n";
@@ -229,6 +261,7 @@ Result<RenderResult> OpenChatML::render(const std::vector<Message>& conv,
     r.prompt += o_.eos;
   }
   r.stop_sequences = {"<|im_end|>"};
+  r.prepend_token0 = opts.prepend_token0.value_or(false);
   r.constraints.syntax = syntax_;
   r.constraints.tools = opts.tools;
   return r;
@@ -391,7 +424,12 @@ void OpenChatMLParser::degrade_call(const std::string& why) {
 }
 
 void OpenChatMLParser::end_input() {
-  if (mode_ == Mode::call) degrade_call("a <|function_call|> is not complete");
+  if (mode_ == Mode::call && cut_by_length()) {
+    cut_call("", std::string(kCall) + call_);  // the name follows the arguments (seed 002)
+    mode_ = Mode::content;
+  } else if (mode_ == Mode::call) {
+    degrade_call("a <|function_call|> is not complete");
+  }
   std::string rest;
   rest.swap(buf_);
   mode_ == Mode::content || mode_ == Mode::after_kept_block ? emit_text(rest)
@@ -401,6 +439,111 @@ void OpenChatMLParser::end_input() {
 
 std::unique_ptr<OutputParser> OpenChatML::make_parser(const ParseOptions& options) const {
   return std::make_unique<OpenChatMLParser>(options);
+}
+
+Result<std::string> OpenChatML::render_fim(std::string_view prefix, std::string_view suffix) const {
+  if (auto e = find_forbidden_marker(prefix, kAllMarkers, "prefix", kFormat)) return *e;
+  if (auto e = find_forbidden_marker(suffix, kAllMarkers, "suffix", kFormat)) return *e;
+  return openchatml_fim(prefix, suffix);
+}
+
+Result<std::string> OpenChatML::render_files(const std::vector<std::string>& files,
+                                             bool leading_separator) const {
+  for (size_t k = 0; k < files.size(); ++k)
+    if (auto e = find_forbidden_marker(files[k], kAllMarkers, "files/" + std::to_string(k),
+                                       kFormat))
+      return *e;
+  return openchatml_multi_file(files, leading_separator);
+}
+
+// seed 002 sections 3, 5 and 10: [BOS] (<|im_start|>role[ name=N]\nbody<|im_end|>\n)* [EOS].
+Result<std::vector<Message>> OpenChatML::parse_transcript(std::string_view text) const {
+  auto err = [](size_t at, const std::string& what) {
+    return make_error(ErrorKind::format, fmt::format("byte {}: {}", at, what));
+  };
+  constexpr std::string_view kStart = "<|im_start|>", kEnd = "<|im_end|>";
+  size_t pos = 0;
+  if (!o_.bos.empty() && text.substr(0, o_.bos.size()) == o_.bos) pos = o_.bos.size();
+  std::vector<Message> out;
+  std::vector<ToolCall> open_calls;  // calls of the last assistant message, for tool results
+  size_t results = 0;
+  while (true) {
+    while (pos < text.size() && (text[pos] == '\n' || text[pos] == '\r')) ++pos;
+    if (pos == text.size()) break;
+    if (!o_.eos.empty() && text.substr(pos) == o_.eos) break;
+    if (text.substr(pos, kStart.size()) != kStart)
+      return err(pos, "expected <|im_start|> (seed 002 section 3)");
+    pos += kStart.size();
+    const size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) return err(pos, "the header line of the message has no end");
+    const std::string_view header = text.substr(pos, eol - pos);
+    const size_t space = header.find(' ');
+    const std::string_view role_text = header.substr(0, space);
+    Message m;
+    if (role_text == "system") {
+      m.role = Role::system;
+    } else if (role_text == "user") {
+      m.role = Role::user;
+    } else if (role_text == "assistant") {
+      m.role = Role::assistant;
+    } else if (role_text == "tool") {
+      m.role = Role::tool;
+    } else {
+      return err(pos, fmt::format("unknown role \"{}\" (seed 002 section 10: system, tool, user "
+                                  "or assistant)",
+                                  role_text));
+    }
+    if (space != std::string_view::npos) {
+      const std::string_view attr = header.substr(space + 1);
+      if (attr.substr(0, 5) != "name=" || attr.size() == 5 ||
+          attr.find_first_of(" \t\r") != std::string_view::npos)
+        return err(pos + space + 1, fmt::format("expected name=<name> after the role, got \"{}\"",
+                                                attr));
+      m.name = std::string(attr.substr(5));
+    }
+    const size_t body_start = eol + 1;
+    const size_t end = text.find(kEnd, body_start);
+    if (end == std::string_view::npos)
+      return err(pos - kStart.size(), "the message is not closed with <|im_end|>");
+    std::string_view body = text.substr(body_start, end - body_start);
+    if (o_.newline_before_im_end && !body.empty() && body.back() == '\n') body.remove_suffix(1);
+    const std::string ptr = "/" + std::to_string(out.size());
+    if (m.role == Role::assistant) {
+      ParseOptions po;
+      po.id_seed = out.size();
+      auto p = make_parser(po);
+      p->feed(body);
+      p->finish(FinishReason::stop);
+      Message a = p->result().message;
+      a.name = m.name;
+      m = std::move(a);
+      open_calls = m.tool_calls;
+      results = 0;
+    } else if (m.role == Role::tool) {
+      constexpr std::string_view kOutput = "<|function_output|>\n";
+      bool as_value = false;
+      if (body.substr(0, kOutput.size()) == kOutput) {
+        auto v = json::parse(body.substr(kOutput.size()));
+        const json::Value* name = v ? v.value().find("name") : nullptr;
+        const json::Value* content = v ? v.value().find("content") : nullptr;
+        if (name && name->is_string() && content) {
+          m.name = name->as_string();
+          m.contents = {Part::make_value(*content)};
+          as_value = true;
+        } else {
+          body.remove_prefix(kOutput.size());
+        }
+      }
+      if (!as_value) m.contents = {Part::make_text(std::string(body))};
+      if (results < open_calls.size()) m.tool_call_id = open_calls[results].id;
+      ++results;
+    } else {
+      m.contents = {Part::make_text(std::string(body))};
+    }
+    out.push_back(std::move(m));
+    pos = end + kEnd.size();
+  }
+  return out;
 }
 
 }  // namespace

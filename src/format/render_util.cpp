@@ -13,9 +13,25 @@ ErrorInfo unsupported(const std::string& pointer, const std::string& what) {
   return make_error(ErrorKind::unsupported, (pointer.empty() ? "(root)" : pointer) + ": " + what);
 }
 
+std::string escape_json_markers(std::string json_text,
+                                const std::vector<std::string_view>& markers) {
+  if (!find_marker(json_text, markers)) return json_text;
+  std::string out;
+  out.reserve(json_text.size() + 16);
+  for (char c : json_text) {
+    if (c == '<') {
+      out += "\\u003c";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 Result<std::string> flatten_contents(const Message& m, const std::string& pointer,
                                      std::string_view format_name,
-                                     const json::WriteStyle& value_style) {
+                                     const json::WriteStyle& value_style,
+                                     const std::vector<std::string_view>& markers) {
   std::string out;
   for (size_t j = 0; j < m.contents.size(); ++j) {
     const Part& p = m.contents[j];
@@ -25,7 +41,7 @@ Result<std::string> flatten_contents(const Message& m, const std::string& pointe
         out += p.text;
         break;
       case PartType::value:
-        json::write_to(out, p.data, value_style);
+        out += escape_json_markers(json::write(p.data, value_style), markers);
         break;
       case PartType::image:
         return unsupported(ptr, fmt::format("an image part cannot be rendered in {} (RWKV-7 "

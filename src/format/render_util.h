@@ -23,11 +23,21 @@ namespace ai00::internal::format {
 // "/<index>" — the JSON pointer of message `index` in a conversation.
 std::string message_pointer(size_t index);
 
-// Concatenates the text parts of `m` (value parts as JSON written with `value_style`). Image and
-// function parts are refused with an unsupported error naming the part's pointer.
+// Concatenates the text parts of `m` (value parts as JSON written with `value_style`, passed
+// through escape_json_markers with `markers`). Image and function parts are refused with an
+// unsupported error naming the part's pointer: no format has an image placeholder, and RWKV-7
+// models are text-only, so an image is never silently dropped.
 Result<std::string> flatten_contents(const Message& m, const std::string& pointer,
                                      std::string_view format_name,
-                                     const json::WriteStyle& value_style = {});
+                                     const json::WriteStyle& value_style = {},
+                                     const std::vector<std::string_view>& markers = {});
+
+// The escape of JSON text (docs/chat-formats.md "Escaping"): when `json_text` contains one of
+// `markers`, every '<' in it is written "\u003c". In JSON a '<' can only stand inside a string,
+// where "\u003c" means the same character, so any JSON reader gets the value back unchanged,
+// and no marker (each starts with '<') survives. Text without a marker is returned as is.
+std::string escape_json_markers(std::string json_text,
+                                const std::vector<std::string_view>& markers);
 
 // Error if `text` contains one of `markers`: "<pointer>: contains the <format> marker "<m>" at
 // byte N; ...". Returns nullopt when the text is clean.

@@ -15,10 +15,25 @@ ParserBase::ParserBase(ParseOptions options, std::vector<std::string> format_sto
 void ParserBase::run(std::string_view valid_text) {
   if (done_) return;
   const std::string t = stops_.feed(valid_text);
-  if (!t.empty()) consume(t);
+  consume_sliced(t);
   if (stops_.stopped()) {
     end_once();
     done_ = true;
+  }
+}
+
+// docs/chat-formats.md "Output parsers": cost is linear in the output. The formats' state
+// machines erase what they have emitted from the front of their buffers and search those buffers
+// for markers; handing them at most kSlice new bytes at a time bounds both by a constant, however
+// large a single feed is (a 10 MB transcript with 100k markers costs the same per byte as one
+// token at a time). Slices end on code point boundaries, as consume() requires.
+void ParserBase::consume_sliced(std::string_view text) {
+  constexpr size_t kSlice = 256;
+  while (!text.empty() && !done_) {
+    size_t n = std::min(kSlice, text.size());
+    while (n < text.size() && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) ++n;
+    consume(text.substr(0, n));
+    text.remove_prefix(n);
   }
 }
 
@@ -37,16 +52,19 @@ std::vector<MessageDelta> ParserBase::feed(std::string_view chunk) {
 std::vector<MessageDelta> ParserBase::finish(FinishReason end) {
   if (finished_) return {};
   finished_ = true;
+  end_reason_ = end;
   if (!done_) {
     run(utf8_.flush());
     if (!done_) {
       const std::string held = stops_.flush();
-      if (!held.empty()) consume(held);
+      consume_sliced(held);
     }
   }
   end_once();
   FinishReason reason = end;
-  if (calls_ > 0) {
+  if (cut_in_call_) {
+    reason = FinishReason::length;  // says so even after complete calls
+  } else if (calls_ > 0) {
     reason = FinishReason::tool_calls;  // takes precedence over stop and grammar_done
   } else if (stops_.stopped()) {
     reason = FinishReason::stop;
@@ -54,10 +72,14 @@ std::vector<MessageDelta> ParserBase::finish(FinishReason end) {
   MessageDelta last;
   last.finish_reason = reason;
   deltas_.push(std::move(last));
-  result_.message = deltas_.message();
+  std::vector<MessageDelta> out = deltas_.take_all();
+  result_.message = deltas_.take_message();
   result_.message.name = options_.assistant_name;
   result_.finish_reason = reason;
-  return deltas_.take_all();
+  if (dropped_warnings_ > 0)
+    result_.warnings.push_back(std::to_string(dropped_warnings_) +
+                               " more warnings of the same kind were not kept");
+  return out;
 }
 
 void ParserBase::push_piece(bool reasoning, std::string_view s) {
@@ -126,17 +148,88 @@ std::optional<std::string_view> ParserBase::emit_until_marker(
 size_t ParserBase::end_text(size_t max_drop) { return release(text_, false, max_drop); }
 void ParserBase::end_reasoning(size_t max_drop) { release(reasoning_, true, max_drop); }
 
+void ParserBase::preview_start(const std::string& name) {
+  if (!options_.stream_tool_calls || preview_started_) return;
+  preview_started_ = true;
+  ToolCallDelta c;
+  c.call = calls_;
+  c.id = tool_call_id(options_.id_seed, calls_);
+  c.name = name;
+  c.preview = ToolCallDelta::Preview::start;
+  deltas_.push(MessageDelta::call(std::move(c)));
+}
+
+void ParserBase::preview_arguments(const std::string& piece) {
+  if (!options_.stream_tool_calls || !preview_started_ || piece.empty()) return;
+  previewed_args_ += piece;
+  ToolCallDelta c;
+  c.call = calls_;
+  c.arguments = piece;
+  c.preview = ToolCallDelta::Preview::arguments;
+  deltas_.push(MessageDelta::call(std::move(c)));
+}
+
+void ParserBase::preview_abandon() {
+  if (!options_.stream_tool_calls || !preview_started_) return;
+  ToolCallDelta c;
+  c.call = calls_;
+  c.valid = false;
+  c.preview = ToolCallDelta::Preview::abandoned;
+  deltas_.push(MessageDelta::call(std::move(c)));
+  preview_started_ = false;
+  previewed_args_.clear();
+}
+
 void ParserBase::emit_call(const std::string& name, const json::Value& arguments) {
   ToolCallDelta c;
   c.call = calls_;
   c.id = tool_call_id(options_.id_seed, calls_);
   c.name = name;
   c.arguments = json::write(arguments);
+  if (options_.stream_tool_calls) {
+    preview_start(name);
+    // The rest of the text: the previews concatenate to the arguments whenever they were a
+    // prefix of them (a repeated ai00 v1 parameter is the exception; the whole call decides).
+    if (c.arguments.compare(0, previewed_args_.size(), previewed_args_) == 0)
+      preview_arguments(c.arguments.substr(previewed_args_.size()));
+    preview_started_ = false;
+    previewed_args_.clear();
+  }
   ++calls_;
   emitted_any_ = true;
   deltas_.push(MessageDelta::call(std::move(c)));
 }
 
-void ParserBase::warn(std::string message) { result_.warnings.push_back(std::move(message)); }
+// The first kMaxWarnings are kept and the rest counted (finish() reports how many), so hostile
+// output with a stray marker every few bytes cannot grow memory beyond the message itself.
+void ParserBase::cut_call(const std::string& name, std::string raw) {
+  cut_in_call_ = true;
+  if (name.empty() && raw.find_first_not_of(" \t\r\n") == std::string::npos) {
+    // Cut between calls (only layout so far): no call to mark, the reason is still length.
+    if (!raw.empty()) push_piece(false, raw);
+    return;
+  }
+  ToolCallDelta c;
+  c.call = calls_;
+  c.id = tool_call_id(options_.id_seed, calls_);
+  c.name = name;
+  c.valid = false;
+  c.raw = std::move(raw);
+  emitted_any_ = true;
+  preview_started_ = false;
+  previewed_args_.clear();
+  warn("the reply was cut by the token limit inside tool call " + std::to_string(calls_) +
+       (name.empty() ? "" : " (" + name + ")") + "; the call is incomplete");
+  deltas_.push(MessageDelta::call(std::move(c)));
+}
+
+void ParserBase::warn(std::string message) {
+  constexpr size_t kMaxWarnings = 64;
+  if (result_.warnings.size() < kMaxWarnings) {
+    result_.warnings.push_back(std::move(message));
+  } else {
+    ++dropped_warnings_;
+  }
+}
 
 }  // namespace ai00::internal::format

@@ -55,8 +55,15 @@ class ParserBase : public OutputParser {
   std::optional<std::string_view> emit_until_marker(std::string& buf,
                                                     const std::vector<std::string_view>& ms,
                                                     bool reasoning);
-  // Emits one whole tool call; the id is tool_call_id(id_seed, position).
+  // Emits one whole tool call; the id is tool_call_id(id_seed, position). With
+  // stream_tool_calls, first the start (if not sent yet) and the rest of the arguments text.
   void emit_call(const std::string& name, const json::Value& arguments);
+  // Previews of the call being parsed (ParseOptions::stream_tool_calls; no-ops otherwise): its
+  // start, once; a piece of its arguments JSON text; its abandonment when it turns out
+  // malformed before it was emitted.
+  void preview_start(const std::string& name);
+  void preview_arguments(const std::string& piece);
+  void preview_abandon();
   // Releases held trailing newlines of a channel, dropping up to `max_drop` of them (those the
   // renderer writes before the marker that ends the channel). Returns how many were dropped.
   size_t end_text(size_t max_drop);
@@ -65,6 +72,16 @@ class ParserBase : public OutputParser {
   void skip_reasoning(Skip s) { reasoning_.skip = s; }
   void hold_reasoning_newlines(bool hold) { reasoning_.hold_newlines = hold; }
   void warn(std::string message);
+  // True while finish(FinishReason::length) runs: the reply was cut by the token limit.
+  bool cut_by_length() const { return end_reason_ == FinishReason::length; }
+  // docs/chat-formats.md "Deltas and finish reasons": a reply cut by the token limit inside a
+  // call. The unfinished call is emitted as an incomplete tool call (valid = false: its `raw`
+  // text becomes content when accumulated) with the name parsed so far, and the finish reason
+  // is `length` even when earlier calls were complete.
+  void cut_call(const std::string& name, std::string raw);
+  // consume() in slices of a bounded size (cut on code point boundaries) until done(): keeps
+  // the formats' buffers small, so their marker searches cost linear time in all.
+  void consume_sliced(std::string_view text);
   void set_done() { done_ = true; }  // the turn is over: ignore further input
   bool anything_emitted() const { return emitted_any_; }
   size_t calls_emitted() const { return calls_; }
@@ -89,6 +106,11 @@ class ParserBase : public OutputParser {
   DeltaQueue deltas_;  // queued: the current feed/finish call's; accumulated: everything
   ParseResult result_;
   size_t calls_ = 0;
+  size_t dropped_warnings_ = 0;
+  bool preview_started_ = false;  // a start preview was sent for call calls_
+  std::string previewed_args_;    // the arguments text previewed for call calls_
+  std::optional<FinishReason> end_reason_;  // set by finish()
+  bool cut_in_call_ = false;
   bool emitted_any_ = false;
   bool done_ = false;
   bool ended_ = false;

@@ -227,6 +227,9 @@ Result<RenderResult> SyntaxFormat::render(const std::vector<Message>& conv,
     return unsupported("tools", spec_.name + " has no syntax for tool definitions");
   if (opts.assistant_name)
     return unsupported("assistant_name", spec_.name + " has no syntax for speaker names");
+  if (opts.reflect || opts.introspect)
+    return unsupported(opts.reflect ? "reflect" : "introspect",
+                       spec_.name + " has no reflect or introspect blocks");
   const std::string tools = opts.tools.empty() ? "" : tool_list(opts.tools);
   std::vector<std::string> turns;
   if (!tools.empty() && (conv.empty() || conv[0].role != Role::system))
@@ -252,6 +255,7 @@ Result<RenderResult> SyntaxFormat::render(const std::vector<Message>& conv,
     }
   }
   r.stop_sequences = {spec_.syntax.end_of_turn};
+  r.prepend_token0 = opts.prepend_token0.value_or(false);
   r.constraints.syntax = spec_.syntax;
   r.constraints.tools = opts.tools;
   return r;
@@ -265,10 +269,22 @@ enum class Step { match, partial, mismatch };
 // Where the call scanner stands: before the section opener, before a call, after a call.
 enum class Expect { opener, call, after_call };
 
+// Where the last scan of a long stretch (a raw value, a JSON body) stopped for want of bytes,
+// so that the next scan of the same stretch resumes there instead of reading it again: each
+// byte of a call is then read a bounded number of times however the output is chunked
+// (docs/chat-formats.md "Output parsers": linear cost).
+struct ScanMemo {
+  size_t until_start = SIZE_MAX, until_upto = 0;  // until(): no close starts in [start, upto)
+  size_t object_start = SIZE_MAX, object_upto = 0;  // object(): state after [start, upto)
+  int depth = 0;
+  bool in_string = false, escaped = false;
+};
+
 // A cursor over the call bytes; "partial" means the bytes ended while they could still match.
 struct Cursor {
   std::string_view s;
   size_t pos;
+  ScanMemo* memo = nullptr;
 
   Step lit(std::string_view l) {
     const size_t n = std::min(l.size(), s.size() - pos);
@@ -280,10 +296,19 @@ struct Cursor {
   // The bytes up to `close` (consumed) into `out`; with `name`, no byte of `forbidden`, no
   // control byte and at least one byte.
   Step until(std::string_view close, bool name, std::string_view forbidden, std::string& out) {
-    for (size_t i = pos; i < s.size(); ++i) {
+    // A raw value (no name checks) resumes where the last scan from the same start stopped.
+    size_t from = pos;
+    if (!name && memo && memo->until_start == pos) from = std::max(pos, memo->until_upto);
+    for (size_t i = from; i < s.size(); ++i) {
       const std::string_view rest = s.substr(i, close.size());
       if (close.substr(0, rest.size()) == rest) {
-        if (rest.size() < close.size()) return Step::partial;
+        if (rest.size() < close.size()) {
+          if (!name && memo) {
+            memo->until_start = pos;
+            memo->until_upto = i;
+          }
+          return Step::partial;
+        }
         if (name && i == pos) return Step::mismatch;
         out.assign(s.substr(pos, i - pos));
         pos = i + close.size();
@@ -293,6 +318,10 @@ struct Cursor {
       if (name && (b < 0x20 || forbidden.find(s[i]) != std::string_view::npos))
         return Step::mismatch;
     }
+    if (!name && memo) {
+      memo->until_start = pos;
+      memo->until_upto = s.size();
+    }
     return Step::partial;
   }
   // One JSON object, by bracket matching outside strings; json::parse checks it afterwards.
@@ -301,7 +330,14 @@ struct Cursor {
     if (s[pos] != '{') return Step::mismatch;
     int depth = 0;
     bool in_string = false, escaped = false;
-    for (size_t i = pos; i < s.size(); ++i) {
+    size_t from = pos;
+    if (memo && memo->object_start == pos) {  // resume the bracket matching
+      from = memo->object_upto;
+      depth = memo->depth;
+      in_string = memo->in_string;
+      escaped = memo->escaped;
+    }
+    for (size_t i = from; i < s.size(); ++i) {
       const char c = s[i];
       if (in_string) {
         if (escaped) {
@@ -321,6 +357,8 @@ struct Cursor {
         return Step::match;
       }
     }
+    if (memo) *memo = ScanMemo{memo->until_start, memo->until_upto, pos, s.size(), depth,
+                               in_string, escaped};
     return Step::partial;
   }
 };
@@ -375,6 +413,7 @@ class SyntaxParser final : public ParserBase {
   std::string calls_;  // the call bytes, from the trigger on
   size_t calls_pos_ = 0;
   Expect expect_ = Expect::opener;
+  ScanMemo memo_;  // positions index calls_, which only grows until it is cleared with memo_
 };
 
 void SyntaxParser::consume(std::string_view text) {
@@ -437,6 +476,7 @@ void SyntaxParser::on_marker(std::string_view m) {
     mode_ = Mode::calls;
     calls_.assign(m);
     calls_pos_ = 0;
+    memo_ = ScanMemo{};
     expect_ = Expect::opener;
   }
 }
@@ -506,8 +546,9 @@ void SyntaxParser::leave_calls(size_t at, const std::string& warning) {
   const std::string rest = calls_.substr(at);
   calls_.clear();
   calls_pos_ = 0;
+  memo_ = ScanMemo{};
   mode_ = Mode::content;
-  if (!rest.empty()) consume(rest);
+  consume_sliced(rest);
 }
 
 // After a call: the section close (the turn is over), call_separator and the next call, or,
@@ -552,7 +593,7 @@ bool SyntaxParser::after_call(Cursor& c, bool at_end) {
 void SyntaxParser::scan_calls(bool at_end) {
   const ToolCallSyntax& t = s_.tool_calls;
   while (mode_ == Mode::calls && !done()) {
-    Cursor c{calls_, calls_pos_};
+    Cursor c{calls_, calls_pos_, &memo_};
     if (expect_ == Expect::after_call) {
       if (!after_call(c, at_end)) break;
       continue;
@@ -577,7 +618,8 @@ void SyntaxParser::scan_calls(bool at_end) {
 }
 
 void SyntaxParser::end_input() {
-  if (mode_ == Mode::calls) scan_calls(true);
+  // Calls that do not parse hand their rest back to content, which may start calls again.
+  while (mode_ == Mode::calls && !done()) scan_calls(true);
   if (done()) return;
   std::string rest;
   rest.swap(buf_);

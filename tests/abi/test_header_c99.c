@@ -29,9 +29,12 @@ static void check_layouts(void) {
   EXPECT(offsetof(ai00_sampler_params, ban_eos) == 52);
   EXPECT(offsetof(ai00_sampler_params, logit_bias) == 56);
   EXPECT(offsetof(ai00_sampler_params, n_logit_bias) == 64);
-  EXPECT(sizeof(ai00_render_options) == 48);
+  EXPECT(sizeof(ai00_render_options) == 64);
   EXPECT(offsetof(ai00_render_options, tools_json) == 16);
   EXPECT(offsetof(ai00_render_options, assistant_name) == 32);
+  EXPECT(offsetof(ai00_render_options, reflect) == 48); /* appended: the 0.1 size is 48 */
+  EXPECT(offsetof(ai00_render_options, introspect) == 52);
+  EXPECT(offsetof(ai00_render_options, prepend_token0) == 56);
   EXPECT(sizeof(ai00_delta) == 72);
   EXPECT(offsetof(ai00_delta, text) == 16);
   EXPECT(offsetof(ai00_delta, id) == 32);
@@ -42,7 +45,8 @@ static void check_layouts(void) {
   EXPECT(offsetof(ai00_generate_params, grammar) == 32);
   EXPECT(offsetof(ai00_generate_params, stop_sequences) == 40);
   EXPECT(offsetof(ai00_generate_params, n_stop_sequences) == 48);
-  EXPECT(sizeof(ai00_parse_options) == 32);
+  EXPECT(sizeof(ai00_parse_options) == 40);
+  EXPECT(offsetof(ai00_parse_options, stream_tool_calls) == 32); /* appended: 0.1 size 32 */
   EXPECT(offsetof(ai00_parse_options, tools_json) == 8);
   EXPECT(offsetof(ai00_parse_options, id_seed) == 24);
   EXPECT(sizeof(ai00_grammar_params) == 24);

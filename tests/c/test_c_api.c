@@ -310,7 +310,7 @@ static void test_generator(ai00_model* model) {
   ai00_state *base = NULL, *s1 = NULL, *s2 = NULL, *s3 = NULL;
   ai00_chat_template* tmpl = NULL;
   ai00_generator* gen = NULL;
-  ai00_delta d;
+  ai00_delta d = {sizeof(ai00_delta), 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0};
   collected pushed, stepped;
   char pulled[4096];
   size_t pulled_len = 0, n_tokens = 0, json_len = 0;
@@ -329,6 +329,11 @@ static void test_generator(ai00_model* model) {
   gen = chat_turn(model, s1, tmpl, 12);
   CHECK_OK(ai00_generator_finish_reason(&reason, gen));
   CHECK(reason == AI00_FINISH_NONE);
+  /* ai00_generator_next honours struct_size: an unknown size is refused and nothing is lost. */
+  d.struct_size = 3;
+  CHECK(ai00_generator_next(&d, gen) == AI00_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(ai00_generator_last_error(gen), "ai00_delta.struct_size = 3") != NULL);
+  d.struct_size = sizeof d;
   do {
     CHECK_OK(ai00_generator_next(&d, gen));
     CHECK(d.struct_size == sizeof d);

@@ -155,6 +155,11 @@ static void test_last_render_json(void) {
   CHECK(strstr(text, "\"thinking_open_in_prompt\": true") != NULL);
   CHECK(strstr(text, "get_weather") != NULL);
   CHECK(ai00_chat_template_last_render_json(NULL, &len, t) == AI00_ERR_INVALID_ARGUMENT);
+  /* A message without a role is an error naming its pointer, never a user message. */
+  CHECK(ai00_chat_template_render(&text, &len, t,
+                                  "[{\"role\":\"user\",\"content\":\"Hi\"},{\"content\":\"x\"}]",
+                                  AI00_NUL_TERMINATED, NULL) == AI00_ERR_FORMAT);
+  CHECK(strstr(ai00_chat_template_last_error(t), "/1/role: missing") != NULL);
   ai00_chat_template_free(t);
 }
 
@@ -162,7 +167,7 @@ static void test_last_render_json(void) {
 static void push_bytewise(ai00_output_parser* p, const char* text, char* reasoning, char* content,
                           int* calls) {
   size_t i, pending = 0;
-  ai00_delta d;
+  ai00_delta d = {sizeof(ai00_delta), 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0};
   for (i = 0; text[i] != '\0'; ++i) {
     CHECK_OK(ai00_output_parser_push(&pending, p, text + i, 1));
     while (pending > 0) {
@@ -175,12 +180,176 @@ static void push_bytewise(ai00_output_parser* p, const char* text, char* reasoni
   }
 }
 
+/* [prompts] configuration, presets, render options appended in 0.2, raw prompts, transcripts. */
+static void test_template_config(void) {
+  static const char kToml[] =
+      "[prompts]\nrole_user = \"human\"\n[prompts.goose]\nprepend_token0 = true\n"
+      "[presets.math]\ntemperature = 0.25\n";
+  static const char kTranscript[] =
+      "<|im_start|>user name=Eric\nHi\n<|im_end|>\n<|im_start|>assistant\nHello\n<|im_end|>";
+  ai00_chat_template* t = NULL;
+  ai00_chat_template* g = NULL;
+  ai00_chat_template* o = NULL;
+  ai00_sampler_params sp;
+  ai00_render_options ro;
+  const char* text = NULL;
+  const char* files[2];
+  size_t lens[2];
+  size_t len = 0;
+  CHECK_OK(ai00_chat_template_new_with_config(&t, "ai00-v1", AI00_NUL_TERMINATED, kToml,
+                                              AI00_NUL_TERMINATED));
+  CHECK_OK(ai00_chat_template_render(&text, &len, t, "[{\"role\":\"user\",\"content\":\"Hi\"}]",
+                                     AI00_NUL_TERMINATED, NULL));
+  CHECK(strncmp(text, "<ai00:human>\nHi\n</ai00:human>", 29) == 0);
+  CHECK_OK(ai00_chat_template_sampler_preset(&sp, t, "math", AI00_NUL_TERMINATED));
+  CHECK(sp.temperature == 0.25f && sp.top_p == 0.3f && sp.struct_size == sizeof sp);
+  CHECK(ai00_chat_template_sampler_preset(&sp, t, "wild", AI00_NUL_TERMINATED) ==
+        AI00_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(ai00_chat_template_last_error(t), "known: math, chat, creative") != NULL);
+  CHECK(ai00_chat_template_new_with_config(&g, "goose", AI00_NUL_TERMINATED,
+                                           "[prompts]\nrole_user = 3\n", AI00_NUL_TERMINATED) ==
+        AI00_ERR_FORMAT);
+  CHECK(strstr(ai00_last_error(), "config:2:13: prompts.role_user: expected a string") != NULL);
+  CHECK(g == NULL);
+  /* Goose: the token-0 prefix from the configuration, overridden by the render option. */
+  CHECK_OK(ai00_chat_template_new_with_config(&g, "goose", AI00_NUL_TERMINATED, kToml,
+                                              AI00_NUL_TERMINATED));
+  CHECK_OK(ai00_chat_template_render(&text, &len, g, "[]", AI00_NUL_TERMINATED, NULL));
+  CHECK_OK(ai00_chat_template_last_render_json(&text, &len, g));
+  CHECK(strstr(text, "\"prepend_token0\": true") != NULL);
+  CHECK_OK(ai00_render_options_default(&ro));
+  CHECK(ro.prepend_token0 == -1);
+  ro.prepend_token0 = 0;
+  CHECK_OK(ai00_chat_template_render(&text, &len, g, "[]", AI00_NUL_TERMINATED, &ro));
+  CHECK_OK(ai00_chat_template_last_render_json(&text, &len, g));
+  CHECK(strstr(text, "\"prepend_token0\": false") != NULL);
+  ro.prepend_token0 = 7;
+  CHECK(ai00_chat_template_render(&text, &len, g, "[]", AI00_NUL_TERMINATED, &ro) ==
+        AI00_ERR_INVALID_ARGUMENT);
+  /* A caller built against the 0.1 header (48 bytes) gets the defaults of the new fields. */
+  ro.prepend_token0 = 7;
+  ro.struct_size = 48;
+  CHECK_OK(ai00_chat_template_render(&text, &len, g, "[]", AI00_NUL_TERMINATED, &ro));
+  ro.struct_size = sizeof ro;
+  ro.prepend_token0 = -1;
+  ro.reflect = 1;
+  CHECK(ai00_chat_template_render(&text, &len, g, "[]", AI00_NUL_TERMINATED, &ro) ==
+        AI00_ERR_UNSUPPORTED);
+  CHECK(ai00_chat_template_render_fim(&text, &len, g, "a", 1, "b", 1) == AI00_ERR_UNSUPPORTED);
+  /* OpenChatML: flags, FIM, files, transcript. */
+  CHECK_OK(ai00_chat_template_new(&o, "openchatml", AI00_NUL_TERMINATED));
+  CHECK_OK(ai00_chat_template_render(&text, &len, o, "[]", AI00_NUL_TERMINATED, &ro));
+  CHECK(strstr(text, "<|reflect|>") != NULL);
+  CHECK_OK(ai00_chat_template_render_fim(&text, &len, o, "ab", 2, "cd", AI00_NUL_TERMINATED));
+  CHECK(strcmp(text, "<|fim_prefix|>ab<|fim_middle|><|fim_suffix|>cd") == 0);
+  CHECK(ai00_chat_template_render_fim(&text, &len, o, "<|im_end|>", AI00_NUL_TERMINATED, "",
+                                      0) == AI00_ERR_FORMAT);
+  CHECK(strstr(ai00_chat_template_last_error(o), "prefix: contains") != NULL);
+  files[0] = "one";
+  files[1] = "two";
+  lens[0] = AI00_NUL_TERMINATED;
+  lens[1] = 3;
+  CHECK_OK(ai00_chat_template_render_files(&text, &len, o, files, lens, 2, 0));
+  CHECK(strcmp(text, "one\n<|file_separator|>\ntwo") == 0);
+  CHECK_OK(ai00_chat_template_parse_transcript(&text, &len, o, kTranscript, AI00_NUL_TERMINATED));
+  CHECK(strstr(text, "\"name\":\"Eric\"") != NULL);
+  CHECK(strstr(text, "\"role\":\"assistant\"") != NULL);
+  CHECK(ai00_chat_template_parse_transcript(&text, &len, o, "<|im_start|>bot\nx<|im_end|>",
+                                            AI00_NUL_TERMINATED) == AI00_ERR_FORMAT);
+  CHECK(strstr(ai00_chat_template_last_error(o), "byte 12: unknown role \"bot\"") != NULL);
+  ai00_chat_template_free(o);
+  ai00_chat_template_free(g);
+  ai00_chat_template_free(t);
+}
+
+/* Streaming tool calls through the output parser handle: START, ARGUMENTS pieces, TOOL_CALL. */
+static void test_output_parser_streaming(void) {
+  static const char kOut[] =
+      "<ai00:function_calls>\n  <invoke name=\"get_weather\">\n    <parameter "
+      "name=\"city\">Oslo</parameter>\n    <parameter name=\"days\">3</parameter>\n  </invoke>\n"
+      "</ai00:function_calls>";
+  ai00_chat_template* v1 = NULL;
+  ai00_output_parser* p = NULL;
+  ai00_parse_options o;
+  ai00_delta d = {sizeof(ai00_delta), 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0};
+  char args[128] = "";
+  size_t i, n = 0;
+  int starts = 0, pieces = 0, wholes = 0;
+  CHECK_OK(ai00_chat_template_new(&v1, "ai00-v1", AI00_NUL_TERMINATED));
+  CHECK_OK(ai00_parse_options_default(&o));
+  CHECK(o.stream_tool_calls == 0);
+  o.stream_tool_calls = 1;
+  CHECK_OK(ai00_output_parser_new(&p, v1, &o));
+  for (i = 0; kOut[i] != '\0'; ++i) {
+    CHECK_OK(ai00_output_parser_push(&n, p, kOut + i, 1));
+    while (n > 0) {
+      CHECK_OK(ai00_output_parser_next(&d, p));
+      if (d.kind == AI00_DELTA_TOOL_CALL_START) {
+        ++starts;
+        CHECK(pieces == 0 && d.name_len == 11 && d.id_len == 13);
+      }
+      if (d.kind == AI00_DELTA_TOOL_CALL_ARGUMENTS) {
+        ++pieces;
+        strncat(args, d.text, d.text_len);
+      }
+      if (d.kind == AI00_DELTA_TOOL_CALL) {
+        ++wholes;
+        CHECK(d.valid == 1 && d.text_len == strlen(args) && strncmp(d.text, args, d.text_len) == 0);
+      }
+      CHECK_OK(ai00_output_parser_pending(&n, p));
+    }
+  }
+  CHECK(starts == 1 && pieces == 3 && wholes == 1);
+  CHECK(strcmp(args, "{\"city\":\"Oslo\",\"days\":\"3\"}") == 0);
+  ai00_output_parser_free(p);
+  /* A caller built against the 0.1 header (32 bytes) gets no previews. */
+  o.struct_size = 32;
+  CHECK_OK(ai00_output_parser_new(&p, v1, &o));
+  CHECK_OK(ai00_output_parser_push(&n, p, kOut, AI00_NUL_TERMINATED));
+  while (n-- > 0) {
+    CHECK_OK(ai00_output_parser_next(&d, p));
+    CHECK(d.kind != AI00_DELTA_TOOL_CALL_START && d.kind != AI00_DELTA_TOOL_CALL_ARGUMENTS);
+  }
+  ai00_output_parser_free(p);
+  ai00_chat_template_free(v1);
+}
+
+/* A reply cut by the token limit inside a call: finish LENGTH and the call marked invalid. */
+static void test_output_parser_length_cut(void) {
+  static const char kCut[] =
+      "<ai00:function_calls>\n  <invoke name=\"get_weather\">\n    <parameter name=\"city\">Os";
+  ai00_chat_template* v1 = NULL;
+  ai00_output_parser* p = NULL;
+  ai00_delta d = {sizeof(ai00_delta), 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0};
+  size_t n = 0;
+  int32_t finish = 0;
+  int incomplete = 0;
+  CHECK_OK(ai00_chat_template_new(&v1, "ai00-v1", AI00_NUL_TERMINATED));
+  CHECK_OK(ai00_output_parser_new(&p, v1, NULL));
+  CHECK_OK(ai00_output_parser_push(NULL, p, kCut, strlen(kCut)));
+  CHECK_OK(ai00_output_parser_finish(p, AI00_FINISH_LENGTH));
+  CHECK_OK(ai00_output_parser_pending(&n, p));
+  while (n-- > 0) {
+    CHECK_OK(ai00_output_parser_next(&d, p));
+    if (d.kind == AI00_DELTA_TOOL_CALL && d.valid == 0) {
+      ++incomplete;
+      CHECK(d.name_len == 11 && memcmp(d.name, "get_weather", 11) == 0);
+    }
+  }
+  CHECK(incomplete == 1);
+  CHECK(d.kind == AI00_DELTA_FINISH && d.finish_reason == AI00_FINISH_LENGTH);
+  CHECK_OK(ai00_output_parser_finish_reason(&finish, p));
+  CHECK(finish == AI00_FINISH_LENGTH);
+  ai00_output_parser_free(p);
+  ai00_chat_template_free(v1);
+}
+
 static void test_output_parser(void) {
   ai00_chat_template* goose = NULL;
   ai00_chat_template* v1 = NULL;
   ai00_output_parser* p = NULL;
   ai00_parse_options o;
-  ai00_delta d;
+  ai00_delta d = {sizeof(ai00_delta), 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0};
   char reasoning[64] = "", content[64] = "";
   const char* json = NULL;
   const char* name = NULL;
@@ -201,6 +370,15 @@ static void test_output_parser(void) {
   LAST_ERROR_HAS("finish_reason = 42");
   CHECK_OK(ai00_output_parser_finish(p, AI00_FINISH_STOP));
   CHECK_OK(ai00_output_parser_pending(&n, p));
+  /* A struct_size the library does not know is refused before a delta is taken. */
+  d.struct_size = 0;
+  CHECK(ai00_output_parser_next(&d, p) == AI00_ERR_INVALID_ARGUMENT);
+  LAST_ERROR_HAS("ai00_delta.struct_size = 0");
+  d.struct_size = sizeof d + 8;
+  CHECK(ai00_output_parser_next(&d, p) == AI00_ERR_INVALID_ARGUMENT);
+  CHECK_OK(ai00_output_parser_pending(&len, p));
+  CHECK(len == n);
+  d.struct_size = sizeof d;
   while (n-- > 0) {
     CHECK_OK(ai00_output_parser_next(&d, p));
     if (d.kind == AI00_DELTA_TEXT) strncat(content, d.text, d.text_len);
@@ -232,6 +410,15 @@ static void test_output_parser(void) {
                 reasoning, content, &calls);
   CHECK_OK(ai00_output_parser_finish(p, AI00_FINISH_STOP));
   CHECK_OK(ai00_output_parser_pending(&n, p));
+  /* A struct_size the library does not know is refused before a delta is taken. */
+  d.struct_size = 0;
+  CHECK(ai00_output_parser_next(&d, p) == AI00_ERR_INVALID_ARGUMENT);
+  LAST_ERROR_HAS("ai00_delta.struct_size = 0");
+  d.struct_size = sizeof d + 8;
+  CHECK(ai00_output_parser_next(&d, p) == AI00_ERR_INVALID_ARGUMENT);
+  CHECK_OK(ai00_output_parser_pending(&len, p));
+  CHECK(len == n);
+  d.struct_size = sizeof d;
   while (n-- > 0) {
     CHECK_OK(ai00_output_parser_next(&d, p));
     if (d.kind == AI00_DELTA_TOOL_CALL) ++calls;
@@ -408,6 +595,9 @@ int main(void) {
   test_tokenizer(model);
   test_last_render_json();
   test_output_parser();
+  test_output_parser_length_cut();
+  test_template_config();
+  test_output_parser_streaming();
   test_grammar_kbnf(model);
   test_grammar_schema_and_tools();
   ai00_model_free(model);

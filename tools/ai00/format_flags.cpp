@@ -6,6 +6,19 @@ namespace ai00::cli {
 
 ai00::ChatTemplate template_flag(const Args& args) {
   const std::string name = args.require("--format");
+  if (auto path = args.get("--config")) {
+    const std::string toml = read_text_file(*path);
+    try {
+      return ai00::ChatTemplate::with_config(name, toml);
+    } catch (const ai00::Error& e) {
+      // "ai00_chat_template_new_with_config: config:3:7: ..." -> "<path>:3:7: ...".
+      const std::string what = e.what();
+      const std::string fn = "ai00_chat_template_new_with_config: ";
+      std::string rest = what.compare(0, fn.size(), fn) == 0 ? what.substr(fn.size()) : what;
+      if (rest.compare(0, 7, "config:") == 0) rest = *path + rest.substr(6);
+      throw UsageError(rest);
+    }
+  }
   try {
     return ai00::ChatTemplate(name);
   } catch (const ai00::Error& e) {

@@ -10,8 +10,9 @@
 
 namespace ai00::cli {
 
-// The chat template of `--format NAME` (required); an unknown name is a UsageError listing the
-// known ones.
+// The chat template of `--format NAME` (required), configured by `--config FILE` (TOML,
+// docs/chat-formats.md "Configuration") when given; an unknown name is a UsageError listing the
+// known ones, a bad configuration one naming FILE:LINE:COLUMN.
 ai00::ChatTemplate template_flag(const Args& args);
 
 // The text of `--tools FILE` (a JSON array of tool descriptions); "" without the flag.
