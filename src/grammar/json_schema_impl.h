@@ -76,6 +76,7 @@ struct SchemaConverter::Impl {
   std::vector<std::string> rule_lines;
   std::map<std::string, std::string> memo;  // mode + pointer -> rule name
   std::set<std::string> names;
+  std::map<std::string, int> next_suffix;  // base name -> next numeric suffix to try
   std::vector<std::string> warnings;
   int depth = 0;  // nesting of rule_for calls
 
@@ -112,8 +113,14 @@ struct SchemaConverter::Impl {
   std::string new_name(const std::string& hint) {
     std::string base = prefix + kbnf_identifier(hint);
     if (base == "start") base += "_";
+    // The next free suffix per base: probing from 2 every time is quadratic when one base name
+    // repeats (20k properties each get a `<object>_rest` rule).
     std::string name = base;
-    for (int k = 2; names.count(name); ++k) name = base + "_" + std::to_string(k);
+    if (names.count(name)) {
+      int& k = next_suffix.emplace(base, 2).first->second;
+      do name = base + "_" + std::to_string(k++);
+      while (names.count(name));
+    }
     names.insert(name);
     return name;
   }
@@ -133,8 +140,12 @@ struct SchemaConverter::Impl {
   }
 
   // ---- JSON navigation ---------------------------------------------------------------------
+  // Sub-schemas already reached by enumeration (the values of `properties`), by pointer:
+  // at_pointer scans an object's keys, so resolving each of n properties that way is quadratic.
+  std::map<std::string, dom::element, std::less<>> known;
   dom::element resolve(std::string_view pointer, const std::string& context) {
     if (pointer.empty()) return root;
+    if (auto k = known.find(pointer); k != known.end()) return k->second;
     auto r = root.at_pointer(pointer);
     if (r.error())
       throw SchemaError{"no schema at JSON pointer " + std::string(pointer) + " (" + context + ")"};

@@ -278,10 +278,15 @@ ObjectShape SchemaConverter::Impl::shape_of(dom::object o, const std::string& pt
     dom::object po;
     if (props.get_object().get(po))
       throw SchemaError{"`properties` must be an object at " + ptr + "/properties"};
-    for (auto f : po)
+    for (auto f : po) {
       shape.properties.push_back(
           {std::string(f.key), ptr + "/properties/" + pointer_token(f.key), false});
+      known.emplace(shape.properties.back().pointer, f.value);
+    }
   }
+  std::map<std::string_view, size_t> index;  // name -> position (linear in many properties)
+  for (size_t i = 0; i < shape.properties.size(); ++i)
+    index.emplace(shape.properties[i].name, i);
   auto req = o["required"];
   if (!req.error()) {
     dom::array ra;
@@ -293,10 +298,9 @@ ObjectShape SchemaConverter::Impl::shape_of(dom::object o, const std::string& pt
       if (e.get_string().get(name))
         throw SchemaError{"`required` entries must be strings at " + ptr + "/required/" +
                           std::to_string(i)};
-      bool found = false;
-      for (auto& p : shape.properties)
-        if (p.name == name) p.required = found = true;
-      if (!found)
+      auto at = index.find(name);
+      if (at != index.end()) shape.properties[at->second].required = true;
+      if (at == index.end())
         unsupported("required property `" + std::string(name) + "` not listed in `properties`",
                     ptr + "/required/" + std::to_string(i));
       ++i;

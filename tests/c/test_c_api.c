@@ -438,6 +438,65 @@ static void test_grammar_turn(ai00_model* model) {
   ai00_state_free(state);
 }
 
+/* Seed 003 "Custom Grammars": with thinking on, a custom grammar given through the C ABI is
+ * wrapped in the thinking block. The sampler is pushed hard towards 'x', which `yes | no` alone
+ * never allows: the reply must think in x's (reasoning) and may then only say yes or no. */
+static void test_grammar_turn_thinking(ai00_model* model) {
+  ai00_chat_template* tmpl = NULL;
+  ai00_state* state = NULL;
+  ai00_grammar* g = NULL;
+  ai00_generator* gen = NULL;
+  ai00_generate_params gp;
+  ai00_sampler_params sp;
+  ai00_render_options ro;
+  ai00_logit_bias bias;
+  uint32_t x_token = 0;
+  size_t count = 0, len = 0;
+  const char* msg = NULL;
+  int32_t reason = AI00_FINISH_NONE;
+  collected out;
+  int thinking;
+  CHECK_OK(ai00_model_tokenize(&count, &x_token, 1, model, "x", 1));
+  CHECK(count == 1);
+  bias.token = x_token;
+  bias.bias = 100.0f;
+  CHECK_OK(ai00_chat_template_new(&tmpl, "ai00-v1", AI00_NUL_TERMINATED));
+  CHECK_OK(ai00_grammar_compile(&g, model, "start ::= \"yes\" | \"no\";", AI00_NUL_TERMINATED));
+  for (thinking = 0; thinking <= 1; ++thinking) {
+    memset(&out, 0, sizeof out);
+    CHECK_OK(ai00_state_new(&state, model));
+    CHECK_OK(ai00_render_options_default(&ro));
+    ro.thinking = thinking ? AI00_THINKING_ON : AI00_THINKING_OFF;
+    CHECK_OK(ai00_sampler_params_default(&sp));
+    sp.temperature = 0;
+    sp.logit_bias = &bias;
+    sp.n_logit_bias = 1;
+    CHECK_OK(ai00_generate_params_default(&gp));
+    gp.grammar = g;
+    gp.max_tokens = 12;
+    CHECK_OK(ai00_generator_new_chat(&gen, model, state, tmpl, k_conv, AI00_NUL_TERMINATED, &ro,
+                                     &sp, &gp));
+    if (gen == NULL) exit(1);
+    CHECK_OK(ai00_generator_run(&reason, gen, collect, &out));
+    CHECK_OK(ai00_generator_message_json(&msg, &len, gen));
+    printf("grammar turn, thinking %d: \"%s\" -> %s\n", thinking, out.text, msg);
+    if (thinking) {
+      /* Wrapped: the block takes the x's, cut by max_tokens inside it. */
+      CHECK(strstr(out.text, "xxxx") != NULL);
+      CHECK(reason == AI00_FINISH_LENGTH);
+      CHECK(strstr(msg, "\"reasoning\"") != NULL);
+    } else {
+      /* Not wrapped: the grammar alone, `yes` or `no`. */
+      CHECK(strchr(out.text, 'x') == NULL);
+      CHECK(strcmp(out.text, "yes") == 0 || strcmp(out.text, "no") == 0);
+    }
+    ai00_generator_free(gen);
+    ai00_state_free(state);
+  }
+  ai00_grammar_free(g);
+  ai00_chat_template_free(tmpl);
+}
+
 int main(void) {
   ai00_model* model;
   setup_paths();
@@ -453,6 +512,7 @@ int main(void) {
   test_grammar(model);
   test_generator(model);
   test_grammar_turn(model);
+  test_grammar_turn_thinking(model);
   ai00_model_free(model);
   if (g_failures != 0) {
     fprintf(stderr, "%d checks failed\n", g_failures);
