@@ -38,19 +38,29 @@
 namespace ai00::internal::grammar {
 
 struct JsonSchemaOptions {
-  // Absent additionalProperties means false next to `properties` (XGrammar's choice: no invented
-  // keys); an object schema without `properties` still accepts any object. false follows JSON
-  // Schema: absent always means any extra property. Extra keys never repeat a listed name.
-  bool strict_properties = true;
+  // false (default) follows JSON Schema: absent additionalProperties means any extra property.
+  // true: absent additionalProperties means false next to `properties` (XGrammar's choice for
+  // generation: no invented keys); an object schema without `properties` still accepts any
+  // object. Extra keys never repeat a listed name.
+  bool strict_properties = false;
   // Unsupported keywords become warnings instead of errors.
   bool lenient = false;
-  // Allow runs of [ \t\n] (at most max_whitespace bytes) around punctuation instead of the one
-  // canonical layout.
-  bool flexible_whitespace = false;
-  uint32_t max_whitespace = 4;
+  // true (default): JSON whitespace (space, tab, LF, CR) wherever JSON allows it, around the
+  // document too, as validators read it; runs of at most max_whitespace bytes (0 = unbounded,
+  // the default). false: one canonical layout, {"a": 1, "b": [1, 2]}.
+  bool flexible_whitespace = true;
+  uint32_t max_whitespace = 0;
   // The canonical layout without spaces, {"a":1,"b":[1,2]} (compact call syntaxes), instead of
   // {"a": 1, "b": [1, 2]}. Ignored with flexible_whitespace.
   bool compact = false;
+
+  // Strict properties and the canonical layout: what tool-call grammars generate.
+  static JsonSchemaOptions canonical() {
+    JsonSchemaOptions o;
+    o.strict_properties = true;
+    o.flexible_whitespace = false;
+    return o;
+  }
 };
 
 struct JsonSchemaGrammar {
@@ -59,8 +69,10 @@ struct JsonSchemaGrammar {
 };
 
 // A whole JSON document valid under `schema_json` (a JSON Schema as JSON text). Errors:
-// ErrorKind::grammar for malformed JSON (with the simdjson reason), an unsupported keyword or an
-// unsatisfiable schema, always naming the JSON pointer.
+// ErrorKind::grammar for malformed JSON (byte offset and line:column of the first error, and the
+// simdjson reason), an unsupported keyword, an unsatisfiable schema, or a schema that no finite
+// JSON value satisfies (a `$ref` cycle without a way out: the grammar would match nothing),
+// always naming the JSON pointer.
 Result<JsonSchemaGrammar> json_schema_to_kbnf(std::string_view schema_json,
                                               const JsonSchemaOptions& options = {});
 
@@ -107,6 +119,9 @@ class SchemaConverter {
   // All rules produced so far, one `name ::= body;` per line.
   std::string rules_kbnf() const;
   const std::vector<std::string>& warnings() const;
+  // The JSON pointer of the sub-schema whose rule is `rule_name` (json_rule / raw_rule), or ""
+  // for helper rules.
+  std::string pointer_of_rule(std::string_view rule_name) const;
 
   struct Impl;
 

@@ -80,10 +80,15 @@ struct SchemaConverter::Impl {
   std::vector<std::string> warnings;
   int depth = 0;  // nesting of rule_for calls
 
-  // ---- punctuation (canonical or with bounded whitespace folded in) ------------------------
+  // ---- punctuation (canonical or with whitespace folded in) --------------------------------
+  std::string ws_regex() const {
+    return "[ \\t\\n\\r]" + (opt.max_whitespace == 0
+                                 ? std::string("*")
+                                 : "{0," + std::to_string(opt.max_whitespace) + "}");
+  }
   std::string punct(const char* canonical, const char* ch, bool ws_before, bool ws_after) const {
     if (!opt.flexible_whitespace) return kbnf_literal(opt.compact ? ch : canonical);
-    const std::string ws = "[ \\t\\n]{0," + std::to_string(opt.max_whitespace) + "}";
+    const std::string ws = ws_regex();
     return kbnf_regex((ws_before ? ws : "") + regex_escape(ch) + (ws_after ? ws : ""));
   }
   std::string comma() const { return punct(", ", ",", true, true); }
@@ -94,11 +99,11 @@ struct SchemaConverter::Impl {
   std::string rbrack() const { return punct("]", "]", true, false); }
   std::string empty_obj() const {
     if (!opt.flexible_whitespace) return kbnf_literal("{}");
-    return kbnf_regex("\\{[ \\t\\n]{0," + std::to_string(opt.max_whitespace) + "}\\}");
+    return kbnf_regex("\\{" + ws_regex() + "\\}");
   }
   std::string empty_arr() const {
     if (!opt.flexible_whitespace) return kbnf_literal("[]");
-    return kbnf_regex("\\[[ \\t\\n]{0," + std::to_string(opt.max_whitespace) + "}\\]");
+    return kbnf_regex("\\[" + ws_regex() + "\\]");
   }
 
   // ---- errors ------------------------------------------------------------------------------
@@ -386,6 +391,69 @@ struct SchemaConverter::Impl {
     }
   }
 
+  // A grammar expression for the JSON texts a validator finds equal to `v` (const / enum):
+  // whitespace as the options say, object members in any order (every order up to
+  // kMaxPermutedKeys keys, schema order beyond: documented), integers also as n.0…, decimals
+  // with trailing zeros. Strings are matched as written canonically (an escape such as \u0041
+  // for A is not recognised: documented).
+  static constexpr size_t kMaxPermutedKeys = 5;
+  std::string value_expr(dom::element v) {
+    switch (v.type()) {
+      case dom::element_type::STRING:
+        return kbnf_literal(json_quote(v.get_string().value_unsafe()));
+      case dom::element_type::ARRAY: {
+        dom::array arr = v.get_array().value_unsafe();
+        if (arr.size() == 0) return empty_arr();
+        std::string out = lbrack();
+        bool first = true;
+        for (auto e : arr) {
+          out += (first ? " " : " " + comma() + " ") + value_expr(e);
+          first = false;
+        }
+        return "(" + out + " " + rbrack() + ")";
+      }
+      case dom::element_type::OBJECT: {
+        dom::object obj = v.get_object().value_unsafe();
+        std::vector<std::string> members;
+        for (auto f : obj) {
+          const std::string key = opt.flexible_whitespace
+                                      ? kbnf_literal(json_quote(f.key)) + " " + colon()
+                                      : kbnf_literal(json_quote(f.key) + (opt.compact ? ":" : ": "));
+          members.push_back(key + " " + value_expr(f.value));
+        }
+        if (members.empty()) return empty_obj();
+        std::vector<size_t> order(members.size());
+        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::vector<std::string> alts;
+        do {
+          std::string body;
+          for (size_t i = 0; i < order.size(); ++i)
+            body += (i ? " " + comma() + " " : "") + members[order[i]];
+          alts.push_back(body);
+        } while (members.size() <= kMaxPermutedKeys &&
+                 std::next_permutation(order.begin(), order.end()));
+        return "(" + lbrace() + " (" + join_alts(alts) + ") " + rbrace() + ")";
+      }
+      case dom::element_type::INT64:
+      case dom::element_type::UINT64:
+        return kbnf_regex(regex_escape(simdjson::to_string(v)) + "(?:\\.0+)?");
+      case dom::element_type::DOUBLE: {
+        const double d = v.get_double().value_unsafe();
+        if (d == std::floor(d) && std::fabs(d) < 1e18) {
+          const auto n = static_cast<int64_t>(d);
+          return kbnf_regex(regex_escape((n == 0 && std::signbit(d) ? "-" : "") +
+                                         std::to_string(n)) +
+                            "(?:\\.0+)?");
+        }
+        const std::string text = simdjson::to_string(v);
+        const bool plain = text.find_first_of("eE") == std::string::npos;
+        return kbnf_regex(regex_escape(text) + (plain ? "0*" : ""));
+      }
+      default:
+        return kbnf_literal(simdjson::to_string(v));
+    }
+  }
+
   static bool type_matches(dom::element v, const std::vector<std::string>& types) {
     if (types.empty()) return true;
     for (const auto& t : types) {
@@ -439,6 +507,10 @@ struct SchemaConverter::Impl {
         if (s.find(term) != std::string_view::npos)
           throw SchemaError{"enum value contains `" + term + "` at " + ptr + "/" + kw};
         text = std::string(s);  // raw text, not JSON
+      } else if (mode == Mode::json) {
+        const std::string e = value_expr(v);
+        if (seen.insert(e).second) alts.push_back(e);
+        continue;
       } else {
         text = value_text(v);
       }

@@ -11,7 +11,12 @@ namespace {
 constexpr double kMaxBound = 1e18;  // keeps every digit-range computation inside int64
 constexpr uint64_t kUnbounded = std::numeric_limits<uint64_t>::max();
 
-const char* const kIntegerRegex = "-?(?:0|[1-9][0-9]*)";
+// JSON Schema integers are numbers with a zero fractional part (draft 6 on): 1.0 and 1e3 are
+// integers. Exact for fractions of zeros and non-negative exponents; a non-zero fraction that an
+// exponent cancels (1.5e1) or a negative exponent (100e-2) is refused (docs/grammar.md
+// "JSON Schema", approximations).
+const char* const kIntegerRegex = "-?(?:0|[1-9][0-9]*)(?:\\.0+)?(?:[eE]\\+?[0-9]+)?";
+const char* const kIntegerFraction = "(?:\\.0+)?";  // after a bounded integer's digits
 const char* const kNumberRegex = "-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?";
 
 // RFC 3339 / RFC 4122 / RFC 5321 shapes of the `format` values JSON Schema names. None of them
@@ -82,7 +87,7 @@ std::string SchemaConverter::Impl::integer_expr(dom::object o, const std::string
   if (b.hi) hi = static_cast<int64_t>(b.hi_excl ? std::ceil(*b.hi) - 1 : std::floor(*b.hi));
   auto re = integer_range_regex(lo, hi);
   if (!re) throw SchemaError{"no integer satisfies the bounds at " + show(ptr)};
-  return kbnf_regex(*re);
+  return kbnf_regex("(?:" + *re + ")" + kIntegerFraction);
 }
 
 std::string SchemaConverter::Impl::number_expr(dom::object o, const std::string& ptr) {
