@@ -16,6 +16,7 @@
 #include "base/json_escape.h"
 #include "grammar/json_schema.h"
 #include "grammar/kbnf_writer.h"
+#include "grammar/matcher.h"
 #include "grammar/schema_regex.h"
 
 namespace ai00::internal::grammar {
@@ -53,7 +54,13 @@ inline const std::set<std::string_view> kSupported = {"type",
                                                       "minimum",
                                                       "maximum",
                                                       "exclusiveMinimum",
-                                                      "exclusiveMaximum"};
+                                                      "exclusiveMaximum",
+                                                      "minProperties",
+                                                      "maxProperties",
+                                                      "propertyNames",
+                                                      "patternProperties",
+                                                      "dependentRequired",
+                                                      "dependencies"};
 inline const char* const kTypes[] = {"null",   "boolean", "object", "array",
                                      "string", "number",  "integer"};
 
@@ -533,7 +540,13 @@ struct SchemaConverter::Impl {
   std::string raw_string_expr(dom::object o, const std::string& ptr, const std::string& term);
   std::string array_expr(dom::object o, const std::string& ptr);
   std::string object_expr(dom::object o, const std::string& ptr);
-  ObjectShape shape_of(dom::object o, const std::string& ptr);
+  // `unlisted_required`: when given, required names missing from `properties` go there instead
+  // of being reported.
+  ObjectShape shape_of(dom::object o, const std::string& ptr,
+                       std::vector<std::string>* unlisted_required = nullptr);
+  // propertyNames as a regex over the key's encoded content (between the quotes); nullopt when
+  // it allows no key at all.
+  std::optional<std::string> property_names_regex(dom::element schema, const std::string& ptr);
   std::optional<int64_t> int_bound(dom::object o, const std::string& ptr, const char* kw);
 };
 

@@ -1,5 +1,6 @@
 // The per-type parts of the JSON Schema converter (json_schema_impl.h): numbers with bounds,
 // strings (JSON and ai00 v1 raw text), arrays and objects, and the generic JSON value rules.
+#include <functional>
 #include <limits>
 
 #include "grammar/json_schema_impl.h"
@@ -276,7 +277,8 @@ std::string SchemaConverter::Impl::array_expr(dom::object o, const std::string& 
 
 // ---- objects ---------------------------------------------------------------------------------
 
-ObjectShape SchemaConverter::Impl::shape_of(dom::object o, const std::string& ptr) {
+ObjectShape SchemaConverter::Impl::shape_of(dom::object o, const std::string& ptr,
+                                            std::vector<std::string>* unlisted_required) {
   ObjectShape shape;
   auto props = o["properties"];
   if (!props.error()) {
@@ -305,7 +307,9 @@ ObjectShape SchemaConverter::Impl::shape_of(dom::object o, const std::string& pt
                           std::to_string(i)};
       auto at = index.find(name);
       if (at != index.end()) shape.properties[at->second].required = true;
-      if (at == index.end())
+      if (at == index.end() && unlisted_required != nullptr)
+        unlisted_required->emplace_back(name);
+      else if (at == index.end())
         unsupported("required property `" + std::string(name) + "` not listed in `properties`",
                     ptr + "/required/" + std::to_string(i));
       ++i;
@@ -325,31 +329,233 @@ ObjectShape SchemaConverter::Impl::shape_of(dom::object o, const std::string& pt
   return shape;
 }
 
-std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string& ptr) {
-  const ObjectShape shape = shape_of(o, ptr);
-  std::vector<std::string> kv;
-  for (const auto& p : shape.properties) {
-    const std::string value = rule_for(p.pointer, Mode::json, "", p.name);
-    const std::string key = opt.flexible_whitespace
-                                ? kbnf_literal(json_quote(p.name)) + " " + colon()
-                                : kbnf_literal(json_quote(p.name) + (opt.compact ? ":" : ": "));
-    kv.push_back(key + " " + value);
+std::optional<std::string> SchemaConverter::Impl::property_names_regex(dom::element e,
+                                                                      const std::string& ptr) {
+  if (e.type() != dom::element_type::OBJECT)
+    throw SchemaError{"`propertyNames` must be a schema at " + show(ptr)};
+  dom::object o = e.get_object().value_unsafe();
+  for (auto f : o) {
+    const std::string_view k = f.key;
+    if (kAnnotations.count(k)) continue;
+    if (k == "type" || k == "pattern" || k == "minLength" || k == "maxLength" || k == "format" ||
+        k == "enum" || k == "const")
+      continue;
+    unsupported("`" + std::string(k) + "` inside `propertyNames`", ptr + "/" + pointer_token(k));
   }
-  std::string add_kv;
-  if (shape.additional) {
-    const std::string value =
-        shape.additional_pointer.empty()
-            ? any_expr(Mode::json, "")
-            : rule_for(shape.additional_pointer, Mode::json, "", "additional");
+  auto types = declared_types(o, ptr);
+  if (!types.empty() && std::find(types.begin(), types.end(), "string") == types.end())
+    return std::nullopt;  // keys are strings: no key is allowed
+  for (const char* kw : {"const", "enum"}) {
+    if (o[kw].error()) continue;
+    std::vector<dom::element> values;
+    if (std::string_view(kw) == "const") {
+      values.push_back(o[kw].value_unsafe());
+    } else {
+      dom::array arr;
+      if (o[kw].get_array().get(arr))
+        throw SchemaError{"`enum` must be an array at " + ptr + "/enum"};
+      for (auto v : arr) values.push_back(v);
+    }
+    std::string alts;
+    for (auto v : values) {
+      if (v.type() != dom::element_type::STRING) continue;
+      const std::string q = json_quote(v.get_string().value_unsafe());
+      alts += (alts.empty() ? "" : "|") + regex_escape(q.substr(1, q.size() - 2));
+    }
+    if (alts.empty()) return std::nullopt;
+    return "(?:" + alts + ")";
+  }
+  auto re = string_constraint(*this, o, ptr, StringEncoding::json, StringEncoding::json);
+  return re ? *re : "(?:" + string_unit_regex(StringEncoding::json) + ")*";
+}
+
+
+// Objects (docs/grammar.md "JSON Schema"): members are laid out by a state machine whose state is
+// (which listed properties are present, how many members so far). With at most kMaxAnyOrder
+// listed properties the set is tracked, so they come in any order (exact); with more, the
+// position in schema order is tracked (properties in schema order: documented). Extra members
+// (patternProperties, additionalProperties) may come anywhere in the first mode and after the
+// listed ones in the second. The member count serves minProperties / maxProperties, the set
+// dependentRequired.
+namespace {
+constexpr size_t kMaxAnyOrder = 8;
+constexpr size_t kMaxObjectStates = 1u << 14;
+}  // namespace
+
+std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string& ptr) {
+  std::vector<std::string> unlisted_required;
+  ObjectShape shape = shape_of(o, ptr, &unlisted_required);
+  auto count = [&](const char* kw) -> std::optional<uint64_t> {
+    auto r = o[kw];
+    if (r.error()) return std::nullopt;
+    auto v = number_of(r.value_unsafe());
+    if (!v || *v < 0 || *v != std::floor(*v) || *v > 1e6)
+      throw SchemaError{"`" + std::string(kw) + "` must be an integer in [0, 1e6] at " + ptr + "/" +
+                        kw};
+    return static_cast<uint64_t>(*v);
+  };
+  const uint64_t min_p = count("minProperties").value_or(0);
+  const std::optional<uint64_t> max_p = count("maxProperties");
+  if (max_p && min_p > *max_p)
+    throw SchemaError{"minProperties > maxProperties at " + show(ptr)};
+
+  // propertyNames: a regex over whole key texts; listed names it refuses cannot occur.
+  std::optional<std::string> key_re;
+  bool no_keys = false;
+  if (auto pn = o["propertyNames"]; !pn.error()) {
+    dom::element e = pn.value_unsafe();
+    if (e.type() == dom::element_type::BOOL) {
+      no_keys = !e.get_bool().value_unsafe();
+    } else {
+      key_re = property_names_regex(e, ptr + "/propertyNames");
+      no_keys = !key_re;
+    }
+  }
+  std::optional<CompiledGrammar> key_check;
+  if (key_re) key_check = CompiledGrammar::compile_kbnf(
+                  "start ::= " + kbnf_regex("\"" + *key_re + "\"") + ";", nullptr);
+  auto name_ok = [&](const std::string& name) {
+    if (no_keys) return false;
+    if (!key_check) return true;
+    Matcher m(*key_check);
+    return m.accept_bytes(json_quote(name)) && m.is_complete();
+  };
+
+  // Listed properties, plus names that `required` / dependentRequired mention without listing:
+  // those are extra keys that must (or may) be present, valued by additionalProperties.
+  struct Prop {
+    std::string name, value;  // value: rule name
+    bool required = false;
+  };
+  std::vector<Prop> props;
+  std::map<std::string, size_t> index;
+  auto extra_value = [&]() {
+    return shape.additional_pointer.empty()
+               ? any_expr(Mode::json, "")
+               : rule_for(shape.additional_pointer, Mode::json, "", "additional");
+  };
+  auto add_prop = [&](const std::string& name, const std::string& value, bool required) {
+    index[name] = props.size();
+    props.push_back({name, value, required});
+  };
+  for (const auto& p : shape.properties) {
+    if (!name_ok(p.name)) {
+      if (p.required)
+        throw SchemaError{"no object satisfies `required` `" + p.name +
+                          "` and `propertyNames` at " + show(ptr)};
+      continue;
+    }
+    add_prop(p.name, "", p.required);
+  }
+  auto mention = [&](const std::string& name, bool required, const std::string& where) {
+    auto it = index.find(name);
+    if (it != index.end()) {
+      props[it->second].required |= required;
+      return true;
+    }
+    if (!shape.additional || !name_ok(name)) {
+      if (required)
+        throw SchemaError{"no object satisfies: `" + name +
+                          "` is required but no such key is allowed at " + where};
+      return false;
+    }
+    add_prop(name, "", required);
+    return true;
+  };
+  for (const auto& name : unlisted_required) mention(name, true, ptr + "/required");
+  // dependentRequired (draft 2019-09) and the array form of draft-7 `dependencies`.
+  std::vector<std::pair<size_t, std::vector<size_t>>> deps;
+  std::vector<size_t> banned;  // listed names a dependency makes impossible
+  for (const char* kw : {"dependentRequired", "dependencies"}) {
+    auto d = o[kw];
+    if (d.error()) continue;
+    dom::object dobj;
+    if (d.get_object().get(dobj))
+      throw SchemaError{"`" + std::string(kw) + "` must be an object at " + ptr + "/" + kw};
+    for (auto f : dobj) {
+      const std::string where = ptr + "/" + kw + "/" + pointer_token(f.key);
+      dom::array arr;
+      if (f.value.get_array().get(arr)) {
+        unsupported("`" + std::string(kw) + "` with a schema value (dependentSchemas)", where);
+        continue;
+      }
+      const bool trigger = mention(std::string(f.key), false, where);
+      std::vector<size_t> needs;
+      bool possible = true;
+      for (auto e : arr) {
+        std::string_view n;
+        if (e.get_string().get(n)) throw SchemaError{"dependency names must be strings at " + where};
+        if (mention(std::string(n), false, where)) {
+          needs.push_back(index[std::string(n)]);
+        } else {
+          possible = false;
+        }
+      }
+      if (!trigger) continue;
+      if (!possible) {
+        banned.push_back(index[std::string(f.key)]);
+      } else {
+        deps.emplace_back(index[std::string(f.key)], std::move(needs));
+      }
+    }
+  }
+  for (size_t b : banned)
+    if (props[b].required)
+      throw SchemaError{"no object satisfies the dependencies of `" + props[b].name + "` at " +
+                        show(ptr)};
+  // Value rules (listed ones by their schema, the others by additionalProperties).
+  {
+    std::map<std::string_view, const SchemaProperty*> listed;
+    for (const auto& sp : shape.properties) listed.emplace(sp.name, &sp);
+    for (auto& p : props) {
+      auto it = listed.find(p.name);
+      p.value = it != listed.end() ? rule_for(it->second->pointer, Mode::json, "", p.name)
+                                   : extra_value();
+    }
+  }
+
+  // Extra members: patternProperties keys, then other keys (additionalProperties).
+  std::vector<std::string> extra_alts;
+  if (auto pp = o["patternProperties"]; !pp.error()) {
+    dom::object ppo;
+    if (pp.get_object().get(ppo))
+      throw SchemaError{"`patternProperties` must be an object at " + ptr + "/patternProperties"};
+    for (auto f : ppo) {
+      const std::string where = ptr + "/patternProperties/" + pointer_token(f.key);
+      auto re = translate_pattern(f.key, StringEncoding::json);
+      if (!re.ok()) {
+        unsupported(re.error().message, where);
+        continue;
+      }
+      if (key_re) {
+        unsupported("`patternProperties` together with `propertyNames`", where);
+        continue;
+      }
+      const std::string value = rule_for(where, Mode::json, "", hint_for(ptr) + "_pattern");
+      extra_alts.push_back(kbnf_regex("\"" + re.value() + "\"") + " " + colon() + " " + value);
+    }
+    if (!extra_alts.empty())
+      warnings.push_back(
+          "approximated `patternProperties` at " + ptr +
+          "/patternProperties: a key matching several patterns is checked against one of them, a "
+          "listed property against its `properties` schema only, and other keys against "
+          "additionalProperties without excluding pattern matches");
+  }
+  if (shape.additional && !no_keys) {
     std::string key;
-    if (shape.properties.empty()) {
+    std::vector<std::string> names;
+    for (const auto& p : props) names.push_back(p.name);
+    if (key_re) {
+      key = kbnf_regex("\"" + *key_re + "\"");
+      if (!names.empty())
+        warnings.push_back("approximated `propertyNames` at " + ptr +
+                           "/propertyNames: an extra key may repeat a listed name");
+    } else if (names.empty()) {
       key = shared_rule("string", "string",
                         kbnf_regex("\"(?:" + string_unit_regex(StringEncoding::json) + ")*\""));
     } else {
-      // Additional keys never repeat a listed one (JSON Schema applies additionalProperties only
-      // to other names).
-      std::vector<std::string> names;
-      for (const auto& p : shape.properties) names.push_back(p.name);
+      // Extra keys never repeat a listed one (JSON Schema applies additionalProperties only to
+      // other names).
       const auto [ended, left] = json_string_excluding_regex(names);
       const std::string tail =
           shared_rule("string_tail", "string_tail",
@@ -357,33 +563,122 @@ std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string&
       key = "(" + (ended.empty() ? "" : kbnf_regex(ended) + " | ") + kbnf_regex(left) + " " + tail +
             ")";
     }
-    add_kv = key + " " + colon() + " " + value;
+    extra_alts.push_back(key + " " + colon() + " " + extra_value());
   }
-  const size_t n = kv.size();
-  // rest[i]: the properties from i on, each after a comma (something precedes them).
-  std::vector<std::string> rest(n + 1);
-  rest[n] = add_kv.empty() ? "" : "(" + comma() + " " + add_kv + ")*";
-  for (size_t i = n; i-- > 0;) {
-    const std::string item = comma() + " " + kv[i];
-    const std::string tail = rest[i + 1].empty() ? "" : " " + rest[i + 1];
-    rest[i] = (shape.properties[i].required ? item : "(" + item + ")?") + tail;
-    // Many properties: name each suffix once, so the first-property alternatives below stay
-    // linear in size instead of quadratic.
-    if (n > 6) rest[i] = add_rule(hint_for(ptr) + "_rest", rest[i]);
+  const std::string extra =
+      extra_alts.empty() ? ""
+      : extra_alts.size() == 1
+          ? extra_alts[0]
+          : add_rule(hint_for(ptr) + "_extra", join_alts(extra_alts));
+
+  // Member layouts.
+  std::vector<std::string> kv;
+  for (const auto& p : props) {
+    const std::string key = opt.flexible_whitespace
+                                ? kbnf_literal(json_quote(p.name)) + " " + colon()
+                                : kbnf_literal(json_quote(p.name) + (opt.compact ? ":" : ": "));
+    kv.push_back(key + " " + p.value);
   }
-  std::vector<std::string> firsts;
-  bool any_required = false;
-  for (size_t j = 0; j < n; ++j) {
-    firsts.push_back(kv[j] + (rest[j + 1].empty() ? "" : " " + rest[j + 1]));
-    if (shape.properties[j].required) {
-      any_required = true;
-      break;
+  std::vector<uint8_t> is_banned(props.size(), 0);
+  for (size_t b : banned) is_banned[b] = 1;
+
+  const size_t n = props.size();
+  // Member counts are tracked up to `cap` (exactly up to maxProperties; saturating above
+  // minProperties, at least 1 for the comma).
+  const uint64_t cap = max_p ? *max_p : std::max<uint64_t>(min_p, 1);
+  const bool any_order = n <= kMaxAnyOrder && ((uint64_t{1} << n) * (cap + 1)) <= kMaxObjectStates;
+  if (!any_order) {
+    if (!deps.empty())
+      unsupported("`dependentRequired` with more than " + std::to_string(kMaxAnyOrder) +
+                      " properties",
+                  ptr + "/dependentRequired");
+    if ((n + 1) * (cap + 1) > kMaxObjectStates * 16)
+      throw SchemaError{"minProperties / maxProperties too large for " + std::to_string(n) +
+                        " properties at " + show(ptr)};
+  }
+  auto sep = [&](uint64_t c) { return c == 0 ? std::string() : comma() + " "; };
+  auto can_end = [&](uint64_t set, uint64_t c) {
+    if (c == 0 || c < min_p) return false;
+    if (!any_order) return true;  // required ones cannot be skipped in schema order
+    for (size_t i = 0; i < n; ++i)
+      if (props[i].required && !((set >> i) & 1)) return false;
+    for (const auto& [a, needs] : deps)
+      if ((set >> a) & 1)
+        for (size_t b : needs)
+          if (!((set >> b) & 1)) return false;
+    return true;
+  };
+  // One rule per reachable, completable state; "" when a state cannot complete.
+  std::map<std::pair<uint64_t, uint64_t>, std::string> state_rule;
+  const std::string hint = hint_for(ptr) + "_members";
+  // Body of state (pos_or_set, c) given the rules of its successors.
+  auto body_of = [&](uint64_t key, uint64_t c,
+                     const std::function<std::string(uint64_t, uint64_t)>& next) -> std::string {
+    std::vector<std::string> alts;
+    const bool room = !max_p || c < *max_p;
+    const uint64_t c1 = std::min(c + 1, cap);
+    const bool saturated = !max_p && c == cap && !extra.empty();
+    bool at_end = any_order || key == n;
+    if (at_end && can_end(any_order ? key : 0, c)) alts.push_back("''");
+    if (any_order) {
+      for (size_t i = 0; i < n && room; ++i) {
+        if ((key >> i) & 1 || is_banned[i]) continue;
+        const std::string r = next(key | (uint64_t{1} << i), c1);
+        if (!r.empty()) alts.push_back(sep(c) + kv[i] + " " + r);
+      }
+    } else if (key < n) {
+      if (!props[key].required || is_banned[key]) {
+        const std::string r = next(key + 1, c);
+        if (!r.empty()) alts.push_back(r);
+      }
+      if (room && !is_banned[key]) {
+        const std::string r = next(key + 1, c1);
+        if (!r.empty()) alts.push_back(sep(c) + kv[key] + " " + r);
+      }
     }
+    if (!extra.empty() && room && at_end && !saturated) {
+      const std::string r = next(key, c1);
+      if (!r.empty()) alts.push_back(sep(c) + extra + " " + r);
+    }
+    if (alts.empty()) return "";
+    std::string body = join_alts(alts);
+    if (saturated && at_end) body = "(" + comma() + " " + extra + ")* (" + body + ")";
+    return body;
+  };
+  std::function<std::string(uint64_t, uint64_t)> get;
+  if (any_order) {
+    get = [&](uint64_t set, uint64_t c) -> std::string {
+      auto it = state_rule.find({set, c});
+      if (it != state_rule.end()) return it->second;
+      state_rule[{set, c}] = "";  // no cycles: every step adds a member or saturates (loop)
+      const std::string body = body_of(set, c, get);
+      const std::string name = body.empty() ? "" : add_rule(hint, body);
+      state_rule[{set, c}] = name;
+      return name;
+    };
+  } else {
+    // Schema order: build from the last position back, iteratively (n may be large).
+    for (uint64_t i = n + 1; i-- > 0;)
+      for (uint64_t c = cap + 1; c-- > 0;) {
+        const std::string body = body_of(i, c, [&](uint64_t k, uint64_t cc) {
+          auto it = state_rule.find({k, cc});
+          return it == state_rule.end() ? std::string() : it->second;
+        });
+        if (!body.empty()) state_rule[{i, c}] = add_rule(hint, body);
+      }
+    get = [&](uint64_t k, uint64_t c) {
+      auto it = state_rule.find({k, c});
+      return it == state_rule.end() ? std::string() : it->second;
+    };
   }
-  if (!any_required && !add_kv.empty()) firsts.push_back(add_kv + " " + rest[n]);
-  if (firsts.empty()) return empty_obj();
-  const std::string full = lbrace() + " (" + join_alts(firsts) + ") " + rbrace();
-  return any_required ? full : "(" + empty_obj() + " | " + full + ")";
+  const std::string first = get(0, 0);
+  bool empty_ok = min_p == 0;
+  for (const auto& p : props) empty_ok &= !p.required;
+  std::vector<std::string> alts;
+  if (empty_ok) alts.push_back(empty_obj());
+  if (!first.empty()) alts.push_back(lbrace() + " " + first + " " + rbrace());
+  if (alts.empty()) throw SchemaError{"no object satisfies the schema at " + show(ptr)};
+  return alts.size() == 1 ? alts[0] : "(" + join_alts(alts) + ")";
 }
 
 // ---- any value -------------------------------------------------------------------------------

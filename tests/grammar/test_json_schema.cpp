@@ -189,7 +189,31 @@ TEST_CASE("malformed and unsatisfiable schemas are errors with a location",
   CHECK_THAT(error_of(R"({"type":"strin"})"), Catch::Contains("/type"));
   CHECK_THAT(error_of(R"({"type":"object","properties":{"a":false},"required":["a"]})"),
              Catch::Contains("/properties/a"));
-  CHECK_THAT(error_of(R"({"type":"object","required":["x"]})"), Catch::Contains("/required/0"));
+  // A required name without a `properties` entry is an extra key that must be present; where no
+  // extra key is allowed no object qualifies.
+  CHECK_THAT(error_of(R"({"type":"object","required":["x"],"additionalProperties":false})"),
+             Catch::Contains("/required"));
+  CompiledGrammar req = compile_schema(R"({"type":"object","required":["x"]})");
+  CHECK(accepts(req, R"({"x": [1]})"));
+  CHECK(accepts(req, R"({"y": 1, "x": 2})"));
+  CHECK_FALSE(accepts(req, R"({"y": 1})"));
+  CHECK_FALSE(accepts(req, "{}"));
+  // JSON syntax errors name the byte offset and line:column of the first error.
+  CHECK_THAT(error_of("{\"type\":\n \"object\",, }"),
+             Catch::Contains("byte 19 (line 2, column 11)") && Catch::Contains("expected a string key"));
+  CHECK_THAT(error_of("{\"a\": [1, 2}"), Catch::Contains("byte 11") && Catch::Contains("`]`"));
+  CHECK_THAT(error_of("{\"a\": \"x\ty\"}"), Catch::Contains("byte 8") && Catch::Contains("control"));
+  CHECK_THAT(error_of("{\"a\": 01}"), Catch::Contains("byte 7 (line 1, column 8)"));
+  CHECK_THAT(error_of("{} x"), Catch::Contains("byte 3") && Catch::Contains("after the JSON value"));
+  CHECK_THAT(error_of("{\"a\": tru}"), Catch::Contains("byte 6") && Catch::Contains("`t`"));
+  CHECK_THAT(error_of("{\"\xff\": 1}"), Catch::Contains("byte 2") && Catch::Contains("UTF-8"));
+  // A grammar that matches no finite text is an error, not a silent dead grammar.
+  CHECK_THAT(error_of(R"({"$ref":"#"})"), Catch::Contains("no finite JSON value"));
+  CHECK_THAT(error_of(R"({"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},)"
+                      R"("type":"object","properties":{"x":{"$ref":"#/$defs/a"}},"required":["x"]})"),
+             Catch::Contains("no finite JSON value") && Catch::Contains("/$defs/"));
+  CHECK_THAT(error_of(R"({"type":"array","items":{"$ref":"#"},"minItems":1})"),
+             Catch::Contains("no finite JSON value"));
   CHECK_THAT(error_of(R"({"enum":[1,2],"maxLength":3})"), Catch::Contains("/maxLength"));
   CHECK_THAT(error_of("[1]"), Catch::Contains("object or a boolean"));
   std::string deep_pattern = R"({"type":"string","pattern":")" + std::string(300, '(') + "a" +

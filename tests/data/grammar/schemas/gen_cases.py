@@ -52,10 +52,10 @@ case("type array", {"type": ["string", "null"]}, ["x", None], [1, True])
 case("untyped accepts all", {"minimum": 1.1}, ["x", True, None, [1], {"a": 1}, 1.1, 2], ["RAW:nope", 1.09, 1])
 case("number decimal bounds", {"type": "number", "minimum": 0.25, "exclusiveMaximum": 2.5}, [0.25, 0.3, 1, 2.499, "RAW:0.250"], [0.2, 2.5, "RAW:2.50", 3, -1])
 case("object required and optional", {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}, "c": {"type": "boolean"}}, "required": ["b"]},
-     [{"b": "x"}, {"a": 1, "b": "x"}, {"b": "x", "c": True}, {"a": 1, "b": "x", "c": False}],
-     [{}, {"a": 1}, {"b": 1}, {"b": "x", "a": 1}, "RAW:{\"a\": , \"b\": \"x\"}", "RAW:{, \"b\": \"x\"}", {"b": "x", "d": 1}])
+     [{"b": "x"}, {"a": 1, "b": "x"}, {"b": "x", "c": True}, {"a": 1, "b": "x", "c": False}, {"b": "x", "a": 1}, {"c": True, "a": 1, "b": "x"}],
+     [{}, {"a": 1}, {"b": 1}, "RAW:{\"b\": \"x\", \"b\": \"x\"}", "RAW:{\"a\": , \"b\": \"x\"}", "RAW:{, \"b\": \"x\"}", {"b": "x", "d": 1}])
 case("object all optional", {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}}},
-     [{}, {"x": 1}, {"y": 2}, {"x": 1, "y": 2}], [{"y": 2, "x": 1}, "RAW:{\"x\": 1, }", "RAW:{, \"y\": 2}", {"z": 1}])
+     [{}, {"x": 1}, {"y": 2}, {"x": 1, "y": 2}, {"y": 2, "x": 1}], ["RAW:{\"x\": 1, \"x\": 1}", "RAW:{\"x\": 1, }", "RAW:{, \"y\": 2}", {"z": 1}])
 case("object additional schema", {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"], "additionalProperties": {"type": "string"}},
      [{"id": 1}, {"id": 1, "k": "v"}, {"id": 1, "k": "v", "l": "w"}], [{"id": 1, "k": 2}, {"k": "v"}])
 case("object additional true", {"type": "object", "additionalProperties": True}, [{}, {"any": [1, {"b": None}]}], ["RAW:{\"a\" 1}"])
