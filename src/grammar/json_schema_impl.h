@@ -60,7 +60,8 @@ inline const std::set<std::string_view> kSupported = {"type",
                                                       "propertyNames",
                                                       "patternProperties",
                                                       "dependentRequired",
-                                                      "dependencies"};
+                                                      "dependencies",
+                                                      "multipleOf"};
 inline const char* const kTypes[] = {"null",   "boolean", "object", "array",
                                      "string", "number",  "integer"};
 
@@ -534,6 +535,9 @@ struct SchemaConverter::Impl {
   std::string any_expr(Mode mode, const std::string& term);
   std::string integer_expr(dom::object o, const std::string& ptr);
   std::string number_expr(dom::object o, const std::string& ptr);
+  // "" when multipleOf is ignored (lenient); else an expression for the multiples.
+  std::string multiple_of_expr(dom::object o, const std::string& ptr, bool integer_only);
+  std::string multiple_of_rules(uint64_t p, int d, bool integer_only, bool non_negative);
   std::optional<std::pair<uint64_t, uint64_t>> length_bounds(dom::object o, const std::string& ptr);
   std::optional<std::string> format_regex(dom::object o, const std::string& ptr);
   std::string json_string_expr(dom::object o, const std::string& ptr);

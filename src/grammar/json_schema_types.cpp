@@ -1,5 +1,8 @@
 // The per-type parts of the JSON Schema converter (json_schema_impl.h): numbers with bounds,
 // strings (JSON and ai00 v1 raw text), arrays and objects, and the generic JSON value rules.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <limits>
 
@@ -80,7 +83,167 @@ static Bounds read_bounds(dom::object o, const std::string& ptr) {
   return b;
 }
 
+// ---- multipleOf ------------------------------------------------------------------------------
+
+namespace {
+
+// The step as p / 10^d with p a positive integer (shortest decimal that reads back as `m`).
+std::optional<std::pair<uint64_t, int>> decimal_step(double m) {
+  char buf[64];
+  for (int prec = 1; prec <= 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*e", prec - 1, m);
+    if (std::strtod(buf, nullptr) == m) break;
+  }
+  // buf = "D.DDDDe[+-]XX": digits and exponent.
+  std::string digits;
+  const char* e = std::strchr(buf, 'e');
+  for (const char* c = buf; c < e; ++c)
+    if (*c >= '0' && *c <= '9') digits += *c;
+  int exp10 = std::atoi(e + 1) - static_cast<int>(digits.size()) + 1;
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back(), ++exp10;
+  uint64_t p = std::stoull(digits);
+  for (; exp10 > 0; --exp10) {
+    if (p > 1000000000ull) return std::nullopt;
+    p *= 10;
+  }
+  return std::make_pair(p, -exp10);
+}
+
+}  // namespace
+
+// Numbers that are multiples of the step p/10^d, written without exponent: a left-linear grammar
+// over the remainder of (value * 10^d) mod p, digit by digit (exact). `integer_only`: the
+// fraction is zeros; `non_negative`: no minus sign (minimum 0).
+std::string SchemaConverter::Impl::multiple_of_rules(uint64_t p, int d, bool integer_only,
+                                                     bool non_negative) {
+  const std::string key = "multipleOf:" + std::to_string(p) + "/" + std::to_string(d) +
+                          (integer_only ? "i" : "n") + (non_negative ? "+" : "");
+  auto memo_it = memo.find("shared:" + key);
+  if (memo_it != memo.end()) return memo_it->second;
+  const std::string hint = "multiple" + std::to_string(p);
+  auto digit_class = [](const std::vector<int>& ds) {
+    if (ds.size() == 1) return kbnf_literal(std::string(1, static_cast<char>('0' + ds[0])));
+    std::string c = "[";
+    for (int x : ds) c += static_cast<char>('0' + x);
+    return kbnf_regex(c + "]");
+  };
+  // I[r]: integer parts with value = r (mod p).
+  std::vector<std::string> int_rule(p), int_body(p);
+  for (uint64_t r = 0; r < p; ++r) int_rule[r] = new_name(hint + "_int");
+  for (int first = 1; first <= 9; ++first)
+    int_body[first % p] += (int_body[first % p].empty() ? "" : " | ") +
+                           kbnf_literal(std::string(1, static_cast<char>('0' + first)));
+  for (uint64_t q = 0; q < p; ++q) {
+    std::map<uint64_t, std::vector<int>> by_target;
+    for (int x = 0; x <= 9; ++x) by_target[(10 * q + x) % p].push_back(x);
+    for (const auto& [r, ds] : by_target)
+      int_body[r] += (int_body[r].empty() ? "" : " | ") + int_rule[q] + " " + digit_class(ds);
+  }
+  for (uint64_t r = 0; r < p; ++r) rule_lines.push_back(int_rule[r] + " ::= " + int_body[r] + ";");
+  // Whole integer parts: the rules above (no leading zero), and a lone "0" with residue 0.
+  std::vector<std::string> part(int_rule);
+  part[0] = add_rule(hint + "_int0", int_rule[0] + " | " + kbnf_literal("0"));
+  // pow10 residues for the padding check: r * 10^k mod p.
+  auto pad_ok = [&](uint64_t r, int k) {
+    for (int i = 0; i < k; ++i) r = (r * 10) % p;
+    return r == 0;
+  };
+  std::vector<std::string> ends;
+  for (uint64_t r = 0; r < p; ++r)
+    if (pad_ok(r, d)) ends.push_back(part[r] + (d == 0 ? " " + kbnf_regex("(?:\\.0+)?") : ""));
+  if (d > 0) {
+    // F[j][r]: integer part, '.', j fraction digits, residue r.
+    std::vector<std::vector<std::string>> frac(d + 1, std::vector<std::string>(p));
+    for (int j = 1; j <= d; ++j)
+      for (uint64_t r = 0; r < p; ++r) frac[j][r] = new_name(hint + "_frac");
+    std::vector<std::vector<std::string>> body(d + 1, std::vector<std::string>(p));
+    for (int j = 0; j < d; ++j)
+      for (uint64_t q = 0; q < p; ++q) {
+        if (j > 0 && body[j][q].empty()) continue;  // no such state
+        const std::string from = j == 0 ? part[q] + " " + kbnf_literal(".") : frac[j][q];
+        std::map<uint64_t, std::vector<int>> by_target;
+        for (int x = 0; x <= (integer_only ? 0 : 9); ++x) by_target[(10 * q + x) % p].push_back(x);
+        for (const auto& [r, ds] : by_target)
+          body[j + 1][r] += (body[j + 1][r].empty() ? "" : " | ") + from + " " + digit_class(ds);
+      }
+    for (int j = 1; j <= d; ++j)
+      for (uint64_t r = 0; r < p; ++r) {
+        if (body[j][r].empty()) continue;
+        rule_lines.push_back(frac[j][r] + " ::= " + body[j][r] + ";");
+        if (pad_ok(r, d - j))
+          ends.push_back(frac[j][r] + (j == d ? " " + kbnf_regex("0*") : ""));
+      }
+  }
+  const std::string value = new_name(hint);
+  rule_lines.push_back(value + " ::= " + join_alts(ends) + ";");
+  const std::string name = add_rule(
+      hint + "_num", (non_negative ? "" : kbnf_regex("-?") + " ") + value);
+  memo["shared:" + key] = name;
+  return name;
+}
+
+std::string SchemaConverter::Impl::multiple_of_expr(dom::object o, const std::string& ptr,
+                                                    bool integer_only) {
+  auto r = o["multipleOf"];
+  auto m = number_of(r.value_unsafe());
+  if (!m || !(*m > 0) || !std::isfinite(*m))
+    throw SchemaError{"`multipleOf` must be a number > 0 at " + ptr + "/multipleOf"};
+  const auto step = decimal_step(*m);
+  if (!step || step->first * static_cast<uint64_t>(step->second + 1) > 2000) {
+    unsupported("`multipleOf` " + simdjson::to_string(r.value_unsafe()) +
+                    " (more than 2000 remainder states; steps p/10^d with p*(d+1) <= 2000 are "
+                    "exact)",
+                ptr + "/multipleOf");
+    return "";
+  }
+  const Bounds b = read_bounds(o, ptr);
+  const auto [p, d] = *step;
+  if (!b.lo && !b.hi) return multiple_of_rules(p, d, integer_only, false);
+  // Bounded: the multiples in range, listed (at most 4096), or the sign alone for minimum 0.
+  if (b.lo && *b.lo == 0 && !b.lo_excl && !b.hi) return multiple_of_rules(p, d, integer_only, true);
+  if (b.lo && b.hi) {
+    const double scale = std::pow(10.0, d);
+    const double lo_k = std::ceil(*b.lo * scale / static_cast<double>(p) - 1e-9);
+    const double hi_k = std::floor(*b.hi * scale / static_cast<double>(p) + 1e-9);
+    if (hi_k - lo_k < 4096) {
+      std::vector<std::string> alts;
+      for (double k = lo_k; k <= hi_k; ++k) {
+        const long double v = static_cast<long double>(k) * p;  // value * 10^d
+        const auto iv = static_cast<int64_t>(v);
+        // Exclusive bounds drop the end points.
+        const double value = static_cast<double>(iv) / scale;
+        if ((b.lo_excl && value <= *b.lo) || (b.hi_excl && value >= *b.hi)) continue;
+        if (value < *b.lo || value > *b.hi) continue;
+        std::string text = std::to_string(iv < 0 ? -iv : iv);
+        if (d > 0) {
+          if (text.size() <= static_cast<size_t>(d)) text.insert(0, d + 1 - text.size(), '0');
+          text.insert(text.size() - d, ".");
+          while (text.back() == '0') text.pop_back();
+          if (text.back() == '.') text.pop_back();
+        }
+        const bool is_int = text.find('.') == std::string::npos;
+        if (integer_only && !is_int) continue;
+        std::string re = (iv < 0 ? "-" : iv == 0 ? "-?" : "") + regex_escape(text);
+        re += is_int ? "(?:\\.0+)?" : "0*";
+        alts.push_back(re);
+      }
+      if (alts.empty())
+        throw SchemaError{"no multiple of `multipleOf` lies within the bounds at " + show(ptr)};
+      std::string re;
+      for (const auto& a : alts) re += (re.empty() ? "" : "|") + a;
+      return kbnf_regex("(?:" + re + ")");
+    }
+  }
+  unsupported("`multipleOf` together with bounds that admit more than 4096 multiples",
+              ptr + "/multipleOf");
+  return "";
+}
+
 std::string SchemaConverter::Impl::integer_expr(dom::object o, const std::string& ptr) {
+  if (!o["multipleOf"].error()) {
+    std::string e = multiple_of_expr(o, ptr, true);
+    if (!e.empty()) return e;
+  }
   const Bounds b = read_bounds(o, ptr);
   if (!b.lo && !b.hi) return kbnf_regex(kIntegerRegex);
   std::optional<int64_t> lo, hi;
@@ -92,6 +255,10 @@ std::string SchemaConverter::Impl::integer_expr(dom::object o, const std::string
 }
 
 std::string SchemaConverter::Impl::number_expr(dom::object o, const std::string& ptr) {
+  if (!o["multipleOf"].error()) {
+    std::string e = multiple_of_expr(o, ptr, false);
+    if (!e.empty()) return e;
+  }
   const Bounds b = read_bounds(o, ptr);
   // Bounded numbers are generated without an exponent (docs/grammar.md "JSON Schema").
   if (!b.lo && !b.hi) return kbnf_regex(kNumberRegex);

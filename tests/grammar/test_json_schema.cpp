@@ -2,6 +2,9 @@
 // compiled by the engine and checked by whole-string membership with its Matcher.
 #include <simdjson.h>
 
+#include <cstdio>
+#include <optional>
+
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -154,6 +157,85 @@ TEST_CASE("number range regexes are exact at integer and decimal bounds",
   }
   CHECK_FALSE(number_range_regex(NumberBound{1, true}, NumberBound{1, false}));
   CHECK_FALSE(number_range_regex(NumberBound{1.5, false}, NumberBound{1.25, false}));
+}
+
+namespace {
+
+// JSON text of a corpus value in one of two layouts: minified, or ", " / ": " spaced. {"$raw":
+// text} stands for that exact text.
+std::string layout(simdjson::dom::element v, bool spaced) {
+  using simdjson::dom::element_type;
+  switch (v.type()) {
+    case element_type::ARRAY: {
+      std::string out = "[";
+      bool first = true;
+      simdjson::dom::array arr = v.get_array();
+      for (auto e : arr) {
+        out += (first ? "" : spaced ? ", " : ",") + layout(e, spaced);
+        first = false;
+      }
+      return out + "]";
+    }
+    case element_type::OBJECT: {
+      simdjson::dom::object o = v.get_object().value();
+      if (!o["$raw"].error()) return std::string(o["$raw"].get_string().value());
+      std::string out = "{";
+      bool first = true;
+      for (auto f : o) {
+        const std::string key = json_quote(f.key);
+        out += (first ? "" : spaced ? ", " : ",") + key + (spaced ? ": " : ":") +
+               layout(f.value, spaced);
+        first = false;
+      }
+      return out + "}";
+    }
+    default:
+      return simdjson::to_string(v);
+  }
+}
+
+}  // namespace
+
+// The validator-style corpus (tests/data/grammar/schemas/validator_cases.json): schemas with
+// instances and the verdicts a JSON Schema validator gives. Every instance must be judged right,
+// in two layouts, except those marked `approx`: there the grammar's verdict differs in the way
+// docs/grammar.md "JSON Schema" documents (so a change either way is noticed). Prints the rate.
+TEST_CASE("validator corpus: verdicts as a JSON Schema validator gives them",
+          "[grammar][json_schema]") {
+  const std::string path = std::string(AI00_GRAMMAR_TEST_DATA) + "/schemas/validator_cases.json";
+  simdjson::dom::parser parser;
+  simdjson::padded_string json = simdjson::padded_string::load(path);
+  simdjson::dom::array groups = parser.parse(json).get_array();
+  size_t total = 0, right = 0;
+  for (simdjson::dom::element grp : groups) {
+    const std::string description(grp["description"].get_string().value());
+    const std::string schema = simdjson::to_string(grp["schema"]);
+    INFO("group: " << description << "\nschema: " << schema);
+    auto kbnf = json_schema_to_kbnf(schema);
+    if (!kbnf.ok()) FAIL_CHECK("refused: " << kbnf.error().message);
+    std::optional<CompiledGrammar> g;
+    if (kbnf.ok()) g = CompiledGrammar::compile_kbnf(kbnf.value().kbnf, nullptr);
+    simdjson::dom::array tests = grp["tests"].get_array();
+    for (simdjson::dom::element t : tests) {
+      const bool valid = t["valid"].get_bool().value();
+      const bool approx = !t["approx"].error() && t["approx"].get_bool().value();
+      for (bool spaced : {false, true}) {
+        const std::string text = layout(t["data"].value(), spaced);
+        INFO("instance: " << text << " (valid: " << valid << ")");
+        const bool verdict = g && accepts(*g, text);
+        ++total;
+        if (verdict == valid) ++right;
+        if (approx) {
+          CHECK(verdict != valid);  // a documented approximation (docs/grammar.md)
+        } else {
+          CHECK(verdict == valid);
+        }
+      }
+    }
+  }
+  std::printf("validator corpus: %zu of %zu instance texts judged right (%.1f %%)\n", right, total,
+              100.0 * static_cast<double>(right) / static_cast<double>(total));
+  CHECK(total > 500);
 }
 
 TEST_CASE("unsupported keywords are errors naming their JSON pointer", "[grammar][json_schema]") {
