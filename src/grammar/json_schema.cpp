@@ -186,11 +186,13 @@ namespace {
 
 // Runs one converter step, turning the internal SchemaError into a Result error.
 template <typename F>
-auto guarded(F&& f) -> Result<decltype(f())> {
+auto guarded(const SchemaConverter::Impl& impl, F&& f) -> Result<decltype(f())> {
   try {
     return f();
   } catch (const SchemaError& e) {
-    return make_error(ErrorKind::grammar, e.message);
+    return make_error(ErrorKind::grammar, impl.humanize(e.message));
+  } catch (const Unmergeable& e) {
+    return make_error(ErrorKind::grammar, impl.humanize("JSON Schema: " + e.message));
   } catch (const simdjson::simdjson_error& e) {
     return make_error(ErrorKind::grammar, std::string("JSON Schema: ") + e.what());
   }
@@ -199,7 +201,7 @@ auto guarded(F&& f) -> Result<decltype(f())> {
 }  // namespace
 
 Result<std::string> SchemaConverter::json_rule(std::string_view pointer) {
-  return guarded([&] {
+  return guarded(*impl_, [&] {
     const std::string p(pointer);
     return impl_->rule_for(p, Mode::json, "", impl_->hint_for(p));
   });
@@ -211,14 +213,14 @@ Result<std::string> SchemaConverter::raw_rule(std::string_view pointer,
       terminator.find('<', 1) != std::string_view::npos)
     return make_error(ErrorKind::invalid_argument,
                       "raw_rule: the terminator must start with its only '<'");
-  return guarded([&] {
+  return guarded(*impl_, [&] {
     const std::string p(pointer);
     return impl_->rule_for(p, Mode::raw, std::string(terminator), impl_->hint_for(p));
   });
 }
 
 Result<ObjectShape> SchemaConverter::object_shape(std::string_view pointer) {
-  return guarded([&] {
+  return guarded(*impl_, [&] {
     std::string p(pointer);
     dom::element s = impl_->resolve(p, "object schema");
     // Follow $ref chains (bounded: a cycle of pure references describes no object).
@@ -258,7 +260,10 @@ std::string SchemaConverter::rules_kbnf() const {
   return out;
 }
 
-const std::vector<std::string>& SchemaConverter::warnings() const { return impl_->warnings; }
+const std::vector<std::string>& SchemaConverter::warnings() const {
+  for (auto& w : impl_->warnings) w = impl_->humanize(w);
+  return impl_->warnings;
+}
 
 std::string SchemaConverter::pointer_of_rule(std::string_view rule_name) const {
   for (const auto& [key, name] : impl_->memo) {

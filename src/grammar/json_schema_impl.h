@@ -7,6 +7,8 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <cctype>
+#include <memory>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -28,6 +30,17 @@ namespace schema_detail {
 struct SchemaError {
   std::string message;
 };
+// Two schemas whose conjunction or negation cannot be written as a schema this converter
+// translates exactly (schema_combine.cpp).
+struct Unmergeable {
+  std::string message;
+};
+
+// Private keyword of combined schemas (never in a user's schema: it starts with a control
+// character): a string that is none of the listed ones (the negation of a string enum).
+inline const std::string kNotEnumKeyword = "\x01not-enum";
+// Likewise: a number that is not an integer (the negation of `type: integer` among numbers).
+inline const std::string kFractionKeyword = "\x01fraction";
 
 enum class Mode { json, raw };
 
@@ -61,7 +74,15 @@ inline const std::set<std::string_view> kSupported = {"type",
                                                       "patternProperties",
                                                       "dependentRequired",
                                                       "dependencies",
-                                                      "multipleOf"};
+                                                      "multipleOf",
+                                                      "allOf",
+                                                      "not",
+                                                      "if",
+                                                      "then",
+                                                      "else",
+                                                      "uniqueItems",
+                                                      kNotEnumKeyword,
+                                                      kFractionKeyword};
 inline const char* const kTypes[] = {"null",   "boolean", "object", "array",
                                      "string", "number",  "integer"};
 
@@ -156,9 +177,81 @@ struct SchemaConverter::Impl {
   // Sub-schemas already reached by enumeration (the values of `properties`), by pointer:
   // at_pointer scans an object's keys, so resolving each of n properties that way is quadratic.
   std::map<std::string, dom::element, std::less<>> known;
+  // Combined schemas (schema_combine.cpp): documents addressed by pointers "@k[/...]".
+  std::vector<std::unique_ptr<dom::parser>> synthetic;
+  std::vector<dom::element> synthetic_roots;
+  std::map<std::string, std::string> synthetic_origin;  // "@k" -> pointer it was made for
+  static std::string object_text(const std::vector<std::pair<std::string, std::string>>& members) {
+    std::string out = "{";
+    for (size_t i = 0; i < members.size(); ++i)
+      out += (i ? "," : "") + json_quote(members[i].first) + ":" + members[i].second;
+    return out + "}";
+  }
+  static std::string any_of_text(const std::vector<std::string>& alts) {
+    if (alts.empty()) return "false";
+    if (alts.size() == 1) return alts[0];
+    std::string out = "{\"anyOf\":[";
+    for (size_t i = 0; i < alts.size(); ++i) out += (i ? "," : "") + alts[i];
+    return out + "]}";
+  }
+  std::string conjoin(dom::element a, dom::element b, int depth = 0);
+  std::string negate(dom::element s, int depth = 0);
+  // oneOf branches made exclusive: branch i and not any other (when every branch can be negated),
+  // else the branches as given, with a warning unless their types are disjoint.
+  std::vector<std::string> exclusive_branches(dom::array arr, const std::string& ptr);
+  dom::element synthetic_element(const std::string& json);
+  std::string synthetic_pointer(const std::string& json, const std::string& origin);
+  dom::element follow_ref(std::string_view ref);
+  // Messages name the pointer a combined schema was made for instead of "@k".
+  std::string humanize(std::string msg) const {
+    for (int round = 0; round < 64; ++round) {
+      size_t at = msg.find('@');
+      while (at != std::string::npos &&
+             (at + 1 >= msg.size() || !std::isdigit(static_cast<unsigned char>(msg[at + 1]))))
+        at = msg.find('@', at + 1);
+      if (at == std::string::npos) break;
+      size_t end = at + 1;
+      while (end < msg.size() && std::isdigit(static_cast<unsigned char>(msg[end]))) ++end;
+      auto it = synthetic_origin.find(msg.substr(at, end - at));
+      const std::string origin = it == synthetic_origin.end() ? "" : it->second;
+      msg.replace(at, end - at, (origin.empty() ? "/" : origin) + " (combined)");
+    }
+    return msg;
+  }
+  static std::string decode_fragment(std::string_view target) {
+    std::string decoded;  // URI fragments may percent-encode
+    auto hex = [](char h) {
+      return (h >= '0' && h <= '9')   ? h - '0'
+             : (h >= 'a' && h <= 'f') ? h - 'a' + 10
+             : (h >= 'A' && h <= 'F') ? h - 'A' + 10
+                                      : -1;
+    };
+    for (size_t i = 0; i < target.size(); ++i) {
+      if (target[i] == '%' && i + 2 < target.size() && hex(target[i + 1]) >= 0 &&
+          hex(target[i + 2]) >= 0) {
+        decoded += static_cast<char>(hex(target[i + 1]) * 16 + hex(target[i + 2]));
+        i += 2;
+      } else {
+        decoded += target[i];
+      }
+    }
+    return decoded;
+  }
+
   dom::element resolve(std::string_view pointer, const std::string& context) {
     if (pointer.empty()) return root;
     if (auto k = known.find(pointer); k != known.end()) return k->second;
+    if (pointer[0] == '@') {
+      size_t end = 1;
+      while (end < pointer.size() && std::isdigit(static_cast<unsigned char>(pointer[end]))) ++end;
+      const size_t k = std::stoul(std::string(pointer.substr(1, end - 1)));
+      if (k >= synthetic_roots.size()) throw SchemaError{"internal: no combined schema " + std::string(pointer)};
+      if (end == pointer.size()) return synthetic_roots[k];
+      auto r = synthetic_roots[k].at_pointer(pointer.substr(end));
+      if (r.error())
+        throw SchemaError{"no schema at JSON pointer " + std::string(pointer) + " (" + context + ")"};
+      return r.value_unsafe();
+    }
     auto r = root.at_pointer(pointer);
     if (r.error())
       throw SchemaError{"no schema at JSON pointer " + std::string(pointer) + " (" + context + ")"};
@@ -186,6 +279,15 @@ struct SchemaConverter::Impl {
     if (it != memo.end()) return it->second;
     const std::string name = new_name(hint);
     memo[key] = name;  // before the body: recursive $refs see the name
+    // A failed body (an error a caller recovers from) must not leave a name without a rule.
+    struct MemoGuard {
+      std::map<std::string, std::string>& memo;
+      const std::string& key;
+      bool done = false;
+      ~MemoGuard() {
+        if (!done) memo.erase(key);
+      }
+    } memo_guard{memo, key};
     // Bounded nesting keeps the converter's recursion far from the stack limit.
     struct DepthGuard {
       int& d;
@@ -194,6 +296,7 @@ struct SchemaConverter::Impl {
     if (depth > 256) throw SchemaError{"schema nested deeper than 256 levels at " + show(pointer)};
     const std::string body = schema_expr(resolve(pointer, "schema"), pointer, mode, terminator);
     rule_lines.push_back(name + " ::= " + body + ";");
+    memo_guard.done = true;
     return name;
   }
 
@@ -229,16 +332,106 @@ struct SchemaConverter::Impl {
       return std::string();
     };
     if (!constrained) return any_expr(mode, term);  // {} or annotations only: every value
-    if (keys.count("$ref")) {
-      if (auto k = constraint_siblings({"$ref"}); !k.empty())
-        unsupported("`" + k + "` next to `$ref`", ptr + "/" + k);
-      return ref_expr(o, ptr, mode, term);
-    }
-    for (const char* comb : {"anyOf", "oneOf"}) {
-      if (!keys.count(comb)) continue;
-      if (auto k = constraint_siblings({comb}); !k.empty())
-        unsupported("`" + k + "` next to `" + comb + "`", ptr + "/" + k);
-      return any_of_expr(o, comb, ptr, mode, term);
+    // Combinators and keywords beside them are rewritten into simpler schemas
+    // (schema_combine.cpp) that are translated in turn; what cannot be rewritten exactly is
+    // unsupported (lenient: the combinator alone, or the rest without it).
+    auto rest = [&](std::initializer_list<std::string_view> drop) {
+      std::vector<std::pair<std::string, std::string>> m;
+      for (auto f : o)
+        if (std::find(drop.begin(), drop.end(), f.key) == drop.end())
+          m.emplace_back(std::string(f.key), simdjson::to_string(f.value));
+      return synthetic_element(object_text(m));
+    };
+    auto combined = [&](const std::string& json, const char* kw) {
+      if (json == "false")
+        throw SchemaError{"no value satisfies `" + std::string(kw) +
+                          "` and the keywords beside it at " + ptr + "/" + kw};
+      return rule_for(synthetic_pointer(json, ptr), mode, term, hint_for(ptr));
+    };
+    const char* failed = nullptr;
+    try {
+      if (keys.count("$ref")) {
+        if (constraint_siblings({"$ref"}).empty()) return ref_expr(o, ptr, mode, term);
+        std::string_view ref;
+        if (o["$ref"].get_string().get(ref))
+          throw SchemaError{"`$ref` must be a string at " + ptr + "/$ref"};
+        failed = "$ref";
+        return combined(conjoin(follow_ref(ref), rest({"$ref"})), "$ref");
+      }
+      for (const char* comb : {"anyOf", "oneOf"}) {
+        if (!keys.count(comb)) continue;
+        dom::array arr;
+        if (o[comb].get_array().get(arr) || arr.size() == 0)
+          throw SchemaError{"`" + std::string(comb) + "` must be a non-empty array at " + ptr + "/" +
+                            comb};
+        failed = comb;
+        std::vector<std::string> branches;
+        for (auto e : arr) branches.push_back(simdjson::to_string(e));
+        const bool one_of = std::string_view(comb) == "oneOf" && branches.size() > 1;
+        std::vector<std::string> exclusive;
+        if (one_of) exclusive = exclusive_branches(arr, ptr + "/oneOf");
+        const bool rewritten = one_of && exclusive != branches;
+        if (constraint_siblings({comb}).empty() && !rewritten)
+          return any_of_expr(o, comb, ptr, mode, term);
+        dom::element others = rest({comb});
+        auto build = [&](const std::vector<std::string>& bs) {
+          std::vector<std::string> alts;
+          for (const auto& b : bs) {
+            const std::string c = conjoin(others, synthetic_element(b));
+            if (c != "false") alts.push_back(c);
+          }
+          return combined(any_of_text(alts), comb);
+        };
+        if (!rewritten) return build(branches);
+        try {
+          return build(exclusive);
+        } catch (const SchemaError&) {
+        } catch (const Unmergeable&) {
+        }
+        // The exclusive form has a part this converter cannot translate: the branches as an
+        // anyOf (a value valid under several is accepted).
+        warnings.push_back("approximated `oneOf` at " + ptr +
+                           "/oneOf: a value valid under several branches is accepted");
+        return build(branches);
+      }
+      if (keys.count("allOf")) {
+        dom::array arr;
+        if (o["allOf"].get_array().get(arr))
+          throw SchemaError{"`allOf` must be an array at " + ptr + "/allOf"};
+        failed = "allOf";
+        std::string acc = simdjson::to_string(rest({"allOf"}));
+        for (auto e : arr) acc = conjoin(synthetic_element(acc), e);
+        return combined(acc, "allOf");
+      }
+      if (keys.count("not")) {
+        failed = "not";
+        return combined(conjoin(rest({"not"}), synthetic_element(negate(o["not"].value_unsafe()))),
+                        "not");
+      }
+      if (keys.count("if")) {
+        failed = "if";
+        dom::element others = rest({"if", "then", "else"});
+        dom::element cond = o["if"].value_unsafe();
+        auto branch = [&](dom::element c, const char* kw) {
+          std::string t = conjoin(others, c);
+          if (t != "false" && !o[kw].error())
+            t = conjoin(synthetic_element(t), o[kw].value_unsafe());
+          return t;
+        };
+        std::vector<std::string> alts;
+        for (const std::string& t :
+             {branch(cond, "then"), branch(synthetic_element(negate(cond)), "else")})
+          if (t != "false") alts.push_back(t);
+        return combined(any_of_text(alts), "if");
+      }
+    } catch (const Unmergeable& u) {
+      unsupported("`" + std::string(failed ? failed : "?") + "` cannot be expressed exactly (" +
+                      u.message + ")",
+                  ptr + "/" + (failed ? failed : ""));
+      // lenient: anyOf / oneOf alone; otherwise the rest without the combinators
+      for (const char* comb : {"anyOf", "oneOf"})
+        if (keys.count(comb)) return any_of_expr(o, comb, ptr, mode, term);
+      if (keys.count("$ref")) return ref_expr(o, ptr, mode, term);
     }
     if (keys.count("const") || keys.count("enum")) {
       const char* kw = keys.count("const") ? "const" : "enum";
@@ -330,23 +523,7 @@ struct SchemaConverter::Impl {
       throw SchemaError{"`$ref` must be a string at " + ptr + "/$ref"};
     if (ref.empty() || ref[0] != '#')
       throw SchemaError{"only local references (\"#/...\") are supported at " + ptr + "/$ref"};
-    std::string target(ref.substr(1));
-    std::string decoded;  // URI fragments may percent-encode
-    auto hex = [](char h) {
-      return (h >= '0' && h <= '9')   ? h - '0'
-             : (h >= 'a' && h <= 'f') ? h - 'a' + 10
-             : (h >= 'A' && h <= 'F') ? h - 'A' + 10
-                                      : -1;
-    };
-    for (size_t i = 0; i < target.size(); ++i) {
-      if (target[i] == '%' && i + 2 < target.size() && hex(target[i + 1]) >= 0 &&
-          hex(target[i + 2]) >= 0) {
-        decoded += static_cast<char>(hex(target[i + 1]) * 16 + hex(target[i + 2]));
-        i += 2;
-      } else {
-        decoded += target[i];
-      }
-    }
+    const std::string decoded = decode_fragment(ref.substr(1));
     resolve(decoded, "$ref at " + ptr + "/$ref");
     return rule_for(decoded, mode, term, hint_for(decoded));
   }
@@ -543,6 +720,7 @@ struct SchemaConverter::Impl {
   std::string json_string_expr(dom::object o, const std::string& ptr);
   std::string raw_string_expr(dom::object o, const std::string& ptr, const std::string& term);
   std::string array_expr(dom::object o, const std::string& ptr);
+  std::string unique_items_expr(dom::object o, const std::string& ptr, uint64_t min, uint64_t max);
   std::string object_expr(dom::object o, const std::string& ptr);
   // `unlisted_required`: when given, required names missing from `properties` go there instead
   // of being reported.

@@ -255,6 +255,16 @@ std::string SchemaConverter::Impl::integer_expr(dom::object o, const std::string
 }
 
 std::string SchemaConverter::Impl::number_expr(dom::object o, const std::string& ptr) {
+  if (!o[kFractionKeyword].error()) {
+    // A number that is not an integer (a negated `type: integer`): a non-zero fraction digit and
+    // no exponent beyond what keeps it fractional is not tracked, so exponents are not offered.
+    for (const char* kw : {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                           "multipleOf"})
+      if (!o[kw].error())
+        unsupported("`" + std::string(kw) + "` on a number that must not be an integer",
+                    ptr + "/" + kw);
+    return kbnf_regex("-?(?:0|[1-9][0-9]*)\\.[0-9]*[1-9][0-9]*");
+  }
   if (!o["multipleOf"].error()) {
     std::string e = multiple_of_expr(o, ptr, false);
     if (!e.empty()) return e;
@@ -339,6 +349,24 @@ static std::optional<std::string> string_constraint(SchemaConverter::Impl& c, do
 }
 
 std::string SchemaConverter::Impl::json_string_expr(dom::object o, const std::string& ptr) {
+  if (auto ne = o[kNotEnumKeyword]; !ne.error()) {
+    // A string none of the listed ones (a negated string enum, schema_combine.cpp); the other
+    // string keywords of such a schema are not combined with it.
+    std::vector<std::string> names;
+    dom::array arr;
+    if (ne.get_array().get(arr)) throw SchemaError{"internal: bad negated enum at " + show(ptr)};
+    for (auto e : arr) names.emplace_back(e.get_string().value_unsafe());
+    for (auto f : o)
+      if (f.key != "type" && f.key != kNotEnumKeyword && !kAnnotations.count(f.key))
+        unsupported("`" + std::string(f.key) + "` beside a negated string `enum`",
+                    ptr + "/" + pointer_token(f.key));
+    const auto [ended, left] = json_string_excluding_regex(names);
+    const std::string tail =
+        shared_rule("string_tail", "string_tail",
+                    kbnf_regex("(?:" + string_unit_regex(StringEncoding::json) + ")*\""));
+    return "(" + (ended.empty() ? "" : kbnf_regex(ended) + " | ") + kbnf_regex(left) + " " + tail +
+           ")";
+  }
   auto re = string_constraint(*this, o, ptr, StringEncoding::json, StringEncoding::json);
   if (re) return kbnf_regex("\"" + *re + "\"");
   return shared_rule("string", "string",
@@ -417,6 +445,15 @@ std::string SchemaConverter::Impl::array_expr(dom::object o, const std::string& 
   if (extra.empty()) max = std::min(max, k);
   if (min > max) throw SchemaError{"no array length satisfies the item limits at " + show(ptr)};
   if (max == 0) return empty_arr();
+  bool unique = false;
+  if (auto u = o["uniqueItems"]; !u.error() && u.get_bool().get(unique))
+    throw SchemaError{"`uniqueItems` must be a boolean at " + ptr + "/uniqueItems"};
+  if (unique && max > 1) {
+    if (auto e = unique_items_expr(o, ptr, min, max); !e.empty()) return e;
+    warnings.push_back("approximated `uniqueItems` at " + ptr +
+                       "/uniqueItems: not enforced (duplicate items are accepted) except for "
+                       "items from a finite set of at most 5 values");
+  }
   auto item = [&](uint64_t p) { return p < k ? prefix_rules[p] : extra; };
   // Items p.. when at least one item precedes them (each starts with a comma).
   std::string tail;
@@ -440,6 +477,69 @@ std::string SchemaConverter::Impl::array_expr(dom::object o, const std::string& 
   const std::string body = item(0) + (tail.empty() ? "" : " " + tail);
   const std::string full = lbrack() + " " + body + " " + rbrack();
   return min == 0 ? "(" + empty_arr() + " | " + full + ")" : full;
+}
+
+// uniqueItems where the items come from a finite set (an enum, a const, booleans, null) of at
+// most 5 values: every sequence of distinct values, listed (exact). "" otherwise.
+std::string SchemaConverter::Impl::unique_items_expr(dom::object o, const std::string& ptr,
+                                                     uint64_t min, uint64_t max) {
+  if (!o["prefixItems"].error()) return "";
+  auto items = o["items"];
+  if (items.error() || items.value_unsafe().type() != dom::element_type::OBJECT) return "";
+  dom::object io = items.value_unsafe().get_object().value_unsafe();
+  std::vector<dom::element> domain;
+  for (auto f : io)
+    if (!kAnnotations.count(f.key) && f.key != "type" && f.key != "enum" && f.key != "const")
+      return "";
+  const std::vector<std::string> types = declared_types(io, ptr + "/items");
+  if (!io["const"].error()) {
+    domain.push_back(io["const"].value_unsafe());
+  } else if (!io["enum"].error()) {
+    dom::array arr;
+    if (io["enum"].get_array().get(arr)) return "";
+    for (auto v : arr) domain.push_back(v);
+  } else {
+    for (const auto& t : types) {
+      if (t == "boolean") {
+        domain.push_back(synthetic_element("true"));
+        domain.push_back(synthetic_element("false"));
+      } else if (t == "null") {
+        domain.push_back(synthetic_element("null"));
+      } else {
+        return "";
+      }
+    }
+  }
+  std::vector<std::string> values;
+  std::set<std::string> seen;
+  for (auto v : domain)
+    if (type_matches(v, types) && seen.insert(value_text(v)).second)
+      values.push_back(value_expr(v));
+  if (values.empty() || values.size() > 5) return "";
+  std::vector<std::string> alts;
+  if (min == 0) alts.push_back(empty_arr());
+  std::vector<size_t> seq;
+  std::vector<uint8_t> used(values.size(), 0);
+  std::function<void()> walk = [&] {
+    if (!seq.empty() && seq.size() >= min) {
+      std::string a = lbrack();
+      for (size_t i = 0; i < seq.size(); ++i) a += (i ? " " + comma() + " " : " ") + values[seq[i]];
+      alts.push_back(a + " " + rbrack());
+    }
+    if (seq.size() >= max) return;
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (used[i]) continue;
+      used[i] = 1;
+      seq.push_back(i);
+      walk();
+      seq.pop_back();
+      used[i] = 0;
+    }
+  };
+  walk();
+  if (alts.empty())
+    throw SchemaError{"no array of distinct items satisfies minItems at " + show(ptr)};
+  return "(" + join_alts(alts) + ")";
 }
 
 // ---- objects ---------------------------------------------------------------------------------
@@ -605,7 +705,16 @@ std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string&
     index[name] = props.size();
     props.push_back({name, value, required});
   };
+  std::vector<std::string> forbidden;  // listed with the schema `false`: never present
   for (const auto& p : shape.properties) {
+    dom::element ps = resolve(p.pointer, "property");
+    if (ps.type() == dom::element_type::BOOL && !ps.get_bool().value_unsafe()) {
+      if (p.required)
+        throw SchemaError{"no object satisfies: `" + p.name + "` is required and its schema is "
+                          "false at " + show(p.pointer)};
+      forbidden.push_back(p.name);
+      continue;
+    }
     if (!name_ok(p.name)) {
       if (p.required)
         throw SchemaError{"no object satisfies `required` `" + p.name +
@@ -710,7 +819,7 @@ std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string&
   }
   if (shape.additional && !no_keys) {
     std::string key;
-    std::vector<std::string> names;
+    std::vector<std::string> names = forbidden;
     for (const auto& p : props) names.push_back(p.name);
     if (key_re) {
       key = kbnf_regex("\"" + *key_re + "\"");

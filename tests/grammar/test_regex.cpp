@@ -70,9 +70,20 @@ TEST_CASE("Unicode general categories", "[grammar][regex]") {
   CHECK(re("\\p{Letter}\\p{White_Space}\\p{Any}", "a\xC2\xA0\n"));
 }
 
+TEST_CASE("Unicode scripts", "[grammar][regex]") {
+  CHECK(re("\\p{Han}+", "漢字中文"));
+  CHECK_FALSE(re("\\p{Han}", "a"));
+  CHECK_FALSE(re("\\p{Han}", "あ"));
+  CHECK(re("\\p{Hiragana}", "あ"));
+  CHECK(re("\\p{Greek}+\\p{Script=Latin}\\p{sc=Cyrl}", "Ωμa\xD0\x96"));
+  CHECK(re("[\\p{Han}\\p{Latin}]+", "a漢b"));
+  CHECK(re("\\P{Han}", "a"));
+  CHECK_FALSE(re("\\P{Han}", "漢"));
+}
+
 TEST_CASE("regex errors", "[grammar][regex]") {
   for (const char* bad : {"(", "a)", "[a-", "a{2", "*a", "a{3,2}", "\\q", "(?=x)", "\\bx",
-                          "\\p{Greek}", "[z-a]", "(?Z)"}) {
+                          "\\p{Greekish}", "\\p{sc=Lu}", "[z-a]", "(?Z)"}) {
     DfaBudget budget;
     auto r = build_terminal_dfa(ExprKind::regex, bad, budget);
     INFO(bad);

@@ -146,7 +146,12 @@ group("type beside oneOf", {"type": "integer", "oneOf": [{"minimum": 10}, {"maxi
 group("oneOf exclusive types", {"oneOf": [{"type": "integer"}, {"type": "string"}]},
       [(1, True), ("a", True), (1.5, False), (None, False)])
 group("oneOf overlapping", {"oneOf": [{"type": "integer"}, {"minimum": 2}]},
-      [(1, True), (2.5, True), (3, False), (1.5, False)])
+      [(1, True), (2.5, True), (3, False, "approx"), (1.5, False)],
+      "oneOf whose exclusive form needs a non-integer number with bounds is an anyOf")
+group("oneOf overlapping exact", {"oneOf": [{"type": "string", "maxLength": 3}, {"type": "string", "minLength": 2}]},
+      [("a", True), ("abcd", True), ("ab", False), ("abc", False), (1, False)])
+group("oneOf with required", {"oneOf": [{"required": ["a"]}, {"required": ["b"]}]},
+      [({"a": 1}, True), ({"b": 1}, True), ({"a": 1, "b": 2}, False), ({}, False), ("x", False)])
 group("allOf", {"allOf": [{"properties": {"bar": {"type": "integer"}}, "required": ["bar"]},
                           {"properties": {"foo": {"type": "string"}}, "required": ["foo"]}]},
       [({"foo": "baz", "bar": 2}, True), ({"foo": "baz"}, False), ({"bar": 2}, False), ({"foo": "baz", "bar": "quux"}, False)])
