@@ -43,7 +43,9 @@ AI00_API ai00_status ai00_grammar_from_json_schema(ai00_grammar** out_grammar,
     require(model, fn, "model");
     require(schema_json, fn, "schema_json");
     std::string_view schema = ai00::internal::abi::text_arg(schema_json, schema_len, fn, "schema_json");
-    auto converted = ai00::internal::grammar::json_schema_to_kbnf(schema);
+    ai00::internal::grammar::JsonSchemaOptions o;
+    o.outer_whitespace = false;  // for generation: done where the value ends
+    auto converted = ai00::internal::grammar::json_schema_to_kbnf(schema, o);
     if (!converted.ok()) {
       ai00::internal::throw_error(converted.error().kind,
                                   std::string("JSON Schema: ") + converted.error().message);
@@ -64,8 +66,9 @@ AI00_API ai00_status ai00_grammar_from_json_schema_with_options(
     require(model, fn, "model");
     require(schema_json, fn, "schema_json");
     std::string_view schema = ai00::internal::abi::text_arg(schema_json, schema_len, fn, "schema_json");
-    auto converted = ai00::internal::grammar::json_schema_to_kbnf(
-        schema, ai00::internal::abi::schema_options(options, fn));
+    ai00::internal::grammar::JsonSchemaOptions o = ai00::internal::abi::schema_options(options, fn);
+    o.outer_whitespace = false;  // for generation: done where the value ends
+    auto converted = ai00::internal::grammar::json_schema_to_kbnf(schema, o);
     if (!converted.ok()) {
       ai00::internal::throw_error(converted.error().kind,
                                   std::string("JSON Schema: ") + converted.error().message);

@@ -448,7 +448,9 @@ AI00_API ai00_status ai00_chat_template_last_render_json(const char** out_json,
 AI00_API ai00_status ai00_grammar_compile(ai00_grammar** out_grammar, const ai00_model* model,
                                           const char* kbnf, size_t kbnf_len);
 
-/* Compiles a JSON Schema (JSON text) into a grammar accepting one JSON document valid under it.
+/* Compiles a JSON Schema (JSON text) into a grammar accepting one JSON document valid under it,
+ * as a validator reads it (docs/grammar.md "JSON Schema") but without whitespace before or after
+ * the value, so a generated value ends where the value ends.
  * AI00_ERR_GRAMMAR names the JSON pointer of an unsupported keyword or malformed schema. */
 AI00_API ai00_status ai00_grammar_from_json_schema(ai00_grammar** out_grammar,
                                                    const ai00_model* model, const char* schema_json,

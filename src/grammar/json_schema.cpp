@@ -283,7 +283,7 @@ Result<JsonSchemaGrammar> json_schema_to_kbnf(std::string_view schema_json,
   JsonSchemaGrammar g;
   // JSON text allows whitespace around the value too (RFC 8259 "JSON-text = ws value ws").
   std::string ws;
-  if (options.flexible_whitespace)
+  if (options.flexible_whitespace && options.outer_whitespace)
     ws = kbnf_regex("[ \\t\\n\\r]" + (options.max_whitespace == 0
                                          ? std::string("*")
                                          : "{0," + std::to_string(options.max_whitespace) + "}")) +

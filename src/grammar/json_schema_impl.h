@@ -30,6 +30,8 @@ namespace schema_detail {
 struct SchemaError {
   std::string message;
 };
+// A (sub)schema no value satisfies: an error at the top, a dropped branch inside anyOf / oneOf.
+struct EmptySchema : SchemaError {};
 // Two schemas whose conjunction or negation cannot be written as a schema this converter
 // translates exactly (schema_combine.cpp).
 struct Unmergeable {
@@ -344,7 +346,7 @@ struct SchemaConverter::Impl {
     };
     auto combined = [&](const std::string& json, const char* kw) {
       if (json == "false")
-        throw SchemaError{"no value satisfies `" + std::string(kw) +
+        throw EmptySchema{"no value satisfies `" + std::string(kw) +
                           "` and the keywords beside it at " + ptr + "/" + kw};
       return rule_for(synthetic_pointer(json, ptr), mode, term, hint_for(ptr));
     };
@@ -435,8 +437,13 @@ struct SchemaConverter::Impl {
     }
     if (keys.count("const") || keys.count("enum")) {
       const char* kw = keys.count("const") ? "const" : "enum";
-      if (auto k = constraint_siblings({"const", "enum", "type"}); !k.empty())
+      if (auto k = constraint_siblings({"const", "enum", "type"}); !k.empty()) {
+        // Other keywords: keep the values they accept (each value's JSON text checked against
+        // the grammar of the schema without const / enum). Exact.
+        if (auto filtered = filter_values(o, kw, rest({"const", "enum"}), ptr))
+          return combined(*filtered, kw);
         unsupported("`" + k + "` next to `" + kw + "`", ptr + "/" + k);
+      }
       return enum_expr(o, kw, ptr, mode, term);
     }
     std::vector<std::string> alts;
@@ -535,11 +542,17 @@ struct SchemaConverter::Impl {
       throw SchemaError{"`" + std::string(kw) + "` must be a non-empty array at " + ptr + "/" + kw};
     std::vector<std::string> alts;
     size_t i = 0;
+    std::string empty_reason;
     for (auto e : arr) {
       (void)e;
       const std::string sub = ptr + "/" + kw + "/" + std::to_string(i++);
-      alts.push_back(rule_for(sub, mode, term, hint_for(ptr) + "_alt"));
+      try {
+        alts.push_back(rule_for(sub, mode, term, hint_for(ptr) + "_alt"));
+      } catch (const EmptySchema& empty) {
+        empty_reason = empty.message;  // a branch no value satisfies adds nothing
+      }
     }
+    if (alts.empty()) throw EmptySchema{{empty_reason}};
     return alts.size() == 1 ? alts[0] : "(" + join_alts(alts) + ")";
   }
 
@@ -706,6 +719,38 @@ struct SchemaConverter::Impl {
       throw SchemaError{"`" + std::string(kw) + "` allows no value of the schema's type at " + ptr +
                         "/" + kw};
     return alts.size() == 1 ? alts[0] : "(" + join_alts(alts) + ")";
+  }
+
+  // {"enum": [values of o's const / enum that the schema `others` accepts]}, or nullopt when the
+  // check grammar cannot be built yet (a rule still being defined, e.g. inside a recursion).
+  std::optional<std::string> filter_values(dom::object o, const char* kw, dom::element others,
+                                           const std::string& ptr) {
+    std::vector<dom::element> values;
+    if (std::string_view(kw) == "const") {
+      values.push_back(o["const"].value_unsafe());
+    } else {
+      dom::array arr;
+      if (o["enum"].get_array().get(arr))
+        throw SchemaError{"`enum` must be an array at " + ptr + "/enum"};
+      for (auto e : arr) values.push_back(e);
+    }
+    try {
+      const std::string check = rule_for(synthetic_pointer(simdjson::to_string(others), ptr),
+                                         Mode::json, "", hint_for(ptr) + "_check");
+      std::string kbnf = "start ::= " + check + ";\n";
+      for (const auto& line : rule_lines) kbnf += line + "\n";
+      CompiledGrammar g = CompiledGrammar::compile_kbnf(kbnf, nullptr);
+      std::string out = "[";
+      for (auto v : values) {
+        Matcher m(g);
+        if (m.accept_bytes(value_text(v)) && m.is_complete())
+          out += (out.size() > 1 ? "," : "") + simdjson::to_string(v);
+      }
+      if (out.size() == 1) return std::string("false");
+      return "{\"enum\":" + out + "]}";
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
   }
 
   // Defined in the second half of this file.

@@ -3,6 +3,7 @@
  * generated turn, plus the bad inputs each must refuse with a clear status and message.
  * Fixtures: $AI00_SHARED_DIR or the compiled-in AI00_DEFAULT_SHARED_DIR. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,9 +258,61 @@ static void test_grammar(ai00_model* model) {
   CHECK(ok == 1);
   ai00_grammar_free(g);
   g = NULL;
-  CHECK(ai00_grammar_from_json_schema(&g, model, "{\"allOf\":[]}", AI00_NUL_TERMINATED) ==
+  CHECK(ai00_grammar_from_json_schema(&g, model, "{\"contains\":{}}", AI00_NUL_TERMINATED) ==
         AI00_ERR_GRAMMAR);
-  CHECK(strstr(ai00_last_error(), "allOf") != NULL);
+  CHECK(strstr(ai00_last_error(), "/contains") != NULL);
+  /* Syntax errors name the byte offset and line:column. */
+  CHECK(ai00_grammar_from_json_schema(&g, model, "{\"type\":\n 7,}", AI00_NUL_TERMINATED) ==
+        AI00_ERR_GRAMMAR);
+  CHECK(strstr(ai00_last_error(), "byte 12 (line 2, column 4)") != NULL);
+  /* A schema no finite value satisfies is an error, not a dead grammar. */
+  CHECK(ai00_grammar_from_json_schema(&g, model, "{\"$ref\":\"#\"}", AI00_NUL_TERMINATED) ==
+        AI00_ERR_GRAMMAR);
+  CHECK(strstr(ai00_last_error(), "no finite JSON value") != NULL);
+  {
+    /* Defaults read JSON as validators do (whitespace, extra keys); compact and strict are
+     * options. */
+    const char* schema = "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}}}";
+    ai00_schema_options so;
+    CHECK_OK(ai00_grammar_from_json_schema_with_options(&g, model, schema, AI00_NUL_TERMINATED,
+                                                        NULL));
+    CHECK_OK(ai00_grammar_accepts(&ok, g, "{ \"a\" : 1.0 ,\n \"b\": [] }", AI00_NUL_TERMINATED));
+    CHECK(ok == 1);
+    /* For generation a model-bound grammar takes no whitespace around the value. */
+    CHECK_OK(ai00_grammar_accepts(&ok, g, " {}", AI00_NUL_TERMINATED));
+    CHECK(ok == 0);
+    ai00_grammar_free(g);
+    g = NULL;
+    CHECK_OK(ai00_schema_options_default(&so));
+    CHECK(so.flexible_whitespace == 1 && so.max_whitespace == 0 && so.compact == 0 &&
+          so.strict_properties == 0);
+    so.flexible_whitespace = 0;
+    so.compact = 1;
+    so.strict_properties = 1;
+    CHECK_OK(ai00_grammar_from_json_schema_with_options(&g, model, schema, AI00_NUL_TERMINATED,
+                                                        &so));
+    CHECK_OK(ai00_grammar_accepts(&ok, g, "{\"a\":1}", AI00_NUL_TERMINATED));
+    CHECK(ok == 1);
+    CHECK_OK(ai00_grammar_accepts(&ok, g, "{\"a\": 1}", AI00_NUL_TERMINATED));
+    CHECK(ok == 0);
+    CHECK_OK(ai00_grammar_accepts(&ok, g, "{\"a\":1,\"b\":2}", AI00_NUL_TERMINATED));
+    CHECK(ok == 0);
+    ai00_grammar_free(g);
+    g = NULL;
+    /* A caller built before `compact` was appended: accepted, compact off. */
+    so.struct_size = (uint32_t)offsetof(ai00_schema_options, compact);
+    CHECK_OK(ai00_grammar_from_json_schema_with_options(&g, model, schema, AI00_NUL_TERMINATED,
+                                                        &so));
+    CHECK_OK(ai00_grammar_accepts(&ok, g, "{\"a\": 1}", AI00_NUL_TERMINATED));
+    CHECK(ok == 1);
+    ai00_grammar_free(g);
+    g = NULL;
+    so.struct_size = 3;
+    CHECK(ai00_grammar_from_json_schema_with_options(&g, model, schema, AI00_NUL_TERMINATED,
+                                                     &so) == AI00_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(ai00_last_error(), "struct_size") != NULL);
+    CHECK(g == NULL);
+  }
 }
 
 /* Collects a turn's text through the callback; `stop_after` > 0 stops after that many deltas. */

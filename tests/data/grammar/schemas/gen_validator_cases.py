@@ -12,8 +12,10 @@ import os
 groups = []
 
 
-def group(description, schema, tests, approximation=None):
+def group(description, schema, tests, approximation=None, refused=None):
     g = {"description": description, "schema": schema, "tests": []}
+    if refused:
+        g["refused"] = refused  # a documented error: the text its message contains
     for t in tests:
         data, valid = t[0], t[1]
         entry = {"data": data, "valid": valid}
@@ -170,6 +172,42 @@ group("$ref to $defs", {"$defs": {"a": {"type": "integer"}}, "properties": {"x":
 group("recursive $ref", {"$defs": {"node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/node"}}, "additionalProperties": False}},
                          "$ref": "#/$defs/node"},
       [({}, True), ({"next": {"next": {}}}, True), ({"next": 1}, False)])
+
+# ---- more combinations ---------------------------------------------------------------------
+group("properties with boolean schemas", {"properties": {"foo": True, "bar": False}},
+      [({}, True), ({"foo": 1}, True), ({"bar": 2}, False), ({"foo": 1, "bar": 2}, False), ({"x": 1}, True)])
+group("nested anyOf in allOf", {"allOf": [{"anyOf": [{"type": "integer"}, {"type": "null"}]},
+                                          {"anyOf": [{"minimum": 0}, {"type": "null"}]}]},
+      [(1, True), (None, True), (-1, False), ("a", False), (0, True)])
+group("enum with escapes", {"enum": ["a\"b", "c\\d", "line\nbreak"]},
+      [("a\"b", True), ("c\\d", True), ("line\nbreak", True), ("ab", False)])
+group("prefixItems closed", {"prefixItems": [{}], "items": False}, [([1], True), ([], True), ([1, 2], False)])
+group("$ref with siblings", {"$defs": {"a": {"type": "integer"}}, "$ref": "#/$defs/a", "minimum": 5},
+      [(6, True), (4, False), ("x", False)])
+group("not anyOf", {"not": {"anyOf": [{"type": "string"}, {"type": "null"}]}},
+      [(1, True), ("a", False), (None, False), ([], True)])
+group("if alone", {"if": {"type": "integer"}}, [(1, True), ("x", True)])
+group("then without if", {"then": {"type": "integer"}}, [("x", True)])
+group("draft-7 dependencies array", {"dependencies": {"a": ["b"]}},
+      [({"a": 1, "b": 2}, True), ({"a": 1}, False), ({"b": 1}, True)])
+group("required escaped key", {"required": ["foo\nbar", "foo\"bar"]},
+      [({"foo\nbar": 1, "foo\"bar": 1}, True), ({"foo\nbar": 1}, False)])
+group("const nested object order", {"const": {"a": {"x": 1, "y": [True, None]}}},
+      [({"a": {"y": [True, None], "x": 1}}, True), ({"a": {"x": 1, "y": [None, True]}}, False)])
+group("enum of arrays", {"enum": [[1, 2], [3]]}, [([1, 2], True), ([3], True), ([2, 1], False), ([1], False)])
+group("if const then", {"if": {"const": "a"}, "then": {"maxLength": 0}, "else": {"minLength": 1}},
+      [("a", False), ("b", True), ("", False), (1, True)],
+      refused="beside a negated string `enum`")
+group("if const then (no length)", {"if": {"const": "a"}, "then": {"type": "string"}, "else": {"type": "integer"}},
+      [("a", True), ("b", False), (1, True), (None, False)])
+group("anyOf with required objects", {"type": "object", "anyOf": [{"required": ["a"]}, {"required": ["b"]}]},
+      [({"a": 1}, True), ({"b": 1}, True), ({"a": 1, "b": 1}, True), ({}, False), ([], False)])
+group("allOf additionalProperties false", {"allOf": [{"properties": {"a": {}}, "additionalProperties": False},
+                                                     {"properties": {"b": {}}}]},
+      [({"a": 1}, True), ({"b": 1}, False), ({}, True)])
+group("integer bounds written as floats", {"type": "integer", "minimum": 1.0, "maximum": 3.0},
+      [(raw("1.0"), True), (3, True), (raw("3.00"), True), (4, False)])
+group("number with exponent", {"type": "number"}, [(raw("1E+2"), True), (raw("-1.5e-3"), True), (raw("1e"), False)])
 
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "validator_cases.json")
 with open(out, "w") as f:
