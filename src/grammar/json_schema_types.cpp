@@ -646,6 +646,7 @@ std::optional<std::string> SchemaConverter::Impl::property_names_regex(dom::elem
 // dependentRequired.
 namespace {
 constexpr size_t kMaxAnyOrder = 8;
+constexpr size_t kMaxExcludedKeys = 256;
 constexpr size_t kMaxObjectStates = 1u << 14;
 }  // namespace
 
@@ -826,7 +827,13 @@ std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string&
       if (!names.empty())
         warnings.push_back("approximated `propertyNames` at " + ptr +
                            "/propertyNames: an extra key may repeat a listed name");
-    } else if (names.empty()) {
+    } else if (names.empty() || names.size() > kMaxExcludedKeys) {
+      // Past kMaxExcludedKeys names the exclusion automaton outgrows the grammar's state
+      // budget: any key (documented approximation, warned).
+      if (!names.empty())
+        warnings.push_back("approximated `additionalProperties` at " + show(ptr) + ": with more than " +
+                           std::to_string(kMaxExcludedKeys) +
+                           " listed properties an extra key may repeat a listed name");
       key = shared_rule("string", "string",
                         kbnf_regex("\"(?:" + string_unit_regex(StringEncoding::json) + ")*\""));
     } else {
@@ -868,7 +875,7 @@ std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string&
       unsupported("`dependentRequired` with more than " + std::to_string(kMaxAnyOrder) +
                       " properties",
                   ptr + "/dependentRequired");
-    if ((n + 1) * (cap + 1) > kMaxObjectStates * 16)
+    if (cap > 1 && (n + 1) * (cap + 1) > kMaxObjectStates * 64)
       throw SchemaError{"minProperties / maxProperties too large for " + std::to_string(n) +
                         " properties at " + show(ptr)};
   }
