@@ -5,9 +5,8 @@
 #include <cctype>
 
 #include "base/utf8.h"
-#include "grammar/kbnf_parser.h"
-
 #include "grammar/json_schema_impl.h"
+#include "grammar/kbnf_parser.h"
 
 namespace ai00::internal::grammar {
 
@@ -87,8 +86,8 @@ std::string locate_json_error(std::string_view t) {
     if (c == '-' || (c >= '0' && c <= '9')) return number();
     for (std::string_view word : {"true", "false", "null"})
       if (t.substr(i, word.size()) == word) return i += word.size(), true;
-    return fail(std::string("an unexpected ") + (c < 0x20 || c > 0x7e ? "byte" : "character `" +
-                                                 std::string(1, c) + "`"));
+    return fail(std::string("an unexpected ") +
+                (c < 0x20 || c > 0x7e ? "byte" : "character `" + std::string(1, c) + "`"));
   };
   // key ':' (the caller stands after '{' or ',').
   auto key = [&]() -> bool {
@@ -173,10 +172,9 @@ Result<SchemaConverter> SchemaConverter::create(std::string_view schema_json,
   auto parsed = impl->parser.parse(schema_json.data(), schema_json.size(), true);
   if (parsed.error()) {
     const std::string where = locate_json_error(schema_json);
-    return make_error(ErrorKind::grammar,
-                      std::string("JSON Schema is not valid JSON") +
-                          (where.empty() ? "" : " at " + where) + " (" +
-                          simdjson::error_message(parsed.error()) + ")");
+    return make_error(ErrorKind::grammar, std::string("JSON Schema is not valid JSON") +
+                                              (where.empty() ? "" : " at " + where) + " (" +
+                                              simdjson::error_message(parsed.error()) + ")");
   }
   impl->root = parsed.value_unsafe();
   return SchemaConverter(std::move(impl));
@@ -285,8 +283,8 @@ Result<JsonSchemaGrammar> json_schema_to_kbnf(std::string_view schema_json,
   std::string ws;
   if (options.flexible_whitespace && options.outer_whitespace)
     ws = kbnf_regex("[ \\t\\n\\r]" + (options.max_whitespace == 0
-                                         ? std::string("*")
-                                         : "{0," + std::to_string(options.max_whitespace) + "}")) +
+                                          ? std::string("*")
+                                          : "{0," + std::to_string(options.max_whitespace) + "}")) +
          " ";
   g.kbnf = "start ::= " + ws + root.value() + (ws.empty() ? "" : " " + ws) + ";\n" +
            conv.value().rules_kbnf();

@@ -8,9 +8,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <memory>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <utility>
@@ -247,11 +247,13 @@ struct SchemaConverter::Impl {
       size_t end = 1;
       while (end < pointer.size() && std::isdigit(static_cast<unsigned char>(pointer[end]))) ++end;
       const size_t k = std::stoul(std::string(pointer.substr(1, end - 1)));
-      if (k >= synthetic_roots.size()) throw SchemaError{"internal: no combined schema " + std::string(pointer)};
+      if (k >= synthetic_roots.size())
+        throw SchemaError{"internal: no combined schema " + std::string(pointer)};
       if (end == pointer.size()) return synthetic_roots[k];
       auto r = synthetic_roots[k].at_pointer(pointer.substr(end));
       if (r.error())
-        throw SchemaError{"no schema at JSON pointer " + std::string(pointer) + " (" + context + ")"};
+        throw SchemaError{"no schema at JSON pointer " + std::string(pointer) + " (" + context +
+                          ")"};
       return r.value_unsafe();
     }
     auto r = root.at_pointer(pointer);
@@ -364,8 +366,8 @@ struct SchemaConverter::Impl {
         if (!keys.count(comb)) continue;
         dom::array arr;
         if (o[comb].get_array().get(arr) || arr.size() == 0)
-          throw SchemaError{"`" + std::string(comb) + "` must be a non-empty array at " + ptr + "/" +
-                            comb};
+          throw SchemaError{"`" + std::string(comb) + "` must be a non-empty array at " + ptr +
+                            "/" + comb};
         failed = comb;
         std::vector<std::string> branches;
         for (auto e : arr) branches.push_back(simdjson::to_string(e));
@@ -614,9 +616,10 @@ struct SchemaConverter::Impl {
         dom::object obj = v.get_object().value_unsafe();
         std::vector<std::string> members;
         for (auto f : obj) {
-          const std::string key = opt.flexible_whitespace
-                                      ? kbnf_literal(json_quote(f.key)) + " " + colon()
-                                      : kbnf_literal(json_quote(f.key) + (opt.compact ? ":" : ": "));
+          const std::string key =
+              opt.flexible_whitespace
+                  ? kbnf_literal(json_quote(f.key)) + " " + colon()
+                  : kbnf_literal(json_quote(f.key) + (opt.compact ? ":" : ": "));
           members.push_back(key + " " + value_expr(f.value));
         }
         if (members.empty()) return empty_obj();
@@ -639,9 +642,9 @@ struct SchemaConverter::Impl {
         const double d = v.get_double().value_unsafe();
         if (d == std::floor(d) && std::fabs(d) < 1e18) {
           const auto n = static_cast<int64_t>(d);
-          return kbnf_regex(regex_escape((n == 0 && std::signbit(d) ? "-" : "") +
-                                         std::to_string(n)) +
-                            "(?:\\.0+)?");
+          return kbnf_regex(
+              regex_escape((n == 0 && std::signbit(d) ? "-" : "") + std::to_string(n)) +
+              "(?:\\.0+)?");
         }
         const std::string text = simdjson::to_string(v);
         const bool plain = text.find_first_of("eE") == std::string::npos;

@@ -170,14 +170,13 @@ std::string SchemaConverter::Impl::multiple_of_rules(uint64_t p, int d, bool int
       for (uint64_t r = 0; r < p; ++r) {
         if (body[j][r].empty()) continue;
         rule_lines.push_back(frac[j][r] + " ::= " + body[j][r] + ";");
-        if (pad_ok(r, d - j))
-          ends.push_back(frac[j][r] + (j == d ? " " + kbnf_regex("0*") : ""));
+        if (pad_ok(r, d - j)) ends.push_back(frac[j][r] + (j == d ? " " + kbnf_regex("0*") : ""));
       }
   }
   const std::string value = new_name(hint);
   rule_lines.push_back(value + " ::= " + join_alts(ends) + ";");
-  const std::string name = add_rule(
-      hint + "_num", (non_negative ? "" : kbnf_regex("-?") + " ") + value);
+  const std::string name =
+      add_rule(hint + "_num", (non_negative ? "" : kbnf_regex("-?") + " ") + value);
   memo["shared:" + key] = name;
   return name;
 }
@@ -258,8 +257,8 @@ std::string SchemaConverter::Impl::number_expr(dom::object o, const std::string&
   if (!o[kFractionKeyword].error()) {
     // A number that is not an integer (a negated `type: integer`): a non-zero fraction digit and
     // no exponent beyond what keeps it fractional is not tracked, so exponents are not offered.
-    for (const char* kw : {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-                           "multipleOf"})
+    for (const char* kw :
+         {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"})
       if (!o[kw].error())
         unsupported("`" + std::string(kw) + "` on a number that must not be an integer",
                     ptr + "/" + kw);
@@ -559,8 +558,7 @@ ObjectShape SchemaConverter::Impl::shape_of(dom::object o, const std::string& pt
     }
   }
   std::map<std::string_view, size_t> index;  // name -> position (linear in many properties)
-  for (size_t i = 0; i < shape.properties.size(); ++i)
-    index.emplace(shape.properties[i].name, i);
+  for (size_t i = 0; i < shape.properties.size(); ++i) index.emplace(shape.properties[i].name, i);
   auto req = o["required"];
   if (!req.error()) {
     dom::array ra;
@@ -597,7 +595,7 @@ ObjectShape SchemaConverter::Impl::shape_of(dom::object o, const std::string& pt
 }
 
 std::optional<std::string> SchemaConverter::Impl::property_names_regex(dom::element e,
-                                                                      const std::string& ptr) {
+                                                                       const std::string& ptr) {
   if (e.type() != dom::element_type::OBJECT)
     throw SchemaError{"`propertyNames` must be a schema at " + show(ptr)};
   dom::object o = e.get_object().value_unsafe();
@@ -636,7 +634,6 @@ std::optional<std::string> SchemaConverter::Impl::property_names_regex(dom::elem
   return re ? *re : "(?:" + string_unit_regex(StringEncoding::json) + ")*";
 }
 
-
 // Objects (docs/grammar.md "JSON Schema"): members are laid out by a state machine whose state is
 // (which listed properties are present, how many members so far). With at most kMaxAnyOrder
 // listed properties the set is tracked, so they come in any order (exact); with more, the
@@ -664,8 +661,7 @@ std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string&
   };
   const uint64_t min_p = count("minProperties").value_or(0);
   const std::optional<uint64_t> max_p = count("maxProperties");
-  if (max_p && min_p > *max_p)
-    throw SchemaError{"minProperties > maxProperties at " + show(ptr)};
+  if (max_p && min_p > *max_p) throw SchemaError{"minProperties > maxProperties at " + show(ptr)};
 
   // propertyNames: a regex over whole key texts; listed names it refuses cannot occur.
   std::optional<std::string> key_re;
@@ -680,8 +676,9 @@ std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string&
     }
   }
   std::optional<CompiledGrammar> key_check;
-  if (key_re) key_check = CompiledGrammar::compile_kbnf(
-                  "start ::= " + kbnf_regex("\"" + *key_re + "\"") + ";", nullptr);
+  if (key_re)
+    key_check = CompiledGrammar::compile_kbnf(
+        "start ::= " + kbnf_regex("\"" + *key_re + "\"") + ";", nullptr);
   auto name_ok = [&](const std::string& name) {
     if (no_keys) return false;
     if (!key_check) return true;
@@ -711,8 +708,10 @@ std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string&
     dom::element ps = resolve(p.pointer, "property");
     if (ps.type() == dom::element_type::BOOL && !ps.get_bool().value_unsafe()) {
       if (p.required)
-        throw SchemaError{"no object satisfies: `" + p.name + "` is required and its schema is "
-                          "false at " + show(p.pointer)};
+        throw SchemaError{"no object satisfies: `" + p.name +
+                          "` is required and its schema is "
+                          "false at " +
+                          show(p.pointer)};
       forbidden.push_back(p.name);
       continue;
     }
@@ -761,7 +760,8 @@ std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string&
       bool possible = true;
       for (auto e : arr) {
         std::string_view n;
-        if (e.get_string().get(n)) throw SchemaError{"dependency names must be strings at " + where};
+        if (e.get_string().get(n))
+          throw SchemaError{"dependency names must be strings at " + where};
         if (mention(std::string(n), false, where)) {
           needs.push_back(index[std::string(n)]);
         } else {
@@ -831,8 +831,8 @@ std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string&
       // Past kMaxExcludedKeys names the exclusion automaton outgrows the grammar's state
       // budget: any key (documented approximation, warned).
       if (!names.empty())
-        warnings.push_back("approximated `additionalProperties` at " + show(ptr) + ": with more than " +
-                           std::to_string(kMaxExcludedKeys) +
+        warnings.push_back("approximated `additionalProperties` at " + show(ptr) +
+                           ": with more than " + std::to_string(kMaxExcludedKeys) +
                            " listed properties an extra key may repeat a listed name");
       key = shared_rule("string", "string",
                         kbnf_regex("\"(?:" + string_unit_regex(StringEncoding::json) + ")*\""));
@@ -848,11 +848,10 @@ std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string&
     }
     extra_alts.push_back(key + " " + colon() + " " + extra_value());
   }
-  const std::string extra =
-      extra_alts.empty() ? ""
-      : extra_alts.size() == 1
-          ? extra_alts[0]
-          : add_rule(hint_for(ptr) + "_extra", join_alts(extra_alts));
+  const std::string extra = extra_alts.empty() ? ""
+                            : extra_alts.size() == 1
+                                ? extra_alts[0]
+                                : add_rule(hint_for(ptr) + "_extra", join_alts(extra_alts));
 
   // Member layouts.
   std::vector<std::string> kv;
@@ -872,9 +871,9 @@ std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string&
   const bool any_order = n <= kMaxAnyOrder && ((uint64_t{1} << n) * (cap + 1)) <= kMaxObjectStates;
   if (!any_order) {
     if (!deps.empty())
-      unsupported("`dependentRequired` with more than " + std::to_string(kMaxAnyOrder) +
-                      " properties",
-                  ptr + "/dependentRequired");
+      unsupported(
+          "`dependentRequired` with more than " + std::to_string(kMaxAnyOrder) + " properties",
+          ptr + "/dependentRequired");
     if (cap > 1 && (n + 1) * (cap + 1) > kMaxObjectStates * 64)
       throw SchemaError{"minProperties / maxProperties too large for " + std::to_string(n) +
                         " properties at " + show(ptr)};

@@ -57,10 +57,10 @@ std::string types_text(const std::set<std::string>& types) {
   return out + "]";
 }
 
-const std::set<std::string_view> kLower = {"minimum", "exclusiveMinimum", "minLength",
-                                           "minItems", "minProperties"};
-const std::set<std::string_view> kUpper = {"maximum", "exclusiveMaximum", "maxLength",
-                                           "maxItems", "maxProperties"};
+const std::set<std::string_view> kLower = {"minimum", "exclusiveMinimum", "minLength", "minItems",
+                                           "minProperties"};
+const std::set<std::string_view> kUpper = {"maximum", "exclusiveMaximum", "maxLength", "maxItems",
+                                           "maxProperties"};
 
 }  // namespace
 
@@ -140,8 +140,7 @@ std::string SchemaConverter::Impl::conjoin(dom::element a, dom::element b, int d
         } else if (k == "dependentRequired") {
           throw Unmergeable{"`dependentRequired` of one name on both sides"};
         } else {
-          props.emplace_back(std::string(f.key),
-                             conjoin(f.value, other.value_unsafe(), depth + 1));
+          props.emplace_back(std::string(f.key), conjoin(f.value, other.value_unsafe(), depth + 1));
         }
       }
       for (auto f : pb)
@@ -221,9 +220,9 @@ std::string SchemaConverter::Impl::conjoin(dom::element a, dom::element b, int d
       for (auto f : mp) {
         const bool in_x = x_has && !xp[f.key].error();
         const bool in_y = !yp[f.key].error();
-        props.emplace_back(std::string(f.key),
-                           !in_x && in_y ? conjoin(f.value, add.value_unsafe(), depth + 1)
-                                         : text_of(f.value));
+        props.emplace_back(std::string(f.key), !in_x && in_y
+                                                   ? conjoin(f.value, add.value_unsafe(), depth + 1)
+                                                   : text_of(f.value));
       }
       value = object_text(props);
     }
@@ -337,8 +336,7 @@ std::string SchemaConverter::Impl::negate(dom::element s, int depth) {
         alts.push_back(typed("object", {{"required", "[" + quote(p.key) + "]"},
                                         {"properties", object_text({{std::string(p.key), neg}})}}));
       }
-    } else if (k == "items" && v.type() != dom::element_type::ARRAY &&
-               o["prefixItems"].error()) {
+    } else if (k == "items" && v.type() != dom::element_type::ARRAY && o["prefixItems"].error()) {
       // Some item violates the item schema: [..., bad, ...] needs "contains".
       const std::string neg = negate(v, depth + 1);
       if (neg != "false")
@@ -387,8 +385,8 @@ std::string SchemaConverter::Impl::negate(dom::element s, int depth) {
       dom::array arr;
       if (v.get_array().get(arr)) throw Unmergeable{"`anyOf` must be an array"};
       std::string acc = "true";
-      for (auto e : arr) acc = conjoin(synthetic_element(acc), synthetic_element(negate(e, depth + 1)),
-                                       depth + 1);
+      for (auto e : arr)
+        acc = conjoin(synthetic_element(acc), synthetic_element(negate(e, depth + 1)), depth + 1);
       alts.push_back(acc);
     } else if (k == "allOf") {
       dom::array arr;
@@ -427,8 +425,8 @@ std::vector<std::string> SchemaConverter::Impl::exclusive_branches(dom::array ar
     out.clear();
   }
   warnings.push_back("approximated `oneOf` at " + ptr +
-                       ": a value valid under several branches is accepted (a branch cannot be "
-                       "negated)");
+                     ": a value valid under several branches is accepted (a branch cannot be "
+                     "negated)");
   for (auto e : es) out.push_back(simdjson::to_string(e));
   return out;
 }

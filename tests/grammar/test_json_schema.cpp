@@ -2,10 +2,9 @@
 // compiled by the engine and checked by whole-string membership with its Matcher.
 #include <simdjson.h>
 
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <optional>
-
-#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
@@ -183,8 +182,10 @@ std::string layout(simdjson::dom::element v, bool spaced) {
       bool first = true;
       for (auto f : o) {
         const std::string key = json_quote(f.key);
-        out += (first ? "" : spaced ? ", " : ",") + key + (spaced ? ": " : ":") +
-               layout(f.value, spaced);
+        out += (first    ? ""
+                : spaced ? ", "
+                         : ",") +
+               key + (spaced ? ": " : ":") + layout(f.value, spaced);
         first = false;
       }
       return out + "}";
@@ -217,8 +218,9 @@ TEST_CASE("validator corpus: verdicts as a JSON Schema validator gives them",
     const bool expect_refusal = !grp["refused"].error();
     if (expect_refusal) {
       CHECK_FALSE(kbnf.ok());
-      if (!kbnf.ok()) CHECK_THAT(kbnf.error().message, Catch::Contains(std::string(
-                                                           grp["refused"].get_string().value())));
+      if (!kbnf.ok())
+        CHECK_THAT(kbnf.error().message,
+                   Catch::Contains(std::string(grp["refused"].get_string().value())));
     } else if (!kbnf.ok()) {
       FAIL_CHECK("refused: " << kbnf.error().message);
     }
@@ -297,19 +299,23 @@ TEST_CASE("malformed and unsatisfiable schemas are errors with a location",
   CHECK_FALSE(accepts(req, R"({"y": 1})"));
   CHECK_FALSE(accepts(req, "{}"));
   // JSON syntax errors name the byte offset and line:column of the first error.
-  CHECK_THAT(error_of("{\"type\":\n \"object\",, }"),
-             Catch::Contains("byte 19 (line 2, column 11)") && Catch::Contains("expected a string key"));
+  CHECK_THAT(
+      error_of("{\"type\":\n \"object\",, }"),
+      Catch::Contains("byte 19 (line 2, column 11)") && Catch::Contains("expected a string key"));
   CHECK_THAT(error_of("{\"a\": [1, 2}"), Catch::Contains("byte 11") && Catch::Contains("`]`"));
-  CHECK_THAT(error_of("{\"a\": \"x\ty\"}"), Catch::Contains("byte 8") && Catch::Contains("control"));
+  CHECK_THAT(error_of("{\"a\": \"x\ty\"}"),
+             Catch::Contains("byte 8") && Catch::Contains("control"));
   CHECK_THAT(error_of("{\"a\": 01}"), Catch::Contains("byte 7 (line 1, column 8)"));
-  CHECK_THAT(error_of("{} x"), Catch::Contains("byte 3") && Catch::Contains("after the JSON value"));
+  CHECK_THAT(error_of("{} x"),
+             Catch::Contains("byte 3") && Catch::Contains("after the JSON value"));
   CHECK_THAT(error_of("{\"a\": tru}"), Catch::Contains("byte 6") && Catch::Contains("`t`"));
   CHECK_THAT(error_of("{\"\xff\": 1}"), Catch::Contains("byte 2") && Catch::Contains("UTF-8"));
   // A grammar that matches no finite text is an error, not a silent dead grammar.
   CHECK_THAT(error_of(R"({"$ref":"#"})"), Catch::Contains("no finite JSON value"));
-  CHECK_THAT(error_of(R"({"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},)"
-                      R"("type":"object","properties":{"x":{"$ref":"#/$defs/a"}},"required":["x"]})"),
-             Catch::Contains("no finite JSON value") && Catch::Contains("/$defs/"));
+  CHECK_THAT(
+      error_of(R"({"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},)"
+               R"("type":"object","properties":{"x":{"$ref":"#/$defs/a"}},"required":["x"]})"),
+      Catch::Contains("no finite JSON value") && Catch::Contains("/$defs/"));
   CHECK_THAT(error_of(R"({"type":"array","items":{"$ref":"#"},"minItems":1})"),
              Catch::Contains("no finite JSON value"));
   // Keywords beside enum keep the values they accept; none left is an error.
