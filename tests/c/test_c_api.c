@@ -274,8 +274,8 @@ static void test_grammar(ai00_model* model) {
      * options. */
     const char* schema = "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}}}";
     ai00_schema_options so;
-    CHECK_OK(ai00_grammar_from_json_schema_with_options(&g, model, schema, AI00_NUL_TERMINATED,
-                                                        NULL));
+    CHECK_OK(
+        ai00_grammar_from_json_schema_with_options(&g, model, schema, AI00_NUL_TERMINATED, NULL));
     CHECK_OK(ai00_grammar_accepts(&ok, g, "{ \"a\" : 1.0 ,\n \"b\": [] }", AI00_NUL_TERMINATED));
     CHECK(ok == 1);
     /* For generation a model-bound grammar takes no whitespace around the value. */
@@ -289,8 +289,8 @@ static void test_grammar(ai00_model* model) {
     so.flexible_whitespace = 0;
     so.compact = 1;
     so.strict_properties = 1;
-    CHECK_OK(ai00_grammar_from_json_schema_with_options(&g, model, schema, AI00_NUL_TERMINATED,
-                                                        &so));
+    CHECK_OK(
+        ai00_grammar_from_json_schema_with_options(&g, model, schema, AI00_NUL_TERMINATED, &so));
     CHECK_OK(ai00_grammar_accepts(&ok, g, "{\"a\":1}", AI00_NUL_TERMINATED));
     CHECK(ok == 1);
     CHECK_OK(ai00_grammar_accepts(&ok, g, "{\"a\": 1}", AI00_NUL_TERMINATED));
@@ -301,15 +301,15 @@ static void test_grammar(ai00_model* model) {
     g = NULL;
     /* A caller built before `compact` was appended: accepted, compact off. */
     so.struct_size = (uint32_t)offsetof(ai00_schema_options, compact);
-    CHECK_OK(ai00_grammar_from_json_schema_with_options(&g, model, schema, AI00_NUL_TERMINATED,
-                                                        &so));
+    CHECK_OK(
+        ai00_grammar_from_json_schema_with_options(&g, model, schema, AI00_NUL_TERMINATED, &so));
     CHECK_OK(ai00_grammar_accepts(&ok, g, "{\"a\": 1}", AI00_NUL_TERMINATED));
     CHECK(ok == 1);
     ai00_grammar_free(g);
     g = NULL;
     so.struct_size = 3;
-    CHECK(ai00_grammar_from_json_schema_with_options(&g, model, schema, AI00_NUL_TERMINATED,
-                                                     &so) == AI00_ERR_INVALID_ARGUMENT);
+    CHECK(ai00_grammar_from_json_schema_with_options(&g, model, schema, AI00_NUL_TERMINATED, &so) ==
+          AI00_ERR_INVALID_ARGUMENT);
     CHECK(strstr(ai00_last_error(), "struct_size") != NULL);
     CHECK(g == NULL);
   }
@@ -508,45 +508,58 @@ static void test_grammar_turn_thinking(ai00_model* model) {
   const char* msg = NULL;
   int32_t reason = AI00_FINISH_NONE;
   collected out;
-  int thinking;
+  int thinking, kind;
   CHECK_OK(ai00_model_tokenize(&count, &x_token, 1, model, "x", 1));
   CHECK(count == 1);
   bias.token = x_token;
   bias.bias = 100.0f;
   CHECK_OK(ai00_chat_template_new(&tmpl, "ai00-v1", AI00_NUL_TERMINATED));
-  CHECK_OK(ai00_grammar_compile(&g, model, "start ::= \"yes\" | \"no\";", AI00_NUL_TERMINATED));
-  for (thinking = 0; thinking <= 1; ++thinking) {
-    memset(&out, 0, sizeof out);
-    CHECK_OK(ai00_state_new(&state, model));
-    CHECK_OK(ai00_render_options_default(&ro));
-    ro.thinking = thinking ? AI00_THINKING_ON : AI00_THINKING_OFF;
-    CHECK_OK(ai00_sampler_params_default(&sp));
-    sp.temperature = 0;
-    sp.logit_bias = &bias;
-    sp.n_logit_bias = 1;
-    CHECK_OK(ai00_generate_params_default(&gp));
-    gp.grammar = g;
-    gp.max_tokens = 12;
-    CHECK_OK(ai00_generator_new_chat(&gen, model, state, tmpl, k_conv, AI00_NUL_TERMINATED, &ro,
-                                     &sp, &gp));
-    if (gen == NULL) exit(1);
-    CHECK_OK(ai00_generator_run(&reason, gen, collect, &out));
-    CHECK_OK(ai00_generator_message_json(&msg, &len, gen));
-    printf("grammar turn, thinking %d: \"%s\" -> %s\n", thinking, out.text, msg);
-    if (thinking) {
-      /* Wrapped: the block takes the x's, cut by max_tokens inside it. */
-      CHECK(strstr(out.text, "xxxx") != NULL);
-      CHECK(reason == AI00_FINISH_LENGTH);
-      CHECK(strstr(msg, "\"reasoning\"") != NULL);
+  for (kind = 0; kind < 2; ++kind) {
+    /* the same for KBNF and for a JSON Schema (whose values are JSON strings) */
+    if (kind == 0) {
+      CHECK_OK(ai00_grammar_compile(&g, model, "start ::= \"yes\" | \"no\";", AI00_NUL_TERMINATED));
     } else {
-      /* Not wrapped: the grammar alone, `yes` or `no`. */
-      CHECK(strchr(out.text, 'x') == NULL);
-      CHECK(strcmp(out.text, "yes") == 0 || strcmp(out.text, "no") == 0);
+      CHECK_OK(ai00_grammar_from_json_schema(&g, model, "{\"enum\": [\"yes\", \"no\"]}",
+                                             AI00_NUL_TERMINATED));
     }
-    ai00_generator_free(gen);
-    ai00_state_free(state);
+    for (thinking = 0; thinking <= 1; ++thinking) {
+      memset(&out, 0, sizeof out);
+      CHECK_OK(ai00_state_new(&state, model));
+      CHECK_OK(ai00_render_options_default(&ro));
+      ro.thinking = thinking ? AI00_THINKING_ON : AI00_THINKING_OFF;
+      CHECK_OK(ai00_sampler_params_default(&sp));
+      sp.temperature = 0;
+      sp.logit_bias = &bias;
+      sp.n_logit_bias = 1;
+      CHECK_OK(ai00_generate_params_default(&gp));
+      gp.grammar = g;
+      gp.max_tokens = 12;
+      CHECK_OK(ai00_generator_new_chat(&gen, model, state, tmpl, k_conv, AI00_NUL_TERMINATED, &ro,
+                                       &sp, &gp));
+      if (gen == NULL) exit(1);
+      CHECK_OK(ai00_generator_run(&reason, gen, collect, &out));
+      CHECK_OK(ai00_generator_message_json(&msg, &len, gen));
+      printf("grammar turn, thinking %d: \"%s\" -> %s\n", thinking, out.text, msg);
+      if (thinking) {
+        /* Wrapped: the block takes the x's, cut by max_tokens inside it. */
+        CHECK(strstr(out.text, "xxxx") != NULL);
+        CHECK(reason == AI00_FINISH_LENGTH);
+        CHECK(strstr(msg, "\"reasoning\"") != NULL);
+      } else {
+        /* Not wrapped: the grammar alone, `yes` or `no`. */
+        CHECK(strchr(out.text, 'x') == NULL);
+        if (kind == 0) {
+          CHECK(strcmp(out.text, "yes") == 0 || strcmp(out.text, "no") == 0);
+        } else {
+          CHECK(strcmp(out.text, "\"yes\"") == 0 || strcmp(out.text, "\"no\"") == 0);
+        }
+      }
+      ai00_generator_free(gen);
+      ai00_state_free(state);
+    }
+    ai00_grammar_free(g);
+    g = NULL;
   }
-  ai00_grammar_free(g);
   ai00_chat_template_free(tmpl);
 }
 
