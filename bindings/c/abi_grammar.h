@@ -8,6 +8,7 @@
 
 #include "abi_internal.h"
 #include "core/tokenizer/tokenizer.h"
+#include "grammar/json_schema.h"
 #include "grammar/matcher.h"
 
 // Immutable after creation; CompiledGrammar is itself a shared, thread-safe handle.
@@ -23,3 +24,10 @@ struct ai00_grammar {
   std::shared_ptr<const ai00::internal::Tokenizer> tokenizer;
   mutable ai00::internal::abi::ErrorSlot error;
 };
+
+namespace ai00::internal::abi {
+// ai00_schema_options (NULL: `fallback`) as converter options; InvalidArgument for bad fields or
+// an unknown struct_size (a size that ends before an appended field is accepted).
+grammar::JsonSchemaOptions schema_options(const ai00_schema_options* given, const char* fn,
+                                          const grammar::JsonSchemaOptions& fallback = {});
+}  // namespace ai00::internal::abi

@@ -83,7 +83,8 @@ ai00::internal::GenerateOptions options(const ai00_model& model, const ai00_samp
                                   std::string(fn) + ": ai00_generate_params.grammar was not "
                                   "compiled for a model (use ai00_grammar_compile)");
     }
-    o.compiled_grammar = p->grammar->compiled;  // used as is: no recompilation per turn
+    o.compiled_grammar = p->grammar->compiled;  // used as is: no recompilation per turn,
+    o.compiled_grammar_kbnf = p->grammar->kbnf;  // unless a chat turn thinks: then wrapped
     return o;
   }
   switch (p->grammar_mode) {

@@ -43,12 +43,39 @@ AI00_API ai00_status ai00_grammar_from_json_schema(ai00_grammar** out_grammar,
     require(model, fn, "model");
     require(schema_json, fn, "schema_json");
     std::string_view schema = ai00::internal::abi::text_arg(schema_json, schema_len, fn, "schema_json");
-    auto converted = ai00::internal::grammar::json_schema_to_kbnf(schema);
+    ai00::internal::grammar::JsonSchemaOptions o;
+    o.outer_whitespace = false;  // for generation: done where the value ends
+    auto converted = ai00::internal::grammar::json_schema_to_kbnf(schema, o);
     if (!converted.ok()) {
       ai00::internal::throw_error(converted.error().kind,
                                   std::string("JSON Schema: ") + converted.error().message);
     }
     *out_grammar = compile(*model, std::move(converted.value().kbnf));
+    return AI00_OK;
+  } catch (...) {
+    return ai00::internal::abi::handle_exception(model ? &model->error : nullptr);
+  }
+}
+
+AI00_API ai00_status ai00_grammar_from_json_schema_with_options(
+    ai00_grammar** out_grammar, const ai00_model* model, const char* schema_json,
+    size_t schema_len, const struct ai00_schema_options* options) {
+  try {
+    const char* fn = "ai00_grammar_from_json_schema_with_options";
+    require(out_grammar, fn, "out_grammar");
+    require(model, fn, "model");
+    require(schema_json, fn, "schema_json");
+    std::string_view schema = ai00::internal::abi::text_arg(schema_json, schema_len, fn, "schema_json");
+    ai00::internal::grammar::JsonSchemaOptions o = ai00::internal::abi::schema_options(options, fn);
+    o.outer_whitespace = false;  // for generation: done where the value ends
+    auto converted = ai00::internal::grammar::json_schema_to_kbnf(schema, o);
+    if (!converted.ok()) {
+      ai00::internal::throw_error(converted.error().kind,
+                                  std::string("JSON Schema: ") + converted.error().message);
+    }
+    ai00_grammar* g = compile(*model, std::move(converted.value().kbnf));
+    g->warnings = std::move(converted.value().warnings);
+    *out_grammar = g;
     return AI00_OK;
   } catch (...) {
     return ai00::internal::abi::handle_exception(model ? &model->error : nullptr);

@@ -2,6 +2,7 @@
 // at byte level or against a tokenizer's vocabulary, their KBNF text and warnings, and
 // ai00_grammar_check. Generators refuse these handles (they need the model's vocabulary).
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,11 +37,22 @@ ai00_grammar* build(const ai00_tokenizer* tokenizer, std::string kbnf, std::stri
   return g.release();
 }
 
-grammar::JsonSchemaOptions schema_options(const ai00_schema_options* o, const char* fn) {
-  grammar::JsonSchemaOptions r;
-  if (o == nullptr) return r;
-  ai00::internal::abi::check_struct_size(o->struct_size, sizeof(ai00_schema_options),
+}  // namespace
+
+namespace ai00::internal::abi {
+
+// `fallback` when `given` is NULL (JSON Schema defaults, or the canonical layout of tool calls).
+grammar::JsonSchemaOptions schema_options(const ai00_schema_options* given, const char* fn,
+                                          const grammar::JsonSchemaOptions& fallback) {
+  grammar::JsonSchemaOptions r = fallback;
+  if (given == nullptr) return r;
+  ai00::internal::abi::check_struct_size(given->struct_size,
+                                         offsetof(ai00_schema_options, compact),
                                          sizeof(ai00_schema_options), fn, "ai00_schema_options");
+  // A caller built against an older header: the fields it has, zero for the appended ones.
+  ai00_schema_options copy{};
+  std::memcpy(&copy, given, given->struct_size);
+  const ai00_schema_options* o = &copy;
   if (o->max_whitespace > 64) {
     throw ai00::internal::InvalidArgument(std::string(fn) +
                                           ": ai00_schema_options.max_whitespace = " +
@@ -50,8 +62,14 @@ grammar::JsonSchemaOptions schema_options(const ai00_schema_options* o, const ch
   r.strict_properties = o->strict_properties != 0;
   r.flexible_whitespace = o->flexible_whitespace != 0;
   r.max_whitespace = o->max_whitespace;
+  r.compact = o->compact != 0;
   return r;
 }
+
+}  // namespace ai00::internal::abi
+
+namespace {
+using ai00::internal::abi::schema_options;
 
 grammar::ToolGrammarOptions tool_options(const ai00_tool_grammar_params* p, const char* fn) {
   ai00_tool_grammar_params d;
@@ -89,7 +107,7 @@ grammar::ToolGrammarOptions tool_options(const ai00_tool_grammar_params* p, cons
           std::to_string(d.thinking_start) + " is not an ai00_thinking_start");
   }
   o.allow_eos_end = d.allow_eos_end != 0;
-  o.schema = schema_options(d.schema, fn);
+  o.schema = schema_options(d.schema, fn, grammar::JsonSchemaOptions::canonical());
   return o;
 }
 
@@ -147,6 +165,7 @@ AI00_API ai00_status ai00_schema_options_default(ai00_schema_options* out_option
     out_options->strict_properties = d.strict_properties ? 1 : 0;
     out_options->flexible_whitespace = d.flexible_whitespace ? 1 : 0;
     out_options->max_whitespace = d.max_whitespace;
+    out_options->compact = d.compact ? 1 : 0;
     return AI00_OK;
   } catch (...) {
     return ai00::internal::abi::handle_exception(nullptr);

@@ -556,11 +556,22 @@ AI00_API ai00_status ai00_chat_template_last_render_json(const char** out_json,
 AI00_API ai00_status ai00_grammar_compile(ai00_grammar** out_grammar, const ai00_model* model,
                                           const char* kbnf, size_t kbnf_len);
 
-/* Compiles a JSON Schema (JSON text) into a grammar accepting one JSON document valid under it.
+/* Compiles a JSON Schema (JSON text) into a grammar accepting one JSON document valid under it,
+ * as a validator reads it (docs/grammar.md "JSON Schema") but without whitespace before or after
+ * the value, so a generated value ends where the value ends.
  * AI00_ERR_GRAMMAR names the JSON pointer of an unsupported keyword or malformed schema. */
 AI00_API ai00_status ai00_grammar_from_json_schema(ai00_grammar** out_grammar,
                                                    const ai00_model* model, const char* schema_json,
                                                    size_t schema_len);
+
+/* ai00_grammar_from_json_schema with conversion options (ai00_schema_options, declared below;
+ * NULL = the defaults: JSON Schema semantics, any JSON whitespace). For generation a caller may
+ * want the canonical or compact layout and strict properties. Errors as above, and
+ * AI00_ERR_INVALID_ARGUMENT for bad options. */
+struct ai00_schema_options;
+AI00_API ai00_status ai00_grammar_from_json_schema_with_options(
+    ai00_grammar** out_grammar, const ai00_model* model, const char* schema_json,
+    size_t schema_len, const struct ai00_schema_options* options);
 
 /* Destroys a grammar. NULL is accepted; generators using it keep their own reference. */
 AI00_API ai00_status ai00_grammar_free(ai00_grammar* grammar);
@@ -902,10 +913,16 @@ AI00_API ai00_status ai00_grammar_params_default(ai00_grammar_params* out_params
 typedef struct ai00_schema_options {
   uint32_t struct_size;
   int32_t lenient;             /* non-zero: unsupported keywords become warnings; default 0 */
-  int32_t strict_properties;   /* non-zero (default): no keys beyond `properties` unless
-                                  additionalProperties says so */
-  int32_t flexible_whitespace; /* non-zero: runs of [ \t\n] around punctuation; default 0 */
-  uint32_t max_whitespace;     /* longest run with flexible_whitespace, <= 64; default 4 */
+  int32_t strict_properties;   /* non-zero: no keys beyond `properties` unless
+                                  additionalProperties says so; default 0 (JSON Schema: any) */
+  int32_t flexible_whitespace; /* non-zero (default): JSON whitespace wherever JSON allows it,
+                                  as validators read it; 0: one canonical layout */
+  uint32_t max_whitespace;     /* longest whitespace run with flexible_whitespace, <= 64;
+                                  default 0 = unbounded */
+  /* Appended field: non-zero with flexible_whitespace 0: the canonical layout without spaces,
+   * {"a":1,"b":[1,2]}, instead of {"a": 1, "b": [1, 2]}; default 0. A struct_size that ends
+   * before this field is accepted (the field is then 0). */
+  int32_t compact;
 } ai00_schema_options;
 
 AI00_API ai00_status ai00_schema_options_default(ai00_schema_options* out_options);

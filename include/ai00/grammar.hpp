@@ -43,10 +43,13 @@ class Grammar {
     detail::check(ai00_grammar_compile(&g, model.get(), text.data(), text.size()));
     return Grammar(g);
   }
-  // One JSON document valid under `schema` (JSON Schema as JSON text).
-  static Grammar json_schema(const Model& model, std::string_view schema) {
+  // One JSON document valid under `schema` (JSON Schema as JSON text). `options` may be null
+  // for the defaults (JSON Schema semantics, any JSON whitespace).
+  static Grammar json_schema(const Model& model, std::string_view schema,
+                             const ai00_schema_options* options = nullptr) {
     ai00_grammar* g = nullptr;
-    detail::check(ai00_grammar_from_json_schema(&g, model.get(), schema.data(), schema.size()));
+    detail::check(ai00_grammar_from_json_schema_with_options(&g, model.get(), schema.data(),
+                                                             schema.size(), options));
     return Grammar(g);
   }
 

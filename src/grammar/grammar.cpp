@@ -1,7 +1,9 @@
 // Grammar AST helpers and the KBNF printer (grammar.h).
 #include "grammar/grammar.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <unordered_map>
 #include <utility>
 
 namespace ai00::internal::grammar {
@@ -50,6 +52,69 @@ int Grammar::find_rule(std::string_view name) const {
   for (size_t i = 0; i < rules.size(); ++i)
     if (rules[i].name == name) return static_cast<int>(i);
   return -1;
+}
+
+namespace {
+
+// Whether `e` derives a finite string given the rules known productive so far.
+bool productive_expr(const Expr& e, const std::unordered_map<std::string_view, bool>& ok) {
+  switch (e.kind) {
+    case ExprKind::nonterminal: {
+      auto it = ok.find(e.text);
+      return it != ok.end() && it->second;
+    }
+    case ExprKind::sequence:
+    case ExprKind::plus:
+      for (const Expr& c : e.children)
+        if (!productive_expr(c, ok)) return false;
+      return true;
+    case ExprKind::choice:
+      for (const Expr& c : e.children)
+        if (productive_expr(c, ok)) return true;
+      return false;
+    case ExprKind::optional:
+    case ExprKind::star:
+      return true;
+    default:
+      return true;  // terminals
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> Grammar::unproductive_rules() const {
+  std::unordered_map<std::string_view, bool> ok;
+  for (const Rule& r : rules) ok.emplace(r.name, false);
+  // Worklist: a definition is looked at again only when a rule it references turned productive
+  // (a chain of n rules in any order costs O(n), not n passes).
+  std::unordered_map<std::string_view, std::vector<size_t>> users;  // rule name -> definitions
+  std::vector<const Expr*> todo;
+  for (size_t i = 0; i < rules.size(); ++i) {
+    todo.push_back(&rules[i].body);
+    while (!todo.empty()) {
+      const Expr* e = todo.back();
+      todo.pop_back();
+      if (e->kind == ExprKind::nonterminal) users[e->text].push_back(i);
+      for (const Expr& c : e->children) todo.push_back(&c);
+    }
+  }
+  std::vector<size_t> queue(rules.size());
+  for (size_t i = 0; i < rules.size(); ++i) queue[i] = rules.size() - 1 - i;
+  while (!queue.empty()) {
+    const size_t i = queue.back();
+    queue.pop_back();
+    bool& done = ok[rules[i].name];
+    if (done || !productive_expr(rules[i].body, ok)) continue;
+    done = true;
+    if (auto u = users.find(rules[i].name); u != users.end())
+      for (size_t j : u->second)
+        if (!ok[rules[j].name]) queue.push_back(j);
+  }
+  std::vector<std::string> out;
+  for (const Rule& r : rules)
+    if (!ok[r.name] && (out.empty() || std::find(out.begin(), out.end(), r.name) == out.end()))
+      out.push_back(r.name);
+  return out;
 }
 
 std::string kbnf_quote(std::string_view bytes) {

@@ -67,6 +67,10 @@ struct Grammar {
 
   // Index of the first definition of `name`, or -1.
   int find_rule(std::string_view name) const;
+  // Names of the defined rules that derive no finite string (each terminal counted as able to
+  // match something, an undefined rule as unable), in order of first definition. The compiler
+  // refuses a start rule among them (normalize.cpp); builders use this to name the culprit.
+  std::vector<std::string> unproductive_rules() const;
   // The grammar as KBNF text, one `name ::= body;` line per definition, that parse_kbnf reads
   // back to an equivalent grammar (literals re-escaped, operators parenthesised where needed).
   std::string to_kbnf() const;

@@ -1,27 +1,26 @@
-// JSON Schema → KBNF (docs/grammar.md "JSON Schema").
+// JSON Schema → KBNF (docs/grammar.md "JSON Schema", which lists every keyword as exact,
+// approximated (how) or refused).
 //
-// Supported keywords: type (a name or an array of names), properties, required,
-// additionalProperties (false, true or a schema), enum, const, items, prefixItems, minItems,
-// maxItems, anyOf, oneOf (as anyOf: exclusivity is not enforced), $ref / $defs / definitions
-// (local "#/..." references, recursion included), minLength / maxLength (code points), pattern
-// (ECMA-262, matching anywhere unless anchored), format (date-time, date, time, uuid, email,
-// ipv4), minimum / maximum / exclusiveMinimum / exclusiveMaximum (draft-4 boolean forms too; exact
-// digit-range regexes for integers, and for numbers with decimal bounds, which are then generated
-// without an exponent; |bound| <= 1e18). Annotations (title, description, default,
-// examples, $comment, $schema, $id, deprecated, readOnly, writeOnly) are ignored. A schema
-// without `type` accepts every type, each constrained by the keywords that apply to it.
+// By default the grammar accepts what a draft 2020-12 validator accepts: any JSON whitespace,
+// extra properties unless additionalProperties forbids them, members in any order (up to 8
+// listed properties), integers written 1.0 or 1e3, const / enum compared as values. Supported:
+// type, enum, const, numeric bounds, multipleOf, string lengths, pattern (ECMA-262, \p{…}),
+// format (date-time, date, time, uuid, email, ipv4), properties, required,
+// additionalProperties, patternProperties, propertyNames, min/maxProperties, dependentRequired,
+// items, prefixItems, min/maxItems, uniqueItems, anyOf, allOf, oneOf, not, if/then/else (by
+// conjunction and negation of schemas, schema_combine.cpp), $ref / $defs / definitions (local,
+// recursive). Annotations (title, description, default, examples, $comment, $schema, $id,
+// deprecated, readOnly, writeOnly) are ignored.
 //
-// Every other keyword (allOf, not, if, multipleOf, uniqueItems, patternProperties, …) and every
-// combination the converter cannot express exactly is an ErrorKind::grammar error whose message
-// names the keyword's JSON pointer ("unsupported JSON Schema keyword `allOf` at /properties/a/
-// allOf"); with `lenient` it is ignored instead and reported in `warnings`. Nothing is dropped
-// silently.
+// Every other keyword and every combination the converter cannot express is an
+// ErrorKind::grammar error naming the keyword's JSON pointer ("unsupported JSON Schema keyword
+// `contains` at /properties/a/contains"); with `lenient` it is ignored instead and reported in
+// `warnings`. Approximations that accept more than a validator (uniqueItems over unbounded items,
+// patternProperties corner cases, an inexact oneOf) are reported in `warnings` too. Nothing is
+// dropped silently.
 //
-// Output shape: properties in schema order, an optional property skipped whole (key, colon and
-// value); canonical whitespace `{"a": 1, "b": [1, 2]}` by default (the separators of seed 002's
-// calls), `{"a":1,"b":[1,2]}` with `compact`, or bounded [ \t\n] runs folded into the punctuation
-// terminals. Strings never produce a raw `"`, `\` or control character. Rule names are `<prefix>`
-// plus a name derived from the schema path, unique within one converter.
+// Output shape: strings never produce a raw `"`, `\` or control character. Rule names are
+// `<prefix>` plus a name derived from the schema path, unique within one converter.
 //
 // Threading: json_schema_to_kbnf is a pure function; a SchemaConverter is a plain value used by
 // one thread at a time.
@@ -38,19 +37,32 @@
 namespace ai00::internal::grammar {
 
 struct JsonSchemaOptions {
-  // Absent additionalProperties means false next to `properties` (XGrammar's choice: no invented
-  // keys); an object schema without `properties` still accepts any object. false follows JSON
-  // Schema: absent always means any extra property. Extra keys never repeat a listed name.
-  bool strict_properties = true;
+  // false (default) follows JSON Schema: absent additionalProperties means any extra property.
+  // true: absent additionalProperties means false next to `properties` (XGrammar's choice for
+  // generation: no invented keys); an object schema without `properties` still accepts any
+  // object. Extra keys never repeat a listed name.
+  bool strict_properties = false;
   // Unsupported keywords become warnings instead of errors.
   bool lenient = false;
-  // Allow runs of [ \t\n] (at most max_whitespace bytes) around punctuation instead of the one
-  // canonical layout.
-  bool flexible_whitespace = false;
-  uint32_t max_whitespace = 4;
+  // true (default): JSON whitespace (space, tab, LF, CR) wherever JSON allows it, around the
+  // document too, as validators read it; runs of at most max_whitespace bytes (0 = unbounded,
+  // the default). false: one canonical layout, {"a": 1, "b": [1, 2]}.
+  bool flexible_whitespace = true;
+  uint32_t max_whitespace = 0;
+  // Whitespace before and after the document (JSON text allows it). Generation turns it off:
+  // a generated value then ends where the value ends, so the grammar is done there.
+  bool outer_whitespace = true;
   // The canonical layout without spaces, {"a":1,"b":[1,2]} (compact call syntaxes), instead of
   // {"a": 1, "b": [1, 2]}. Ignored with flexible_whitespace.
   bool compact = false;
+
+  // Strict properties and the canonical layout: what tool-call grammars generate.
+  static JsonSchemaOptions canonical() {
+    JsonSchemaOptions o;
+    o.strict_properties = true;
+    o.flexible_whitespace = false;
+    return o;
+  }
 };
 
 struct JsonSchemaGrammar {
@@ -59,8 +71,10 @@ struct JsonSchemaGrammar {
 };
 
 // A whole JSON document valid under `schema_json` (a JSON Schema as JSON text). Errors:
-// ErrorKind::grammar for malformed JSON (with the simdjson reason), an unsupported keyword or an
-// unsatisfiable schema, always naming the JSON pointer.
+// ErrorKind::grammar for malformed JSON (byte offset and line:column of the first error, and the
+// simdjson reason), an unsupported keyword, an unsatisfiable schema, or a schema that no finite
+// JSON value satisfies (a `$ref` cycle without a way out: the grammar would match nothing),
+// always naming the JSON pointer.
 Result<JsonSchemaGrammar> json_schema_to_kbnf(std::string_view schema_json,
                                               const JsonSchemaOptions& options = {});
 
@@ -107,6 +121,9 @@ class SchemaConverter {
   // All rules produced so far, one `name ::= body;` per line.
   std::string rules_kbnf() const;
   const std::vector<std::string>& warnings() const;
+  // The JSON pointer of the sub-schema whose rule is `rule_name` (json_rule / raw_rule), or ""
+  // for helper rules.
+  std::string pointer_of_rule(std::string_view rule_name) const;
 
   struct Impl;
 

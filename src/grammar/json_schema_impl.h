@@ -7,8 +7,10 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <utility>
@@ -16,6 +18,7 @@
 #include "base/json_escape.h"
 #include "grammar/json_schema.h"
 #include "grammar/kbnf_writer.h"
+#include "grammar/matcher.h"
 #include "grammar/schema_regex.h"
 
 namespace ai00::internal::grammar {
@@ -27,6 +30,19 @@ namespace schema_detail {
 struct SchemaError {
   std::string message;
 };
+// A (sub)schema no value satisfies: an error at the top, a dropped branch inside anyOf / oneOf.
+struct EmptySchema : SchemaError {};
+// Two schemas whose conjunction or negation cannot be written as a schema this converter
+// translates exactly (schema_combine.cpp).
+struct Unmergeable {
+  std::string message;
+};
+
+// Private keyword of combined schemas (never in a user's schema: it starts with a control
+// character): a string that is none of the listed ones (the negation of a string enum).
+inline const std::string kNotEnumKeyword = "\x01not-enum";
+// Likewise: a number that is not an integer (the negation of `type: integer` among numbers).
+inline const std::string kFractionKeyword = "\x01fraction";
 
 enum class Mode { json, raw };
 
@@ -53,7 +69,22 @@ inline const std::set<std::string_view> kSupported = {"type",
                                                       "minimum",
                                                       "maximum",
                                                       "exclusiveMinimum",
-                                                      "exclusiveMaximum"};
+                                                      "exclusiveMaximum",
+                                                      "minProperties",
+                                                      "maxProperties",
+                                                      "propertyNames",
+                                                      "patternProperties",
+                                                      "dependentRequired",
+                                                      "dependencies",
+                                                      "multipleOf",
+                                                      "allOf",
+                                                      "not",
+                                                      "if",
+                                                      "then",
+                                                      "else",
+                                                      "uniqueItems",
+                                                      kNotEnumKeyword,
+                                                      kFractionKeyword};
 inline const char* const kTypes[] = {"null",   "boolean", "object", "array",
                                      "string", "number",  "integer"};
 
@@ -76,13 +107,19 @@ struct SchemaConverter::Impl {
   std::vector<std::string> rule_lines;
   std::map<std::string, std::string> memo;  // mode + pointer -> rule name
   std::set<std::string> names;
+  std::map<std::string, int> next_suffix;  // base name -> next numeric suffix to try
   std::vector<std::string> warnings;
   int depth = 0;  // nesting of rule_for calls
 
-  // ---- punctuation (canonical or with bounded whitespace folded in) ------------------------
+  // ---- punctuation (canonical or with whitespace folded in) --------------------------------
+  std::string ws_regex() const {
+    return "[ \\t\\n\\r]" + (opt.max_whitespace == 0
+                                 ? std::string("*")
+                                 : "{0," + std::to_string(opt.max_whitespace) + "}");
+  }
   std::string punct(const char* canonical, const char* ch, bool ws_before, bool ws_after) const {
     if (!opt.flexible_whitespace) return kbnf_literal(opt.compact ? ch : canonical);
-    const std::string ws = "[ \\t\\n]{0," + std::to_string(opt.max_whitespace) + "}";
+    const std::string ws = ws_regex();
     return kbnf_regex((ws_before ? ws : "") + regex_escape(ch) + (ws_after ? ws : ""));
   }
   std::string comma() const { return punct(", ", ",", true, true); }
@@ -93,11 +130,11 @@ struct SchemaConverter::Impl {
   std::string rbrack() const { return punct("]", "]", true, false); }
   std::string empty_obj() const {
     if (!opt.flexible_whitespace) return kbnf_literal("{}");
-    return kbnf_regex("\\{[ \\t\\n]{0," + std::to_string(opt.max_whitespace) + "}\\}");
+    return kbnf_regex("\\{" + ws_regex() + "\\}");
   }
   std::string empty_arr() const {
     if (!opt.flexible_whitespace) return kbnf_literal("[]");
-    return kbnf_regex("\\[[ \\t\\n]{0," + std::to_string(opt.max_whitespace) + "}\\]");
+    return kbnf_regex("\\[" + ws_regex() + "\\]");
   }
 
   // ---- errors ------------------------------------------------------------------------------
@@ -112,8 +149,14 @@ struct SchemaConverter::Impl {
   std::string new_name(const std::string& hint) {
     std::string base = prefix + kbnf_identifier(hint);
     if (base == "start") base += "_";
+    // The next free suffix per base: probing from 2 every time is quadratic when one base name
+    // repeats (20k properties each get a `<object>_rest` rule).
     std::string name = base;
-    for (int k = 2; names.count(name); ++k) name = base + "_" + std::to_string(k);
+    if (names.count(name)) {
+      int& k = next_suffix.emplace(base, 2).first->second;
+      do name = base + "_" + std::to_string(k++);
+      while (names.count(name));
+    }
     names.insert(name);
     return name;
   }
@@ -133,8 +176,86 @@ struct SchemaConverter::Impl {
   }
 
   // ---- JSON navigation ---------------------------------------------------------------------
+  // Sub-schemas already reached by enumeration (the values of `properties`), by pointer:
+  // at_pointer scans an object's keys, so resolving each of n properties that way is quadratic.
+  std::map<std::string, dom::element, std::less<>> known;
+  // Combined schemas (schema_combine.cpp): documents addressed by pointers "@k[/...]".
+  std::vector<std::unique_ptr<dom::parser>> synthetic;
+  std::vector<dom::element> synthetic_roots;
+  std::map<std::string, std::string> synthetic_origin;  // "@k" -> pointer it was made for
+  static std::string object_text(const std::vector<std::pair<std::string, std::string>>& members) {
+    std::string out = "{";
+    for (size_t i = 0; i < members.size(); ++i)
+      out += (i ? "," : "") + json_quote(members[i].first) + ":" + members[i].second;
+    return out + "}";
+  }
+  static std::string any_of_text(const std::vector<std::string>& alts) {
+    if (alts.empty()) return "false";
+    if (alts.size() == 1) return alts[0];
+    std::string out = "{\"anyOf\":[";
+    for (size_t i = 0; i < alts.size(); ++i) out += (i ? "," : "") + alts[i];
+    return out + "]}";
+  }
+  std::string conjoin(dom::element a, dom::element b, int depth = 0);
+  std::string negate(dom::element s, int depth = 0);
+  // oneOf branches made exclusive: branch i and not any other (when every branch can be negated),
+  // else the branches as given, with a warning unless their types are disjoint.
+  std::vector<std::string> exclusive_branches(dom::array arr, const std::string& ptr);
+  dom::element synthetic_element(const std::string& json);
+  std::string synthetic_pointer(const std::string& json, const std::string& origin);
+  dom::element follow_ref(std::string_view ref);
+  // Messages name the pointer a combined schema was made for instead of "@k".
+  std::string humanize(std::string msg) const {
+    for (int round = 0; round < 64; ++round) {
+      size_t at = msg.find('@');
+      while (at != std::string::npos &&
+             (at + 1 >= msg.size() || !std::isdigit(static_cast<unsigned char>(msg[at + 1]))))
+        at = msg.find('@', at + 1);
+      if (at == std::string::npos) break;
+      size_t end = at + 1;
+      while (end < msg.size() && std::isdigit(static_cast<unsigned char>(msg[end]))) ++end;
+      auto it = synthetic_origin.find(msg.substr(at, end - at));
+      const std::string origin = it == synthetic_origin.end() ? "" : it->second;
+      msg.replace(at, end - at, (origin.empty() ? "/" : origin) + " (combined)");
+    }
+    return msg;
+  }
+  static std::string decode_fragment(std::string_view target) {
+    std::string decoded;  // URI fragments may percent-encode
+    auto hex = [](char h) {
+      return (h >= '0' && h <= '9')   ? h - '0'
+             : (h >= 'a' && h <= 'f') ? h - 'a' + 10
+             : (h >= 'A' && h <= 'F') ? h - 'A' + 10
+                                      : -1;
+    };
+    for (size_t i = 0; i < target.size(); ++i) {
+      if (target[i] == '%' && i + 2 < target.size() && hex(target[i + 1]) >= 0 &&
+          hex(target[i + 2]) >= 0) {
+        decoded += static_cast<char>(hex(target[i + 1]) * 16 + hex(target[i + 2]));
+        i += 2;
+      } else {
+        decoded += target[i];
+      }
+    }
+    return decoded;
+  }
+
   dom::element resolve(std::string_view pointer, const std::string& context) {
     if (pointer.empty()) return root;
+    if (auto k = known.find(pointer); k != known.end()) return k->second;
+    if (pointer[0] == '@') {
+      size_t end = 1;
+      while (end < pointer.size() && std::isdigit(static_cast<unsigned char>(pointer[end]))) ++end;
+      const size_t k = std::stoul(std::string(pointer.substr(1, end - 1)));
+      if (k >= synthetic_roots.size())
+        throw SchemaError{"internal: no combined schema " + std::string(pointer)};
+      if (end == pointer.size()) return synthetic_roots[k];
+      auto r = synthetic_roots[k].at_pointer(pointer.substr(end));
+      if (r.error())
+        throw SchemaError{"no schema at JSON pointer " + std::string(pointer) + " (" + context +
+                          ")"};
+      return r.value_unsafe();
+    }
     auto r = root.at_pointer(pointer);
     if (r.error())
       throw SchemaError{"no schema at JSON pointer " + std::string(pointer) + " (" + context + ")"};
@@ -162,6 +283,15 @@ struct SchemaConverter::Impl {
     if (it != memo.end()) return it->second;
     const std::string name = new_name(hint);
     memo[key] = name;  // before the body: recursive $refs see the name
+    // A failed body (an error a caller recovers from) must not leave a name without a rule.
+    struct MemoGuard {
+      std::map<std::string, std::string>& memo;
+      const std::string& key;
+      bool done = false;
+      ~MemoGuard() {
+        if (!done) memo.erase(key);
+      }
+    } memo_guard{memo, key};
     // Bounded nesting keeps the converter's recursion far from the stack limit.
     struct DepthGuard {
       int& d;
@@ -170,6 +300,7 @@ struct SchemaConverter::Impl {
     if (depth > 256) throw SchemaError{"schema nested deeper than 256 levels at " + show(pointer)};
     const std::string body = schema_expr(resolve(pointer, "schema"), pointer, mode, terminator);
     rule_lines.push_back(name + " ::= " + body + ";");
+    memo_guard.done = true;
     return name;
   }
 
@@ -205,21 +336,116 @@ struct SchemaConverter::Impl {
       return std::string();
     };
     if (!constrained) return any_expr(mode, term);  // {} or annotations only: every value
-    if (keys.count("$ref")) {
-      if (auto k = constraint_siblings({"$ref"}); !k.empty())
-        unsupported("`" + k + "` next to `$ref`", ptr + "/" + k);
-      return ref_expr(o, ptr, mode, term);
-    }
-    for (const char* comb : {"anyOf", "oneOf"}) {
-      if (!keys.count(comb)) continue;
-      if (auto k = constraint_siblings({comb}); !k.empty())
-        unsupported("`" + k + "` next to `" + comb + "`", ptr + "/" + k);
-      return any_of_expr(o, comb, ptr, mode, term);
+    // Combinators and keywords beside them are rewritten into simpler schemas
+    // (schema_combine.cpp) that are translated in turn; what cannot be rewritten exactly is
+    // unsupported (lenient: the combinator alone, or the rest without it).
+    auto rest = [&](std::initializer_list<std::string_view> drop) {
+      std::vector<std::pair<std::string, std::string>> m;
+      for (auto f : o)
+        if (std::find(drop.begin(), drop.end(), f.key) == drop.end())
+          m.emplace_back(std::string(f.key), simdjson::to_string(f.value));
+      return synthetic_element(object_text(m));
+    };
+    auto combined = [&](const std::string& json, const char* kw) {
+      if (json == "false")
+        throw EmptySchema{"no value satisfies `" + std::string(kw) +
+                          "` and the keywords beside it at " + ptr + "/" + kw};
+      return rule_for(synthetic_pointer(json, ptr), mode, term, hint_for(ptr));
+    };
+    const char* failed = nullptr;
+    try {
+      if (keys.count("$ref")) {
+        if (constraint_siblings({"$ref"}).empty()) return ref_expr(o, ptr, mode, term);
+        std::string_view ref;
+        if (o["$ref"].get_string().get(ref))
+          throw SchemaError{"`$ref` must be a string at " + ptr + "/$ref"};
+        failed = "$ref";
+        return combined(conjoin(follow_ref(ref), rest({"$ref"})), "$ref");
+      }
+      for (const char* comb : {"anyOf", "oneOf"}) {
+        if (!keys.count(comb)) continue;
+        dom::array arr;
+        if (o[comb].get_array().get(arr) || arr.size() == 0)
+          throw SchemaError{"`" + std::string(comb) + "` must be a non-empty array at " + ptr +
+                            "/" + comb};
+        failed = comb;
+        std::vector<std::string> branches;
+        for (auto e : arr) branches.push_back(simdjson::to_string(e));
+        const bool one_of = std::string_view(comb) == "oneOf" && branches.size() > 1;
+        std::vector<std::string> exclusive;
+        if (one_of) exclusive = exclusive_branches(arr, ptr + "/oneOf");
+        const bool rewritten = one_of && exclusive != branches;
+        if (constraint_siblings({comb}).empty() && !rewritten)
+          return any_of_expr(o, comb, ptr, mode, term);
+        dom::element others = rest({comb});
+        auto build = [&](const std::vector<std::string>& bs) {
+          std::vector<std::string> alts;
+          for (const auto& b : bs) {
+            const std::string c = conjoin(others, synthetic_element(b));
+            if (c != "false") alts.push_back(c);
+          }
+          return combined(any_of_text(alts), comb);
+        };
+        if (!rewritten) return build(branches);
+        try {
+          return build(exclusive);
+        } catch (const SchemaError&) {
+        } catch (const Unmergeable&) {
+        }
+        // The exclusive form has a part this converter cannot translate: the branches as an
+        // anyOf (a value valid under several is accepted).
+        warnings.push_back("approximated `oneOf` at " + ptr +
+                           "/oneOf: a value valid under several branches is accepted");
+        return build(branches);
+      }
+      if (keys.count("allOf")) {
+        dom::array arr;
+        if (o["allOf"].get_array().get(arr))
+          throw SchemaError{"`allOf` must be an array at " + ptr + "/allOf"};
+        failed = "allOf";
+        std::string acc = simdjson::to_string(rest({"allOf"}));
+        for (auto e : arr) acc = conjoin(synthetic_element(acc), e);
+        return combined(acc, "allOf");
+      }
+      if (keys.count("not")) {
+        failed = "not";
+        return combined(conjoin(rest({"not"}), synthetic_element(negate(o["not"].value_unsafe()))),
+                        "not");
+      }
+      if (keys.count("if")) {
+        failed = "if";
+        dom::element others = rest({"if", "then", "else"});
+        dom::element cond = o["if"].value_unsafe();
+        auto branch = [&](dom::element c, const char* kw) {
+          std::string t = conjoin(others, c);
+          if (t != "false" && !o[kw].error())
+            t = conjoin(synthetic_element(t), o[kw].value_unsafe());
+          return t;
+        };
+        std::vector<std::string> alts;
+        for (const std::string& t :
+             {branch(cond, "then"), branch(synthetic_element(negate(cond)), "else")})
+          if (t != "false") alts.push_back(t);
+        return combined(any_of_text(alts), "if");
+      }
+    } catch (const Unmergeable& u) {
+      unsupported("`" + std::string(failed ? failed : "?") + "` cannot be expressed exactly (" +
+                      u.message + ")",
+                  ptr + "/" + (failed ? failed : ""));
+      // lenient: anyOf / oneOf alone; otherwise the rest without the combinators
+      for (const char* comb : {"anyOf", "oneOf"})
+        if (keys.count(comb)) return any_of_expr(o, comb, ptr, mode, term);
+      if (keys.count("$ref")) return ref_expr(o, ptr, mode, term);
     }
     if (keys.count("const") || keys.count("enum")) {
       const char* kw = keys.count("const") ? "const" : "enum";
-      if (auto k = constraint_siblings({"const", "enum", "type"}); !k.empty())
+      if (auto k = constraint_siblings({"const", "enum", "type"}); !k.empty()) {
+        // Other keywords: keep the values they accept (each value's JSON text checked against
+        // the grammar of the schema without const / enum). Exact.
+        if (auto filtered = filter_values(o, kw, rest({"const", "enum"}), ptr))
+          return combined(*filtered, kw);
         unsupported("`" + k + "` next to `" + kw + "`", ptr + "/" + k);
+      }
       return enum_expr(o, kw, ptr, mode, term);
     }
     std::vector<std::string> alts;
@@ -306,23 +532,7 @@ struct SchemaConverter::Impl {
       throw SchemaError{"`$ref` must be a string at " + ptr + "/$ref"};
     if (ref.empty() || ref[0] != '#')
       throw SchemaError{"only local references (\"#/...\") are supported at " + ptr + "/$ref"};
-    std::string target(ref.substr(1));
-    std::string decoded;  // URI fragments may percent-encode
-    auto hex = [](char h) {
-      return (h >= '0' && h <= '9')   ? h - '0'
-             : (h >= 'a' && h <= 'f') ? h - 'a' + 10
-             : (h >= 'A' && h <= 'F') ? h - 'A' + 10
-                                      : -1;
-    };
-    for (size_t i = 0; i < target.size(); ++i) {
-      if (target[i] == '%' && i + 2 < target.size() && hex(target[i + 1]) >= 0 &&
-          hex(target[i + 2]) >= 0) {
-        decoded += static_cast<char>(hex(target[i + 1]) * 16 + hex(target[i + 2]));
-        i += 2;
-      } else {
-        decoded += target[i];
-      }
-    }
+    const std::string decoded = decode_fragment(ref.substr(1));
     resolve(decoded, "$ref at " + ptr + "/$ref");
     return rule_for(decoded, mode, term, hint_for(decoded));
   }
@@ -334,11 +544,17 @@ struct SchemaConverter::Impl {
       throw SchemaError{"`" + std::string(kw) + "` must be a non-empty array at " + ptr + "/" + kw};
     std::vector<std::string> alts;
     size_t i = 0;
+    std::string empty_reason;
     for (auto e : arr) {
       (void)e;
       const std::string sub = ptr + "/" + kw + "/" + std::to_string(i++);
-      alts.push_back(rule_for(sub, mode, term, hint_for(ptr) + "_alt"));
+      try {
+        alts.push_back(rule_for(sub, mode, term, hint_for(ptr) + "_alt"));
+      } catch (const EmptySchema& empty) {
+        empty_reason = empty.message;  // a branch no value satisfies adds nothing
+      }
     }
+    if (alts.empty()) throw EmptySchema{{empty_reason}};
     return alts.size() == 1 ? alts[0] : "(" + join_alts(alts) + ")";
   }
 
@@ -372,6 +588,70 @@ struct SchemaConverter::Impl {
       }
       default:
         return simdjson::to_string(v);
+    }
+  }
+
+  // A grammar expression for the JSON texts a validator finds equal to `v` (const / enum):
+  // whitespace as the options say, object members in any order (every order up to
+  // kMaxPermutedKeys keys, schema order beyond: documented), integers also as n.0…, decimals
+  // with trailing zeros. Strings are matched as written canonically (an escape such as \u0041
+  // for A is not recognised: documented).
+  static constexpr size_t kMaxPermutedKeys = 5;
+  std::string value_expr(dom::element v) {
+    switch (v.type()) {
+      case dom::element_type::STRING:
+        return kbnf_literal(json_quote(v.get_string().value_unsafe()));
+      case dom::element_type::ARRAY: {
+        dom::array arr = v.get_array().value_unsafe();
+        if (arr.size() == 0) return empty_arr();
+        std::string out = lbrack();
+        bool first = true;
+        for (auto e : arr) {
+          out += (first ? " " : " " + comma() + " ") + value_expr(e);
+          first = false;
+        }
+        return "(" + out + " " + rbrack() + ")";
+      }
+      case dom::element_type::OBJECT: {
+        dom::object obj = v.get_object().value_unsafe();
+        std::vector<std::string> members;
+        for (auto f : obj) {
+          const std::string key =
+              opt.flexible_whitespace
+                  ? kbnf_literal(json_quote(f.key)) + " " + colon()
+                  : kbnf_literal(json_quote(f.key) + (opt.compact ? ":" : ": "));
+          members.push_back(key + " " + value_expr(f.value));
+        }
+        if (members.empty()) return empty_obj();
+        std::vector<size_t> order(members.size());
+        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::vector<std::string> alts;
+        do {
+          std::string body;
+          for (size_t i = 0; i < order.size(); ++i)
+            body += (i ? " " + comma() + " " : "") + members[order[i]];
+          alts.push_back(body);
+        } while (members.size() <= kMaxPermutedKeys &&
+                 std::next_permutation(order.begin(), order.end()));
+        return "(" + lbrace() + " (" + join_alts(alts) + ") " + rbrace() + ")";
+      }
+      case dom::element_type::INT64:
+      case dom::element_type::UINT64:
+        return kbnf_regex(regex_escape(simdjson::to_string(v)) + "(?:\\.0+)?");
+      case dom::element_type::DOUBLE: {
+        const double d = v.get_double().value_unsafe();
+        if (d == std::floor(d) && std::fabs(d) < 1e18) {
+          const auto n = static_cast<int64_t>(d);
+          return kbnf_regex(
+              regex_escape((n == 0 && std::signbit(d) ? "-" : "") + std::to_string(n)) +
+              "(?:\\.0+)?");
+        }
+        const std::string text = simdjson::to_string(v);
+        const bool plain = text.find_first_of("eE") == std::string::npos;
+        return kbnf_regex(regex_escape(text) + (plain ? "0*" : ""));
+      }
+      default:
+        return kbnf_literal(simdjson::to_string(v));
     }
   }
 
@@ -428,6 +708,10 @@ struct SchemaConverter::Impl {
         if (s.find(term) != std::string_view::npos)
           throw SchemaError{"enum value contains `" + term + "` at " + ptr + "/" + kw};
         text = std::string(s);  // raw text, not JSON
+      } else if (mode == Mode::json) {
+        const std::string e = value_expr(v);
+        if (seen.insert(e).second) alts.push_back(e);
+        continue;
       } else {
         text = value_text(v);
       }
@@ -440,17 +724,59 @@ struct SchemaConverter::Impl {
     return alts.size() == 1 ? alts[0] : "(" + join_alts(alts) + ")";
   }
 
+  // {"enum": [values of o's const / enum that the schema `others` accepts]}, or nullopt when the
+  // check grammar cannot be built yet (a rule still being defined, e.g. inside a recursion).
+  std::optional<std::string> filter_values(dom::object o, const char* kw, dom::element others,
+                                           const std::string& ptr) {
+    std::vector<dom::element> values;
+    if (std::string_view(kw) == "const") {
+      values.push_back(o["const"].value_unsafe());
+    } else {
+      dom::array arr;
+      if (o["enum"].get_array().get(arr))
+        throw SchemaError{"`enum` must be an array at " + ptr + "/enum"};
+      for (auto e : arr) values.push_back(e);
+    }
+    try {
+      const std::string check = rule_for(synthetic_pointer(simdjson::to_string(others), ptr),
+                                         Mode::json, "", hint_for(ptr) + "_check");
+      std::string kbnf = "start ::= " + check + ";\n";
+      for (const auto& line : rule_lines) kbnf += line + "\n";
+      CompiledGrammar g = CompiledGrammar::compile_kbnf(kbnf, nullptr);
+      std::string out = "[";
+      for (auto v : values) {
+        Matcher m(g);
+        if (m.accept_bytes(value_text(v)) && m.is_complete())
+          out += (out.size() > 1 ? "," : "") + simdjson::to_string(v);
+      }
+      if (out.size() == 1) return std::string("false");
+      return "{\"enum\":" + out + "]}";
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+
   // Defined in the second half of this file.
   std::string any_expr(Mode mode, const std::string& term);
   std::string integer_expr(dom::object o, const std::string& ptr);
   std::string number_expr(dom::object o, const std::string& ptr);
+  // "" when multipleOf is ignored (lenient); else an expression for the multiples.
+  std::string multiple_of_expr(dom::object o, const std::string& ptr, bool integer_only);
+  std::string multiple_of_rules(uint64_t p, int d, bool integer_only, bool non_negative);
   std::optional<std::pair<uint64_t, uint64_t>> length_bounds(dom::object o, const std::string& ptr);
   std::optional<std::string> format_regex(dom::object o, const std::string& ptr);
   std::string json_string_expr(dom::object o, const std::string& ptr);
   std::string raw_string_expr(dom::object o, const std::string& ptr, const std::string& term);
   std::string array_expr(dom::object o, const std::string& ptr);
+  std::string unique_items_expr(dom::object o, const std::string& ptr, uint64_t min, uint64_t max);
   std::string object_expr(dom::object o, const std::string& ptr);
-  ObjectShape shape_of(dom::object o, const std::string& ptr);
+  // `unlisted_required`: when given, required names missing from `properties` go there instead
+  // of being reported.
+  ObjectShape shape_of(dom::object o, const std::string& ptr,
+                       std::vector<std::string>* unlisted_required = nullptr);
+  // propertyNames as a regex over the key's encoded content (between the quotes); nullopt when
+  // it allows no key at all.
+  std::optional<std::string> property_names_regex(dom::element schema, const std::string& ptr);
   std::optional<int64_t> int_bound(dom::object o, const std::string& ptr, const char* kw);
 };
 

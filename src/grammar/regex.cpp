@@ -211,20 +211,24 @@ class SubsetBuilder {
     make_classes();
     std::vector<uint32_t> init;
     closure({nfa_.start}, true, false, init);
-    add_state(std::move(init), /*initial=*/true);
+    add_state(std::move(init), /*initial=*/true, 0);
     std::vector<uint32_t> seeds, next;
     for (size_t s = 0; s < sets_.size(); ++s) {
       if (!expand_[s]) continue;
       for (uint32_t c = 0; c < dfa_.num_classes; ++c) {
         seeds.clear();
         uint8_t b = class_rep_[c];
+        // #ex text is valid UTF-8 (docs/grammar.md "Semantics"): its automaton runs a UTF-8
+        // decoder beside the subsets; other terminals take bytes as their regex says.
+        const int u8 = mode_ == Mode::complement ? utf8_next(utf8_[s], b) : 0;
+        if (u8 < 0) continue;
         for (uint32_t q : sets_[s])
           for (const Edge& e : nfa_.states[q])
             if (e.kind == EdgeKind::byte && e.lo <= b && b <= e.hi) seeds.push_back(e.to);
         if (mode_ == Mode::complement) seeds.push_back(nfa_.start);
         if (seeds.empty()) continue;
         closure(seeds, false, false, next);
-        uint32_t t = lookup_or_add(next);
+        uint32_t t = lookup_or_add(next, static_cast<uint8_t>(u8));
         if (t == Dfa::kDead && !error_.message.empty()) return error_;
         dfa_.next[s * dfa_.num_classes + c] = t;
       }
@@ -234,8 +238,43 @@ class SubsetBuilder {
   }
 
  private:
+  // UTF-8 decoder states (Unicode table 3-7): 0 between characters, 1..3 continuation bytes
+  // due, 4..7 the restricted second byte after E0, ED, F0, F4. -1: ill-formed.
+  static int utf8_next(uint8_t state, uint8_t b) {
+    const bool cont = b >= 0x80 && b <= 0xBF;
+    switch (state) {
+      case 0:
+        if (b < 0x80) return 0;
+        if (b >= 0xC2 && b <= 0xDF) return 1;
+        if (b == 0xE0) return 4;
+        if (b == 0xED) return 5;
+        if (b >= 0xE1 && b <= 0xEF) return 2;
+        if (b == 0xF0) return 6;
+        if (b >= 0xF1 && b <= 0xF3) return 3;
+        if (b == 0xF4) return 7;
+        return -1;
+      case 1:
+        return cont ? 0 : -1;
+      case 2:
+        return cont ? 1 : -1;
+      case 3:
+        return cont ? 2 : -1;
+      case 4:
+        return b >= 0xA0 && b <= 0xBF ? 1 : -1;
+      case 5:
+        return b >= 0x80 && b <= 0x9F ? 1 : -1;
+      case 6:
+        return b >= 0x90 && b <= 0xBF ? 2 : -1;
+      default:
+        return b >= 0x80 && b <= 0x8F ? 2 : -1;
+    }
+  }
+
   void make_classes() {
     bool cut[257] = {};
+    if (mode_ == Mode::complement)  // byte classes must not straddle a UTF-8 boundary
+      for (int b : {0x80, 0x90, 0xA0, 0xC0, 0xC2, 0xE0, 0xE1, 0xED, 0xEE, 0xF0, 0xF1, 0xF4, 0xF5})
+        cut[b] = true;
     for (const auto& st : nfa_.states)
       for (const Edge& e : st)
         if (e.kind == EdgeKind::byte) cut[e.lo] = true, cut[e.hi + 1] = true;
@@ -274,13 +313,16 @@ class SubsetBuilder {
     return std::binary_search(set.begin(), set.end(), nfa_.accept);
   }
 
-  uint32_t lookup_or_add(std::vector<uint32_t>& set) {
+  uint32_t lookup_or_add(std::vector<uint32_t>& set, uint8_t u8) {
+    // The decoder state is part of the key (a value no NFA state id reaches).
+    if (mode_ == Mode::complement) set.push_back(0xFFFFFF00u | u8);
     auto it = index_.find(set);
+    if (mode_ == Mode::complement) set.pop_back();
     if (it != index_.end()) return it->second;
-    return add_state(set, false);
+    return add_state(set, false, u8);
   }
 
-  uint32_t add_state(std::vector<uint32_t> set, bool initial) {
+  uint32_t add_state(std::vector<uint32_t> set, bool initial, uint8_t u8) {
     if (budget_.max_dfa_states == 0) {
       error_ =
           make_error(ErrorKind::grammar, "automaton larger than the grammar's DFA state bound");
@@ -296,13 +338,18 @@ class SubsetBuilder {
       accepting = match_final && !initial;
       expand = !accepting;  // #e ends at its first match
     } else if (mode_ == Mode::complement) {
-      accepting = !match_final && !initial;
+      accepting = !match_final && !initial && u8 == 0;  // ends between characters
       expand = !match_inside;  // a match inside the text kills every continuation
     }
     dfa_.accepting.push_back(accepting);
     expand_.push_back(expand);
+    utf8_.push_back(u8);
     dfa_.next.resize(dfa_.next.size() + dfa_.num_classes, Dfa::kDead);
-    if (!initial) index_.emplace(set, id);
+    if (!initial) {
+      std::vector<uint32_t> key = set;
+      if (mode_ == Mode::complement) key.push_back(0xFFFFFF00u | u8);
+      index_.emplace(std::move(key), id);
+    }
     sets_.push_back(std::move(set));
     return id;
   }
@@ -346,6 +393,7 @@ class SubsetBuilder {
   std::vector<uint8_t> class_rep_;
   std::vector<std::vector<uint32_t>> sets_;
   std::vector<uint8_t> expand_;
+  std::vector<uint8_t> utf8_;  // decoder state per DFA state (#ex only)
   std::unordered_map<std::vector<uint32_t>, uint32_t, VecHash> index_;
   std::vector<uint32_t> mark_, stack_;
   uint32_t gen_ = 0;

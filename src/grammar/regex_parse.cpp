@@ -16,6 +16,14 @@ struct Category {
 };
 extern const Category kCategories[];
 extern const size_t kNumCategories;
+struct Script {
+  const char* name;
+  const char* alias;
+  const uint32_t* pairs;
+  size_t n_pairs;
+};
+extern const Script kScripts[];  // unicode_scripts.cpp
+extern const size_t kNumScripts;
 }  // namespace unicode_data
 
 namespace {
@@ -81,17 +89,32 @@ std::string canonical(std::string_view name) {
   return s;
 }
 
+// A script by long or short name (Script values; Script_Extensions is approximated by Script).
+bool add_script(const std::string& want, CodeRanges& out) {
+  for (size_t i = 0; i < unicode_data::kNumScripts; ++i) {
+    const auto& s = unicode_data::kScripts[i];
+    if (canonical(s.name) != want && canonical(s.alias) != want) continue;
+    for (size_t k = 0; k < s.n_pairs; ++k) out.push_back({s.pairs[2 * k], s.pairs[2 * k + 1]});
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 bool unicode_property(std::string_view name, CodeRanges& out) {
   std::string want = canonical(name);
-  if (auto eq = want.find('='); eq != std::string::npos) {  // gc=L, general_category=L
+  bool scripts_only = false;
+  if (auto eq = want.find('='); eq != std::string::npos) {  // gc=L, general_category=L, sc=Han
     std::string key = want.substr(0, eq);
-    if (key != "gc" && key != "generalcategory") return false;
+    scripts_only = key == "sc" || key == "script" || key == "scx" || key == "scriptextensions";
+    if (key != "gc" && key != "generalcategory" && !scripts_only) return false;
     want = want.substr(eq + 1);
   }
   CodeRanges r;
-  if (want == "any") {
+  if (scripts_only) {
+    if (!add_script(want, r)) return false;
+  } else if (want == "any") {
     r.push_back({0, rx::kMaxCodePoint});
   } else if (want == "ascii") {
     r.push_back({0, 0x7F});
@@ -114,8 +137,11 @@ bool unicode_property(std::string_view name, CodeRanges& out) {
     std::string code;
     for (const auto& ln : kLongNames)
       if (canonical(ln.long_name) == want || canonical(ln.code) == want) code = ln.code;
-    if (code.empty()) return false;
-    add_category(code, r);
+    if (!code.empty()) {
+      add_category(code, r);
+    } else if (!add_script(want, r)) {  // \p{Han}, \p{Greek} as Rust reads them
+      return false;
+    }
   }
   rx::normalize(r);
   out.insert(out.end(), r.begin(), r.end());
@@ -504,7 +530,8 @@ class RegexParser {
         name = std::string(1, p_[i_++]);
       }
       if (!unicode_property(name, set)) {
-        fail("unsupported Unicode property `" + name + "` (general categories only)");
+        fail("unsupported Unicode property `" + name +
+             "` (general categories, scripts and Any / ASCII / White_Space / Alphabetic)");
         return false;
       }
     }

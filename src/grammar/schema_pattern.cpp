@@ -8,6 +8,7 @@
 
 #include "base/utf8.h"
 #include "grammar/kbnf_writer.h"
+#include "grammar/regex.h"
 #include "grammar/schema_regex.h"
 
 namespace ai00::internal::grammar {
@@ -316,6 +317,27 @@ class PatternParser {
       case 'b':
         if (in_class) return {{'\b', '\b'}};
         fail("word boundary \\b is not supported");
+      case 'p':
+      case 'P': {
+        // Unicode property escapes (ECMA-262 `u` mode): \p{L}, \p{Letter}, \p{gc=Lu},
+        // \p{Script=Han}, \p{sc=Greek}; as Rust reads them, a lone script name (\p{Han}) too.
+        if (at_end() || peek() != '{') fail("expected `{` after \\p");
+        ++pos_;
+        std::string name;
+        while (!at_end() && peek() != '}') {
+          if (peek() > 0x7E) fail("bad Unicode property name");
+          name += static_cast<char>(peek());
+          ++pos_;
+        }
+        if (at_end()) fail("expected `}` closing \\p{");
+        ++pos_;
+        CodeRanges set;
+        if (!unicode_property(name, set))
+          fail("unknown Unicode property `" + name + "`");
+        Ranges r(set.begin(), set.end());
+        r = subtract(normalize(r), {{0xD800, 0xDFFF}});  // surrogates are never characters
+        return c == 'p' ? r : complement(r);
+      }
       default:
         break;
     }

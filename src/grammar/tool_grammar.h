@@ -60,7 +60,7 @@ struct ToolGrammarOptions {
   ThinkingStart thinking = ThinkingStart::optional;     // forced_open: prompt opened the block
   bool allow_eos_end = false;  // a text answer may also end at end of text, without the stop
                                // sequence (not prefix-free then; fine under end policy `eos`)
-  JsonSchemaOptions schema;    // for argument values at schema_aware
+  JsonSchemaOptions schema = JsonSchemaOptions::canonical();  // argument values (schema_aware)
 };
 
 struct ToolGrammar {

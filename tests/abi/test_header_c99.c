@@ -51,7 +51,8 @@ static void check_layouts(void) {
   EXPECT(offsetof(ai00_parse_options, id_seed) == 24);
   EXPECT(sizeof(ai00_grammar_params) == 24);
   EXPECT(offsetof(ai00_grammar_params, start_rule) == 8);
-  EXPECT(sizeof(ai00_schema_options) == 20);
+  EXPECT(sizeof(ai00_schema_options) == 24);
+  EXPECT(offsetof(ai00_schema_options, compact) == 20);
   EXPECT(offsetof(ai00_schema_options, max_whitespace) == 16);
   EXPECT(sizeof(ai00_tool_grammar_params) == 24);
   EXPECT(offsetof(ai00_tool_grammar_params, schema) == 16);

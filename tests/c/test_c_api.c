@@ -3,6 +3,7 @@
  * generated turn, plus the bad inputs each must refuse with a clear status and message.
  * Fixtures: $AI00_SHARED_DIR or the compiled-in AI00_DEFAULT_SHARED_DIR. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,9 +258,61 @@ static void test_grammar(ai00_model* model) {
   CHECK(ok == 1);
   ai00_grammar_free(g);
   g = NULL;
-  CHECK(ai00_grammar_from_json_schema(&g, model, "{\"allOf\":[]}", AI00_NUL_TERMINATED) ==
+  CHECK(ai00_grammar_from_json_schema(&g, model, "{\"contains\":{}}", AI00_NUL_TERMINATED) ==
         AI00_ERR_GRAMMAR);
-  CHECK(strstr(ai00_last_error(), "allOf") != NULL);
+  CHECK(strstr(ai00_last_error(), "/contains") != NULL);
+  /* Syntax errors name the byte offset and line:column. */
+  CHECK(ai00_grammar_from_json_schema(&g, model, "{\"type\":\n 7,}", AI00_NUL_TERMINATED) ==
+        AI00_ERR_GRAMMAR);
+  CHECK(strstr(ai00_last_error(), "byte 12 (line 2, column 4)") != NULL);
+  /* A schema no finite value satisfies is an error, not a dead grammar. */
+  CHECK(ai00_grammar_from_json_schema(&g, model, "{\"$ref\":\"#\"}", AI00_NUL_TERMINATED) ==
+        AI00_ERR_GRAMMAR);
+  CHECK(strstr(ai00_last_error(), "no finite JSON value") != NULL);
+  {
+    /* Defaults read JSON as validators do (whitespace, extra keys); compact and strict are
+     * options. */
+    const char* schema = "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}}}";
+    ai00_schema_options so;
+    CHECK_OK(
+        ai00_grammar_from_json_schema_with_options(&g, model, schema, AI00_NUL_TERMINATED, NULL));
+    CHECK_OK(ai00_grammar_accepts(&ok, g, "{ \"a\" : 1.0 ,\n \"b\": [] }", AI00_NUL_TERMINATED));
+    CHECK(ok == 1);
+    /* For generation a model-bound grammar takes no whitespace around the value. */
+    CHECK_OK(ai00_grammar_accepts(&ok, g, " {}", AI00_NUL_TERMINATED));
+    CHECK(ok == 0);
+    ai00_grammar_free(g);
+    g = NULL;
+    CHECK_OK(ai00_schema_options_default(&so));
+    CHECK(so.flexible_whitespace == 1 && so.max_whitespace == 0 && so.compact == 0 &&
+          so.strict_properties == 0);
+    so.flexible_whitespace = 0;
+    so.compact = 1;
+    so.strict_properties = 1;
+    CHECK_OK(
+        ai00_grammar_from_json_schema_with_options(&g, model, schema, AI00_NUL_TERMINATED, &so));
+    CHECK_OK(ai00_grammar_accepts(&ok, g, "{\"a\":1}", AI00_NUL_TERMINATED));
+    CHECK(ok == 1);
+    CHECK_OK(ai00_grammar_accepts(&ok, g, "{\"a\": 1}", AI00_NUL_TERMINATED));
+    CHECK(ok == 0);
+    CHECK_OK(ai00_grammar_accepts(&ok, g, "{\"a\":1,\"b\":2}", AI00_NUL_TERMINATED));
+    CHECK(ok == 0);
+    ai00_grammar_free(g);
+    g = NULL;
+    /* A caller built before `compact` was appended: accepted, compact off. */
+    so.struct_size = (uint32_t)offsetof(ai00_schema_options, compact);
+    CHECK_OK(
+        ai00_grammar_from_json_schema_with_options(&g, model, schema, AI00_NUL_TERMINATED, &so));
+    CHECK_OK(ai00_grammar_accepts(&ok, g, "{\"a\": 1}", AI00_NUL_TERMINATED));
+    CHECK(ok == 1);
+    ai00_grammar_free(g);
+    g = NULL;
+    so.struct_size = 3;
+    CHECK(ai00_grammar_from_json_schema_with_options(&g, model, schema, AI00_NUL_TERMINATED, &so) ==
+          AI00_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(ai00_last_error(), "struct_size") != NULL);
+    CHECK(g == NULL);
+  }
 }
 
 /* Collects a turn's text through the callback; `stop_after` > 0 stops after that many deltas. */
@@ -443,6 +496,78 @@ static void test_grammar_turn(ai00_model* model) {
   ai00_state_free(state);
 }
 
+/* Seed 003 "Custom Grammars": with thinking on, a custom grammar given through the C ABI is
+ * wrapped in the thinking block. The sampler is pushed hard towards 'x', which `yes | no` alone
+ * never allows: the reply must think in x's (reasoning) and may then only say yes or no. */
+static void test_grammar_turn_thinking(ai00_model* model) {
+  ai00_chat_template* tmpl = NULL;
+  ai00_state* state = NULL;
+  ai00_grammar* g = NULL;
+  ai00_generator* gen = NULL;
+  ai00_generate_params gp;
+  ai00_sampler_params sp;
+  ai00_render_options ro;
+  ai00_logit_bias bias;
+  uint32_t x_token = 0;
+  size_t count = 0, len = 0;
+  const char* msg = NULL;
+  int32_t reason = AI00_FINISH_NONE;
+  collected out;
+  int thinking, kind;
+  CHECK_OK(ai00_model_tokenize(&count, &x_token, 1, model, "x", 1));
+  CHECK(count == 1);
+  bias.token = x_token;
+  bias.bias = 100.0f;
+  CHECK_OK(ai00_chat_template_new(&tmpl, "ai00-v1", AI00_NUL_TERMINATED));
+  for (kind = 0; kind < 2; ++kind) {
+    /* the same for KBNF and for a JSON Schema (whose values are JSON strings) */
+    if (kind == 0) {
+      CHECK_OK(ai00_grammar_compile(&g, model, "start ::= \"yes\" | \"no\";", AI00_NUL_TERMINATED));
+    } else {
+      CHECK_OK(ai00_grammar_from_json_schema(&g, model, "{\"enum\": [\"yes\", \"no\"]}",
+                                             AI00_NUL_TERMINATED));
+    }
+    for (thinking = 0; thinking <= 1; ++thinking) {
+      memset(&out, 0, sizeof out);
+      CHECK_OK(ai00_state_new(&state, model));
+      CHECK_OK(ai00_render_options_default(&ro));
+      ro.thinking = thinking ? AI00_THINKING_ON : AI00_THINKING_OFF;
+      CHECK_OK(ai00_sampler_params_default(&sp));
+      sp.temperature = 0;
+      sp.logit_bias = &bias;
+      sp.n_logit_bias = 1;
+      CHECK_OK(ai00_generate_params_default(&gp));
+      gp.grammar = g;
+      gp.max_tokens = 12;
+      CHECK_OK(ai00_generator_new_chat(&gen, model, state, tmpl, k_conv, AI00_NUL_TERMINATED, &ro,
+                                       &sp, &gp));
+      if (gen == NULL) exit(1);
+      CHECK_OK(ai00_generator_run(&reason, gen, collect, &out));
+      CHECK_OK(ai00_generator_message_json(&msg, &len, gen));
+      printf("grammar turn, thinking %d: \"%s\" -> %s\n", thinking, out.text, msg);
+      if (thinking) {
+        /* Wrapped: the block takes the x's, cut by max_tokens inside it. */
+        CHECK(strstr(out.text, "xxxx") != NULL);
+        CHECK(reason == AI00_FINISH_LENGTH);
+        CHECK(strstr(msg, "\"reasoning\"") != NULL);
+      } else {
+        /* Not wrapped: the grammar alone, `yes` or `no`. */
+        CHECK(strchr(out.text, 'x') == NULL);
+        if (kind == 0) {
+          CHECK(strcmp(out.text, "yes") == 0 || strcmp(out.text, "no") == 0);
+        } else {
+          CHECK(strcmp(out.text, "\"yes\"") == 0 || strcmp(out.text, "\"no\"") == 0);
+        }
+      }
+      ai00_generator_free(gen);
+      ai00_state_free(state);
+    }
+    ai00_grammar_free(g);
+    g = NULL;
+  }
+  ai00_chat_template_free(tmpl);
+}
+
 int main(void) {
   ai00_model* model;
   setup_paths();
@@ -458,6 +583,7 @@ int main(void) {
   test_grammar(model);
   test_generator(model);
   test_grammar_turn(model);
+  test_grammar_turn_thinking(model);
   ai00_model_free(model);
   if (g_failures != 0) {
     fprintf(stderr, "%d checks failed\n", g_failures);

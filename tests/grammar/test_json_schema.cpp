@@ -3,6 +3,8 @@
 #include <simdjson.h>
 
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -156,12 +158,110 @@ TEST_CASE("number range regexes are exact at integer and decimal bounds",
   CHECK_FALSE(number_range_regex(NumberBound{1.5, false}, NumberBound{1.25, false}));
 }
 
+namespace {
+
+// JSON text of a corpus value in one of two layouts: minified, or ", " / ": " spaced. {"$raw":
+// text} stands for that exact text.
+std::string layout(simdjson::dom::element v, bool spaced) {
+  using simdjson::dom::element_type;
+  switch (v.type()) {
+    case element_type::ARRAY: {
+      std::string out = "[";
+      bool first = true;
+      simdjson::dom::array arr = v.get_array();
+      for (auto e : arr) {
+        out += (first ? "" : spaced ? ", " : ",") + layout(e, spaced);
+        first = false;
+      }
+      return out + "]";
+    }
+    case element_type::OBJECT: {
+      simdjson::dom::object o = v.get_object().value();
+      if (!o["$raw"].error()) return std::string(o["$raw"].get_string().value());
+      std::string out = "{";
+      bool first = true;
+      for (auto f : o) {
+        const std::string key = json_quote(f.key);
+        out += (first    ? ""
+                : spaced ? ", "
+                         : ",") +
+               key + (spaced ? ": " : ":") + layout(f.value, spaced);
+        first = false;
+      }
+      return out + "}";
+    }
+    default:
+      return simdjson::to_string(v);
+  }
+}
+
+}  // namespace
+
+// The validator-style corpus (tests/data/grammar/schemas/validator_cases.json): schemas with
+// instances and the verdicts a JSON Schema validator gives. Every instance must be judged right,
+// in two layouts, except those marked `approx`: there the grammar's verdict differs in the way
+// docs/grammar.md "JSON Schema" documents (so a change either way is noticed). Prints the rate.
+TEST_CASE("validator corpus: verdicts as a JSON Schema validator gives them",
+          "[grammar][json_schema]") {
+  const std::string path = std::string(AI00_GRAMMAR_TEST_DATA) + "/schemas/validator_cases.json";
+  simdjson::dom::parser parser;
+  simdjson::padded_string json = simdjson::padded_string::load(path);
+  simdjson::dom::array groups = parser.parse(json).get_array();
+  size_t total = 0, right = 0;
+  for (simdjson::dom::element grp : groups) {
+    const std::string description(grp["description"].get_string().value());
+    const std::string schema = simdjson::to_string(grp["schema"]);
+    INFO("group: " << description << "\nschema: " << schema);
+    auto kbnf = json_schema_to_kbnf(schema);
+    // "refused": a documented error (docs/grammar.md "Approximations"); its instances count as
+    // misjudged in the rate.
+    const bool expect_refusal = !grp["refused"].error();
+    if (expect_refusal) {
+      CHECK_FALSE(kbnf.ok());
+      if (!kbnf.ok())
+        CHECK_THAT(kbnf.error().message,
+                   Catch::Contains(std::string(grp["refused"].get_string().value())));
+    } else if (!kbnf.ok()) {
+      FAIL_CHECK("refused: " << kbnf.error().message);
+    }
+    std::optional<CompiledGrammar> g;
+    if (kbnf.ok()) g = CompiledGrammar::compile_kbnf(kbnf.value().kbnf, nullptr);
+    simdjson::dom::array tests = grp["tests"].get_array();
+    for (simdjson::dom::element t : tests) {
+      const bool valid = t["valid"].get_bool().value();
+      const bool approx = !t["approx"].error() && t["approx"].get_bool().value();
+      for (bool spaced : {false, true}) {
+        const std::string text = layout(t["data"].value(), spaced);
+        INFO("instance: " << text << " (valid: " << valid << ")");
+        const bool verdict = g && accepts(*g, text);
+        ++total;
+        if (verdict == valid) ++right;
+        if (expect_refusal) {
+          CHECK_FALSE(verdict);
+        } else if (approx) {
+          CHECK(verdict != valid);  // a documented approximation (docs/grammar.md)
+        } else {
+          CHECK(verdict == valid);
+        }
+      }
+    }
+  }
+  std::printf("validator corpus: %zu of %zu instance texts judged right (%.1f %%)\n", right, total,
+              100.0 * static_cast<double>(right) / static_cast<double>(total));
+  CHECK(total > 500);
+}
+
 TEST_CASE("unsupported keywords are errors naming their JSON pointer", "[grammar][json_schema]") {
-  CHECK_THAT(error_of(R"({"type":"object","properties":{"a":{"type":"string","allOf":[]}}})"),
-             Catch::Contains("`allOf`") && Catch::Contains("/properties/a/allOf"));
-  CHECK_THAT(error_of(R"({"type":"integer","multipleOf":3})"), Catch::Contains("/multipleOf"));
-  CHECK_THAT(error_of(R"({"type":"array","items":{"uniqueItems":true}})"),
-             Catch::Contains("/items/uniqueItems"));
+  CHECK_THAT(error_of(R"({"type":"object","properties":{"a":{"type":"array","contains":{}}}})"),
+             Catch::Contains("`contains`") && Catch::Contains("/properties/a/contains"));
+  CHECK_THAT(error_of(R"({"type":"integer","multipleOf":0.123456789})"),
+             Catch::Contains("/multipleOf") && Catch::Contains("2000"));
+  CHECK_THAT(error_of(R"({"properties":{"a":{"allOf":[{"pattern":"x"},{"pattern":"y"}]}}})"),
+             Catch::Contains("/properties/a/allOf") && Catch::Contains("`pattern`"));
+  CHECK_THAT(error_of(R"({"not":{"pattern":"x"}})"),
+             Catch::Contains("/not") && Catch::Contains("negation of `pattern`"));
+  CHECK_THAT(error_of(R"({"type":"integer","multipleOf":2,"maximum":100})"),
+             Catch::Contains("/multipleOf") && Catch::Contains("bounds"));
   CHECK_THAT(error_of(R"({"type":"string","format":"hostname"})"), Catch::Contains("/format"));
   CHECK_THAT(error_of(R"({"type":"string","pattern":"(a)\\1"})"),
              Catch::Contains("backreferences") && Catch::Contains("/pattern"));
@@ -189,8 +289,42 @@ TEST_CASE("malformed and unsatisfiable schemas are errors with a location",
   CHECK_THAT(error_of(R"({"type":"strin"})"), Catch::Contains("/type"));
   CHECK_THAT(error_of(R"({"type":"object","properties":{"a":false},"required":["a"]})"),
              Catch::Contains("/properties/a"));
-  CHECK_THAT(error_of(R"({"type":"object","required":["x"]})"), Catch::Contains("/required/0"));
-  CHECK_THAT(error_of(R"({"enum":[1,2],"maxLength":3})"), Catch::Contains("/maxLength"));
+  // A required name without a `properties` entry is an extra key that must be present; where no
+  // extra key is allowed no object qualifies.
+  CHECK_THAT(error_of(R"({"type":"object","required":["x"],"additionalProperties":false})"),
+             Catch::Contains("/required"));
+  CompiledGrammar req = compile_schema(R"({"type":"object","required":["x"]})");
+  CHECK(accepts(req, R"({"x": [1]})"));
+  CHECK(accepts(req, R"({"y": 1, "x": 2})"));
+  CHECK_FALSE(accepts(req, R"({"y": 1})"));
+  CHECK_FALSE(accepts(req, "{}"));
+  // JSON syntax errors name the byte offset and line:column of the first error.
+  CHECK_THAT(
+      error_of("{\"type\":\n \"object\",, }"),
+      Catch::Contains("byte 19 (line 2, column 11)") && Catch::Contains("expected a string key"));
+  CHECK_THAT(error_of("{\"a\": [1, 2}"), Catch::Contains("byte 11") && Catch::Contains("`]`"));
+  CHECK_THAT(error_of("{\"a\": \"x\ty\"}"),
+             Catch::Contains("byte 8") && Catch::Contains("control"));
+  CHECK_THAT(error_of("{\"a\": 01}"), Catch::Contains("byte 7 (line 1, column 8)"));
+  CHECK_THAT(error_of("{} x"),
+             Catch::Contains("byte 3") && Catch::Contains("after the JSON value"));
+  CHECK_THAT(error_of("{\"a\": tru}"), Catch::Contains("byte 6") && Catch::Contains("`t`"));
+  CHECK_THAT(error_of("{\"\xff\": 1}"), Catch::Contains("byte 2") && Catch::Contains("UTF-8"));
+  // A grammar that matches no finite text is an error, not a silent dead grammar.
+  CHECK_THAT(error_of(R"({"$ref":"#"})"), Catch::Contains("no finite JSON value"));
+  CHECK_THAT(
+      error_of(R"({"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},)"
+               R"("type":"object","properties":{"x":{"$ref":"#/$defs/a"}},"required":["x"]})"),
+      Catch::Contains("no finite JSON value") && Catch::Contains("/$defs/"));
+  CHECK_THAT(error_of(R"({"type":"array","items":{"$ref":"#"},"minItems":1})"),
+             Catch::Contains("no finite JSON value"));
+  // Keywords beside enum keep the values they accept; none left is an error.
+  CompiledGrammar en = compile_schema(R"({"enum":[1,"ab","abcd"],"maxLength":3})");
+  CHECK(accepts(en, "1"));
+  CHECK(accepts(en, R"("ab")"));
+  CHECK_FALSE(accepts(en, R"("abcd")"));
+  CHECK_THAT(error_of(R"({"enum":["abcd"],"maxLength":3})"),
+             Catch::Contains("no value satisfies `enum`") && Catch::Contains("/enum"));
   CHECK_THAT(error_of("[1]"), Catch::Contains("object or a boolean"));
   std::string deep_pattern = R"({"type":"string","pattern":")" + std::string(300, '(') + "a" +
                              std::string(300, ')') + R"("})";
@@ -225,7 +359,7 @@ TEST_CASE("malformed keyword values are errors, never crashes", "[grammar][json_
       {R"({"type":"string","format":7})", "/format"},
       {R"({"items":{"$ref":"#/nowhere"}})", "/nowhere"},
       {R"({"$defs":{"a":{"$ref":"#/$defs/a"}},"properties":{"x":{"$ref":"#/$defs/a","minimum":1}}})",
-       "/properties/x/minimum"},
+       "/properties/x/$ref"},
   };
   for (const auto& [schema, where] : cases) {
     INFO(schema);

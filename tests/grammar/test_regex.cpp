@@ -70,9 +70,20 @@ TEST_CASE("Unicode general categories", "[grammar][regex]") {
   CHECK(re("\\p{Letter}\\p{White_Space}\\p{Any}", "a\xC2\xA0\n"));
 }
 
+TEST_CASE("Unicode scripts", "[grammar][regex]") {
+  CHECK(re("\\p{Han}+", "漢字中文"));
+  CHECK_FALSE(re("\\p{Han}", "a"));
+  CHECK_FALSE(re("\\p{Han}", "あ"));
+  CHECK(re("\\p{Hiragana}", "あ"));
+  CHECK(re("\\p{Greek}+\\p{Script=Latin}\\p{sc=Cyrl}", "Ωμa\xD0\x96"));
+  CHECK(re("[\\p{Han}\\p{Latin}]+", "a漢b"));
+  CHECK(re("\\P{Han}", "a"));
+  CHECK_FALSE(re("\\P{Han}", "漢"));
+}
+
 TEST_CASE("regex errors", "[grammar][regex]") {
   for (const char* bad : {"(", "a)", "[a-", "a{2", "*a", "a{3,2}", "\\q", "(?=x)", "\\bx",
-                          "\\p{Greek}", "[z-a]", "(?Z)"}) {
+                          "\\p{Greekish}", "\\p{sc=Lu}", "[z-a]", "(?Z)"}) {
     DfaBudget budget;
     auto r = build_terminal_dfa(ExprKind::regex, bad, budget);
     INFO(bad);
@@ -104,7 +115,13 @@ TEST_CASE("early-end, complement and substrings", "[grammar][regex]") {
   CHECK(full(c, "<</pp>"));
   CHECK_FALSE(full(c, "a</p>"));
   CHECK_FALSE(full(c, ""));    // never empty
-  CHECK(full(c, "\xFF\xFE"));  // any bytes
+  // valid UTF-8 only (the text between markers is text): whole characters of every length
+  CHECK(full(c, "h\xC3\xA9 \xE4\xB8\xAD \xF0\x9F\x98\x80 \xF4\x8F\xBF\xBF"));
+  for (const char* bad : {"\xFF\xFE", "a\xC3", "\xC0\x80", "\xED\xA0\x80", "\xF4\x90\x80\x80",
+                          "\xE0\x80\x80", "\x80", "\xF5\x80\x80\x80"}) {
+    INFO(bad);
+    CHECK_FALSE(full(c, bad));
+  }
   Dfa s = build(ExprKind::substrings, "abcab");
   for (const char* yes : {"", "a", "bca", "cab", "abcab", "ab"}) CHECK(full(s, yes));
   for (const char* no : {"ba", "abcabc", "aa", "d"}) CHECK_FALSE(full(s, no));

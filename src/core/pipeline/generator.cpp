@@ -130,6 +130,17 @@ void Generator::check_prompt() {
 }
 
 void Generator::init_grammar(const GrammarContext& ctx) {
+  if (options_.compiled_grammar && ctx.chat && !options_.compiled_grammar_kbnf.empty()) {
+    GrammarRequest source{GrammarMode::kbnf, options_.compiled_grammar_kbnf};
+    auto wrapped = grammar_kbnf_for(source, ctx);
+    if (!wrapped.ok()) throw_error(wrapped.error());
+    if (wrapped.value().kbnf != options_.compiled_grammar_kbnf) {
+      // Thinking is on: compile the wrapped source below instead of the grammar as given.
+      options_.grammar = std::move(source);
+      options_.compiled_grammar.reset();
+    }
+    options_.compiled_grammar_kbnf.clear();
+  }
   if (options_.compiled_grammar) {
     const grammar::VocabIndex* v = options_.compiled_grammar->vocab();
     if (!v || v->size() != tokenizer_->vocab_size() || v->mask_bits() < vocab_)

@@ -85,9 +85,13 @@ struct GenerateOptions {
   std::vector<std::string> stop_sequences;
   GrammarRequest grammar;  // none / structural / schema_aware / KBNF / JSON Schema / automatic
   // A grammar already compiled against this Model's vocabulary (GrammarCache::compile, or the C
-  // ABI's ai00_grammar). When set it is used as is and `grammar` is ignored (no thinking wrap).
+  // ABI's ai00_grammar). When set `grammar` is ignored and it is used as is, except in a chat
+  // turn with thinking on when `compiled_grammar_kbnf` holds its source: then the source is
+  // wrapped in the thinking block like a `kbnf` request (seed 003 "Custom Grammars",
+  // docs/generation.md "Grammar choice") and the wrapped text is compiled through the cache.
   // A grammar compiled for another vocabulary is a MismatchError.
   std::optional<grammar::CompiledGrammar> compiled_grammar;
+  std::string compiled_grammar_kbnf;  // the KBNF source of compiled_grammar ("" = unknown)
   // Optional cache of compiled grammars for this Model's vocabulary (share one per Model, e.g.
   // in the C ABI's model handle). nullptr: the Generator builds a private one when it needs a
   // grammar (costs the VocabIndex build).

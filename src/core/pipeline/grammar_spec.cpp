@@ -106,7 +106,11 @@ Result<GrammarText> grammar_kbnf_for(const GrammarRequest& request, const Gramma
       return GrammarText{std::move(w).value(), {}};
     }
     case GrammarMode::json_schema: {
-      auto s = grammar::json_schema_to_kbnf(request.text);
+      // Validator semantics inside the value; none around it, so the turn is grammar_done
+      // where the value ends (docs/grammar.md "JSON Schema").
+      grammar::JsonSchemaOptions o;
+      o.outer_whitespace = false;
+      auto s = grammar::json_schema_to_kbnf(request.text, o);
       if (!s.ok()) return s.error();
       auto w = maybe_wrap(std::move(s.value().kbnf), context);
       if (!w.ok()) return w.error();
