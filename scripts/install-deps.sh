@@ -8,6 +8,7 @@ packages=(
   libeigen3-dev libxsimd-dev libtbb-dev libsimdjson-dev libfmt-dev
   catch2 libbenchmark-dev
   python3-numpy
+  python3-pytest valgrind mono-devel
 )
 
 missing=()
