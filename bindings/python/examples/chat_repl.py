@@ -23,7 +23,7 @@ def get_weather(city: str) -> dict:
 
 
 def main() -> int:
-    shared = os.environ.get("AI00_SHARED_DIR") or os.path.join(
+    shared = os.environ.get("AI00_SHARED_DIR") or os.environ.get("AI00_DEFAULT_SHARED_DIR") or os.path.join(
         os.path.dirname(__file__), "..", "..", "..", "..", "shared")
     path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         shared, "models", "rand-rwkv7-c128-l3-v512-F16.gguf")

@@ -12,7 +12,8 @@ sys.path.insert(0, str(HERE.parent))  # the package in this folder, without inst
 import ai00  # noqa: E402
 
 REPO = HERE.parents[2]
-SHARED = pathlib.Path(os.environ.get("AI00_SHARED_DIR") or REPO.parent / "shared")
+SHARED = pathlib.Path(os.environ.get("AI00_SHARED_DIR") or os.environ.get("AI00_DEFAULT_SHARED_DIR")
+                      or REPO.parent / "shared")
 MODEL = SHARED / "models" / "rand-rwkv7-c128-l3-v512-F16.gguf"
 TINY = SHARED / "models" / "tiny-rwkv-7v0-834K-FP32.bin"
 VOCAB = SHARED / "tokenizer" / "rwkv_vocab_v20230424.txt"
