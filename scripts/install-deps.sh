@@ -11,6 +11,12 @@ packages=(
   python3-pytest valgrind mono-devel
 )
 
+# Node.js and npm for bindings/node: any install that provides both (Debian's nodejs + npm, or
+# NodeSource's nodejs, which carries npm itself); only asked for when `npm` is absent.
+if ! command -v npm >/dev/null 2>&1; then
+  packages+=(nodejs npm)
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
