@@ -1,4 +1,4 @@
-"""The behaviours every ai00 binding shows (docs/bindings.md): load, the C example's tokens, tool
+"""The behaviours every ai00 binding shows (issue 14): load, the C example's tokens, tool
 calls, JSON Schema replies, State save/load, cancel from another thread, errors."""
 import json
 import os
