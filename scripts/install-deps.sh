@@ -11,7 +11,14 @@ packages=(
   python3-numpy
   # bindings/go (cgo; cargo for bindings/rust comes with the machine's rustup)
   golang-go
+  python3-pytest valgrind mono-devel
 )
+
+# Node.js and npm for bindings/node: any install that provides both (Debian's nodejs + npm, or
+# NodeSource's nodejs, which carries npm itself); only asked for when `npm` is absent.
+if ! command -v npm >/dev/null 2>&1; then
+  packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

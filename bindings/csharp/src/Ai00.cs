@@ -1,0 +1,765 @@
+// ai00 for C#: RWKV-7 chat on the CPU over libai00's C ABI (include/ai00/ai00.h).
+// Every handle is a SafeHandle owned by an IDisposable class (dispose it, or let the finalizer
+// free it once); every failing call throws Ai00Exception carrying the library's status and
+// message. A Generator streams IEnumerable<Delta>, steps with a token budget for frame loops
+// (Unity's Update, Godot's _Process) and cancels from any thread or through a CancellationToken.
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Runtime.InteropServices;
+using System.Text;
+using System.Threading;
+using Ai00.Interop;
+
+namespace Ai00
+{
+    public enum Status
+    {
+        Ok = 0, InvalidArgument = -1, IO = -2, ModelFile = -3, Format = -4, Grammar = -5,
+        Mismatch = -6, Unsupported = -7, Cancelled = -8, BufferTooSmall = -9, OutOfMemory = -10,
+        Internal = -99
+    }
+    public enum Thinking { Off = 0, On = 1, ABit = 2, ALot = 3 }
+    public enum DeltaKind { Text = 0, Reasoning = 1, ToolCall = 2, Finish = 3 }
+    public enum FinishReason { None = -1, Stop = 0, Length = 1, ToolCalls = 2, Cancelled = 3, GrammarDone = 4, Error = 5 }
+    public enum GrammarMode { Automatic = 0, None = 1, Structural = 2, SchemaAware = 3 }
+    public enum SamplerMethod { Nucleus = 0, Typical = 1, MirostatV2 = 2, Greedy = 3 }
+    public enum SamplerPreset { Chat = 0, Math = 1, Creative = 2, Ai00Server = 3 }
+    public enum ThinkingStart { Optional = 0, Forced = 1, ForcedPartial = 2 }
+    public enum CheckVerdict { Accepted = 0, Bytes = 1, Token = 2, EndToken = 3 }
+
+    /// <summary>A failed ai00 call: the library's status and message.</summary>
+    public class Ai00Exception : Exception
+    {
+        public Status Status { get; }
+        public string LibraryMessage { get; }
+        public Ai00Exception(Status status, string message)
+            : base(Lib.StatusString(status) + (message.Length > 0 ? ": " + message : ""))
+        {
+            Status = status;
+            LibraryMessage = message;
+        }
+    }
+
+    /// <summary>Library-wide functions and the marshalling helpers the classes share.</summary>
+    public static class Lib
+    {
+        public static readonly string[] Formats = { "ai00-v1", "ai00-v0", "goose", "openchatml" };
+
+        public static Version Version
+        {
+            get { Check(Native.ai00_version_number(out uint v)); return new Version((int)(v / 10000), (int)(v / 100 % 100), (int)(v % 100)); }
+        }
+        public static uint AbiVersion { get { Check(Native.ai00_abi_version(out uint v)); return v; } }
+        public static string StatusString(Status s) => Marshal.PtrToStringAnsi(Native.ai00_status_string((int)s));
+        /// <summary>The message of this thread's last failed call ("" if none).</summary>
+        public static string LastError => Utf8z(Native.ai00_last_error());
+        public static string FinishReasonName(FinishReason r)
+        {
+            Check(Native.ai00_finish_reason_name(out IntPtr p, (int)r));
+            return Utf8z(p);
+        }
+
+        internal static void Check(int status)
+        {
+            if (status != 0) throw new Ai00Exception((Status)status, LastError);
+        }
+        internal static byte[] Bytes(string s) => s == null ? null : Encoding.UTF8.GetBytes(s);
+        internal static UIntPtr Len(byte[] b) => (UIntPtr)(b == null ? 0 : b.Length);
+        internal static string Utf8(IntPtr p, UIntPtr len)
+        {
+            int n = checked((int)len.ToUInt64());
+            if (p == IntPtr.Zero || n == 0) return "";
+            var buf = new byte[n];
+            Marshal.Copy(p, buf, 0, n);
+            return Encoding.UTF8.GetString(buf);
+        }
+        internal static string Utf8z(IntPtr p)
+        {
+            if (p == IntPtr.Zero) return "";
+            int n = 0;
+            while (Marshal.ReadByte(p, n) != 0) ++n;
+            return Utf8(p, (UIntPtr)n);
+        }
+        internal delegate int SizeQuery<T>(out UIntPtr n, T[] buf, UIntPtr cap);
+        /// <summary>The two-call size idiom: ask the size, then fill a buffer of that size.</summary>
+        internal static T[] TwoCall<T>(SizeQuery<T> call)
+        {
+            int s = call(out UIntPtr n, null, UIntPtr.Zero);
+            if (s != 0 && s != (int)Status.BufferTooSmall) Check(s);
+            var buf = new T[(int)n.ToUInt64()];
+            Check(call(out n, buf, (UIntPtr)buf.Length));
+            return buf;
+        }
+        internal delegate int StringAt(out IntPtr p, out UIntPtr n, UIntPtr index);
+        internal static List<string> Strings(int count, StringAt at)
+        {
+            var list = new List<string>();
+            for (int i = 0; i < count; ++i) { Check(at(out IntPtr p, out UIntPtr n, (UIntPtr)i)); list.Add(Utf8(p, n)); }
+            return list;
+        }
+    }
+
+    // ---- SafeHandles: each releases its handle with the matching ai00_*_free, once. ----
+    public abstract class Ai00Handle : SafeHandle
+    {
+        protected Ai00Handle() : base(IntPtr.Zero, true) { }
+        public override bool IsInvalid => handle == IntPtr.Zero;
+        internal void Set(IntPtr h) { SetHandle(h); }
+    }
+    public sealed class ModelHandle : Ai00Handle { protected override bool ReleaseHandle() => Native.ai00_model_free(handle) == 0; }
+    public sealed class StateHandle : Ai00Handle { protected override bool ReleaseHandle() => Native.ai00_state_free(handle) == 0; }
+    public sealed class TemplateHandle : Ai00Handle { protected override bool ReleaseHandle() => Native.ai00_chat_template_free(handle) == 0; }
+    public sealed class GrammarHandle : Ai00Handle { protected override bool ReleaseHandle() => Native.ai00_grammar_free(handle) == 0; }
+    public sealed class GeneratorHandle : Ai00Handle { protected override bool ReleaseHandle() => Native.ai00_generator_free(handle) == 0; }
+    public sealed class TokenizerHandle : Ai00Handle { protected override bool ReleaseHandle() => Native.ai00_tokenizer_free(handle) == 0; }
+    public sealed class OutputParserHandle : Ai00Handle { protected override bool ReleaseHandle() => Native.ai00_output_parser_free(handle) == 0; }
+
+    /// <summary>Base of the public classes: owns one SafeHandle, IDisposable.</summary>
+    public abstract class Ai00Object<THandle> : IDisposable where THandle : Ai00Handle, new()
+    {
+        internal readonly THandle H;
+        protected Ai00Object(IntPtr raw) { H = new THandle(); H.Set(raw); }
+        internal THandle Handle
+        {
+            get
+            {
+                if (H.IsClosed) throw new ObjectDisposedException(GetType().Name);
+                return H;
+            }
+        }
+        public bool IsDisposed => H.IsClosed;
+        public virtual void Dispose() { H.Dispose(); }
+    }
+
+    public struct ModelInfo
+    {
+        public uint Layers, Embedding, Heads, HeadSize, Vocab, Tokens, Threads;
+        public ulong StateBytes;
+    }
+
+    /// <summary>Weights, tokenizer and kernels of one RWKV-7 model; immutable, share it between threads.</summary>
+    public sealed class Model : Ai00Object<ModelHandle>
+    {
+        Model(IntPtr h) : base(h) { }
+
+        public static Model Load(string path, int threads = 1, string forcedIsa = null, string vocabPath = null)
+        {
+            Lib.Check(Native.ai00_model_params_default(out ModelParams p));
+            p.n_threads = threads;
+            IntPtr isa = forcedIsa == null ? IntPtr.Zero : Marshal.StringToHGlobalAnsi(forcedIsa);
+            IntPtr vocab = vocabPath == null ? IntPtr.Zero : Utf8Hglobal(vocabPath);
+            try
+            {
+                p.forced_isa = isa;
+                p.vocab_path = vocab;
+                var raw = Lib.Bytes(path);
+                Lib.Check(Native.ai00_model_load(out IntPtr h, raw, Lib.Len(raw), ref p));
+                return new Model(h);
+            }
+            finally
+            {
+                if (isa != IntPtr.Zero) Marshal.FreeHGlobal(isa);
+                if (vocab != IntPtr.Zero) Marshal.FreeHGlobal(vocab);
+            }
+        }
+
+        static IntPtr Utf8Hglobal(string s)
+        {
+            var b = Encoding.UTF8.GetBytes(s + "\0");
+            IntPtr p = Marshal.AllocHGlobal(b.Length);
+            Marshal.Copy(b, 0, p, b.Length);
+            return p;
+        }
+
+        public ModelInfo Info
+        {
+            get
+            {
+                var i = new ModelInfoC { struct_size = (uint)Marshal.SizeOf(typeof(ModelInfoC)) };
+                Lib.Check(Native.ai00_model_get_info(ref i, Handle));
+                return new ModelInfo { Layers = i.n_layer, Embedding = i.n_embd, Heads = i.n_head, HeadSize = i.head_size,
+                    Vocab = i.n_vocab, Tokens = i.n_tokens, Threads = i.n_threads, StateBytes = i.state_bytes };
+            }
+        }
+        public string Isa { get { Lib.Check(Native.ai00_model_isa_name(out IntPtr p, Handle)); return Lib.Utf8z(p); } }
+        public string InfoJson
+        {
+            get { var h = Handle; return Encoding.UTF8.GetString(Lib.TwoCall<byte>((out UIntPtr n, byte[] b, UIntPtr c) => Native.ai00_model_info_json(out n, b, c, h))); }
+        }
+        public string LastError => Lib.Utf8z(Native.ai00_model_last_error(H.IsClosed ? IntPtr.Zero : H.DangerousGetHandle()));
+
+        public uint[] Tokenize(string text)
+        {
+            var h = Handle; var raw = Lib.Bytes(text);
+            return Lib.TwoCall<uint>((out UIntPtr n, uint[] b, UIntPtr c) => Native.ai00_model_tokenize(out n, b, c, h, raw, Lib.Len(raw)));
+        }
+        public string Detokenize(uint[] tokens)
+        {
+            var h = Handle;
+            return Encoding.UTF8.GetString(Lib.TwoCall<byte>((out UIntPtr n, byte[] b, UIntPtr c) =>
+                Native.ai00_model_detokenize(out n, b, c, h, tokens, (UIntPtr)tokens.Length)));
+        }
+        public Tokenizer Tokenizer() => Ai00.Tokenizer.FromModel(this);
+        public State NewState() => new State(this);
+        /// <summary>KBNF compiled against this model's vocabulary, for its generators.</summary>
+        public Grammar CompileGrammar(string kbnf)
+        {
+            var raw = Lib.Bytes(kbnf);
+            Lib.Check(Native.ai00_grammar_compile(out IntPtr g, Handle, raw, Lib.Len(raw)));
+            return new Grammar(g);
+        }
+        public Grammar JsonSchemaGrammar(string schemaJson)
+        {
+            var raw = Lib.Bytes(schemaJson);
+            Lib.Check(Native.ai00_grammar_from_json_schema(out IntPtr g, Handle, raw, Lib.Len(raw)));
+            return new Grammar(g);
+        }
+    }
+
+    /// <summary>One sequence: recurrent state plus sampler state. One thread at a time.</summary>
+    public sealed class State : Ai00Object<StateHandle>
+    {
+        public Model Model { get; }
+        internal WeakReference<Generator> Borrower;  // the generator using this State, if any
+        internal State(Model model, IntPtr h) : base(h) { Model = model; }
+        /// <summary>Disposes the generator borrowing this State first, so it never outlives it.</summary>
+        public override void Dispose()
+        {
+            if (Borrower != null && Borrower.TryGetTarget(out Generator g)) g.Dispose();
+            base.Dispose();
+        }
+        internal State(Model model) : this(model, New(model)) { }
+        static IntPtr New(Model m) { Lib.Check(Native.ai00_state_new(out IntPtr h, m.Handle)); return h; }
+
+        public static State Load(Model model, byte[] data)
+        {
+            Lib.Check(Native.ai00_state_load(out IntPtr h, model.Handle, data, (UIntPtr)data.Length));
+            return new State(model, h);
+        }
+        public static State LoadFile(Model model, string path)
+        {
+            var raw = Lib.Bytes(path);
+            Lib.Check(Native.ai00_state_load_file(out IntPtr h, model.Handle, raw, Lib.Len(raw)));
+            return new State(model, h);
+        }
+        /// <summary>A State from an ai00 .state file (a state-tuned initial state).</summary>
+        public static State LoadInitial(Model model, string path)
+        {
+            var raw = Lib.Bytes(path);
+            Lib.Check(Native.ai00_state_load_initial(out IntPtr h, model.Handle, raw, Lib.Len(raw)));
+            return new State(model, h);
+        }
+        public State Clone() { Lib.Check(Native.ai00_state_clone(out IntPtr h, Handle)); return new State(Model, h); }
+        public void Reset() => Lib.Check(Native.ai00_state_reset(Handle));
+        public void SetSeed(ulong seed) => Lib.Check(Native.ai00_state_set_seed(Handle, seed));
+        public string LastError => Lib.Utf8z(Native.ai00_state_last_error(Handle));
+        /// <summary>Bytes of Save().</summary>
+        public long Size
+        {
+            get
+            {
+                int s = Native.ai00_state_save(out UIntPtr n, null, UIntPtr.Zero, Handle);
+                if (s != (int)Status.BufferTooSmall) Lib.Check(s);
+                return (long)n.ToUInt64();
+            }
+        }
+        public byte[] Save() { var h = Handle; return Lib.TwoCall<byte>((out UIntPtr n, byte[] b, UIntPtr c) => Native.ai00_state_save(out n, b, c, h)); }
+        public void SaveFile(string path) { var raw = Lib.Bytes(path); Lib.Check(Native.ai00_state_save_file(Handle, raw, Lib.Len(raw))); }
+        /// <summary>Feeds tokens; returns the logits after the last one (null with wantLogits false).</summary>
+        public float[] Eval(uint[] tokens, bool wantLogits = true)
+        {
+            float[] logits = wantLogits ? new float[Model.Info.Vocab] : null;
+            Lib.Check(Native.ai00_state_eval(out UIntPtr _, logits, (UIntPtr)(logits?.Length ?? 0), Model.Handle, Handle, tokens, (UIntPtr)tokens.Length));
+            return logits;
+        }
+        /// <summary>Logits after every token: tokens.Length rows of n_vocab, row-major.</summary>
+        public float[] EvalAll(uint[] tokens)
+        {
+            var logits = new float[Model.Info.Vocab * (long)tokens.Length];
+            Lib.Check(Native.ai00_state_eval_all(out UIntPtr _, logits, (UIntPtr)logits.Length, Model.Handle, Handle, tokens, (UIntPtr)tokens.Length));
+            return logits;
+        }
+        /// <summary>Draws a token with this State's RNG and penalties (a manual decode loop).</summary>
+        public uint Sample(float[] logits, SamplerParams p = null)
+        {
+            using (var pinned = (p ?? SamplerParams.Default()).Pin())
+            {
+                var c = pinned.C;
+                Lib.Check(Native.ai00_state_sample(out uint token, Handle, ref c, logits, (UIntPtr)logits.Length));
+                return token;
+            }
+        }
+    }
+
+    /// <summary>Sampler settings; defaults are the library's, Preset() gives the Goose presets.</summary>
+    public sealed class SamplerParams
+    {
+        public SamplerMethod Method; public float Temperature; public uint TopK; public float TopP, MinP,
+            TypicalTau, MirostatTau, MirostatRate, PresencePenalty, FrequencyPenalty, PenaltyDecay, RepetitionPenalty;
+        public bool BanEos;
+        public Dictionary<uint, float> LogitBias = new Dictionary<uint, float>();
+
+        SamplerParams(SamplerParamsC c)
+        {
+            Method = (SamplerMethod)c.method; Temperature = c.temperature; TopK = c.top_k; TopP = c.top_p; MinP = c.min_p;
+            TypicalTau = c.typical_tau; MirostatTau = c.mirostat_tau; MirostatRate = c.mirostat_rate;
+            PresencePenalty = c.presence_penalty; FrequencyPenalty = c.frequency_penalty; PenaltyDecay = c.penalty_decay;
+            RepetitionPenalty = c.repetition_penalty; BanEos = c.ban_eos != 0;
+        }
+        public static SamplerParams Default() { Lib.Check(Native.ai00_sampler_params_default(out SamplerParamsC c)); return new SamplerParams(c); }
+        public static SamplerParams Preset(SamplerPreset p) { Lib.Check(Native.ai00_sampler_params_preset(out SamplerParamsC c, (int)p)); return new SamplerParams(c); }
+
+        internal sealed class Pinned : IDisposable
+        {
+            public SamplerParamsC C;
+            GCHandle bias;
+            public Pinned(SamplerParams p)
+            {
+                Lib.Check(Native.ai00_sampler_params_default(out C));
+                C.method = (int)p.Method; C.temperature = p.Temperature; C.top_k = p.TopK; C.top_p = p.TopP; C.min_p = p.MinP;
+                C.typical_tau = p.TypicalTau; C.mirostat_tau = p.MirostatTau; C.mirostat_rate = p.MirostatRate;
+                C.presence_penalty = p.PresencePenalty; C.frequency_penalty = p.FrequencyPenalty;
+                C.penalty_decay = p.PenaltyDecay; C.repetition_penalty = p.RepetitionPenalty; C.ban_eos = p.BanEos ? 1 : 0;
+                var arr = new LogitBias[p.LogitBias.Count];
+                int i = 0;
+                foreach (var kv in p.LogitBias) arr[i++] = new LogitBias { token = kv.Key, bias = kv.Value };
+                bias = GCHandle.Alloc(arr, GCHandleType.Pinned);
+                C.logit_bias = arr.Length == 0 ? IntPtr.Zero : bias.AddrOfPinnedObject();
+                C.n_logit_bias = (UIntPtr)arr.Length;
+            }
+            public void Dispose() { if (bias.IsAllocated) bias.Free(); }
+        }
+        internal Pinned Pin() => new Pinned(this);
+    }
+
+    /// <summary>One streamed piece of a reply, copied out of the library's buffers.</summary>
+    public sealed class Delta : IEquatable<Delta>
+    {
+        public DeltaKind Kind; public string Text = ""; public uint Call; public string Id = "";
+        public string Name = ""; public bool Valid = true; public FinishReason FinishReason = FinishReason.None;
+        /// <summary>ToolCall: the arguments JSON text.</summary>
+        public string Arguments => Text;
+        internal static Delta From(ref DeltaC d) => new Delta
+        {
+            Kind = (DeltaKind)d.kind, Text = Lib.Utf8(d.text, d.text_len), Call = d.call, Id = Lib.Utf8(d.id, d.id_len),
+            Name = Lib.Utf8(d.name, d.name_len), Valid = d.valid != 0, FinishReason = (FinishReason)d.finish_reason
+        };
+        internal static DeltaC NewC() => new DeltaC { struct_size = (uint)Marshal.SizeOf(typeof(DeltaC)) };
+        public bool Equals(Delta o) => o != null && Kind == o.Kind && Text == o.Text && Call == o.Call && Id == o.Id &&
+            Name == o.Name && Valid == o.Valid && FinishReason == o.FinishReason;
+        public override bool Equals(object o) => Equals(o as Delta);
+        public override int GetHashCode() => (Text ?? "").GetHashCode() ^ (int)Kind;
+        public override string ToString() => Kind + "(" + (Kind == DeltaKind.ToolCall ? Name + " " : "") + Text +
+            (Kind == DeltaKind.Finish ? FinishReason.ToString() : "") + ")";
+    }
+
+    /// <summary>Options of a render: generation prompt, thinking, tools (JSON), speaker name.</summary>
+    public sealed class RenderOptions
+    {
+        public bool AddGenerationPrompt = true;
+        public Thinking Thinking = Thinking.Off;
+        public string ToolsJson;
+        public string AssistantName;
+
+        internal sealed class Pinned : IDisposable
+        {
+            public RenderOptionsC C;
+            GCHandle tools, name;
+            public Pinned(RenderOptions o)
+            {
+                Lib.Check(Native.ai00_render_options_default(out C));
+                if (o == null) return;
+                C.add_generation_prompt = o.AddGenerationPrompt ? 1 : 0;
+                C.thinking = (int)o.Thinking;
+                if (o.ToolsJson != null) { var b = Lib.Bytes(o.ToolsJson); tools = GCHandle.Alloc(b, GCHandleType.Pinned); C.tools_json = tools.AddrOfPinnedObject(); C.tools_json_len = Lib.Len(b); }
+                if (o.AssistantName != null) { var b = Lib.Bytes(o.AssistantName); name = GCHandle.Alloc(b, GCHandleType.Pinned); C.assistant_name = name.AddrOfPinnedObject(); C.assistant_name_len = Lib.Len(b); }
+            }
+            public void Dispose() { if (tools.IsAllocated) tools.Free(); if (name.IsAllocated) name.Free(); }
+        }
+    }
+
+    public struct Rendered { public string Prompt; public List<string> StopSequences; }
+
+    /// <summary>A chat format ("ai00-v1", "ai00-v0", "goose", "openchatml"). One thread at a time.</summary>
+    public sealed class ChatTemplate : Ai00Object<TemplateHandle>
+    {
+        public string Name { get; }
+        public ChatTemplate(string name) : base(New(name)) { Name = name; }
+        static IntPtr New(string name)
+        {
+            var raw = Lib.Bytes(name);
+            Lib.Check(Native.ai00_chat_template_new(out IntPtr h, raw, Lib.Len(raw)));
+            return h;
+        }
+        public string LastError => Lib.Utf8z(Native.ai00_chat_template_last_error(Handle));
+
+        /// <summary>Renders a conversation (JSON array of messages) into a prompt.</summary>
+        public Rendered Render(string conversationJson, RenderOptions options = null)
+        {
+            using (var o = new RenderOptions.Pinned(options))
+            {
+                var conv = Lib.Bytes(conversationJson);
+                var c = o.C;
+                Lib.Check(Native.ai00_chat_template_render(out IntPtr p, out UIntPtr n, Handle, conv, Lib.Len(conv), ref c));
+                var r = new Rendered { Prompt = Lib.Utf8(p, n) };
+                Lib.Check(Native.ai00_chat_template_stop_count(out UIntPtr count, Handle));
+                var h = Handle;
+                r.StopSequences = Lib.Strings((int)count, (out IntPtr t, out UIntPtr l, UIntPtr i) => Native.ai00_chat_template_stop(out t, out l, h, i));
+                return r;
+            }
+        }
+        /// <summary>The last render with its constrained-decoding hints, as JSON.</summary>
+        public string LastRenderJson
+        {
+            get { Lib.Check(Native.ai00_chat_template_last_render_json(out IntPtr p, out UIntPtr n, Handle)); return Lib.Utf8(p, n); }
+        }
+        public OutputParser OutputParser(Thinking thinking = Thinking.Off, string toolsJson = null, ulong idSeed = 0)
+            => new OutputParser(this, thinking, toolsJson, idSeed);
+    }
+
+    /// <summary>Parses a reply produced elsewhere into the deltas a generator would give.</summary>
+    public sealed class OutputParser : Ai00Object<OutputParserHandle>
+    {
+        internal OutputParser(ChatTemplate t, Thinking thinking, string toolsJson, ulong idSeed) : base(New(t, thinking, toolsJson, idSeed)) { }
+        static IntPtr New(ChatTemplate t, Thinking thinking, string toolsJson, ulong idSeed)
+        {
+            Lib.Check(Native.ai00_parse_options_default(out ParseOptionsC o));
+            o.thinking = (int)thinking;
+            o.id_seed = idSeed;
+            var tools = Lib.Bytes(toolsJson);
+            var pin = GCHandle.Alloc(tools, GCHandleType.Pinned);
+            try
+            {
+                if (tools != null) { o.tools_json = pin.AddrOfPinnedObject(); o.tools_json_len = Lib.Len(tools); }
+                Lib.Check(Native.ai00_output_parser_new(out IntPtr h, t.Handle, ref o));
+                return h;
+            }
+            finally { pin.Free(); }
+        }
+        List<Delta> Drain()
+        {
+            Lib.Check(Native.ai00_output_parser_pending(out UIntPtr n, Handle));
+            var list = new List<Delta>();
+            var d = Delta.NewC();
+            for (ulong i = 0; i < n.ToUInt64(); ++i) { Lib.Check(Native.ai00_output_parser_next(ref d, Handle)); list.Add(Delta.From(ref d)); }
+            return list;
+        }
+        public List<Delta> Push(string text)
+        {
+            var raw = Lib.Bytes(text);
+            Lib.Check(Native.ai00_output_parser_push(out UIntPtr _, Handle, raw, Lib.Len(raw)));
+            return Drain();
+        }
+        public List<Delta> Finish(FinishReason reason = FinishReason.Stop)
+        {
+            Lib.Check(Native.ai00_output_parser_finish(Handle, (int)reason));
+            return Drain();
+        }
+        public FinishReason FinishReason { get { Lib.Check(Native.ai00_output_parser_finish_reason(out int r, Handle)); return (FinishReason)r; } }
+        public string MessageJson { get { Lib.Check(Native.ai00_output_parser_message_json(out IntPtr p, out UIntPtr n, Handle)); return Lib.Utf8(p, n); } }
+        public List<string> Warnings
+        {
+            get
+            {
+                Lib.Check(Native.ai00_output_parser_warning_count(out UIntPtr n, Handle));
+                var h = Handle;
+                return Lib.Strings((int)n, (out IntPtr t, out UIntPtr l, UIntPtr i) => Native.ai00_output_parser_warning(out t, out l, h, i));
+            }
+        }
+        public string LastError => Lib.Utf8z(Native.ai00_output_parser_last_error(Handle));
+    }
+
+    /// <summary>The RWKV World tokenizer; immutable, share it between threads.</summary>
+    public sealed class Tokenizer : Ai00Object<TokenizerHandle>
+    {
+        Tokenizer(IntPtr h) : base(h) { }
+        internal static readonly TokenizerHandle Null = new TokenizerHandle();
+        public static Tokenizer Load(string path)
+        {
+            var raw = Lib.Bytes(path);
+            Lib.Check(Native.ai00_tokenizer_load(out IntPtr h, raw, Lib.Len(raw)));
+            return new Tokenizer(h);
+        }
+        internal static Tokenizer FromModel(Model m) { Lib.Check(Native.ai00_tokenizer_from_model(out IntPtr h, m.Handle)); return new Tokenizer(h); }
+        public uint VocabSize { get { Lib.Check(Native.ai00_tokenizer_vocab_size(out uint n, Handle)); return n; } }
+        public uint[] Encode(byte[] bytes) { var h = Handle; return Lib.TwoCall<uint>((out UIntPtr n, uint[] b, UIntPtr c) => Native.ai00_tokenizer_encode(out n, b, c, h, bytes, Lib.Len(bytes))); }
+        public uint[] Encode(string text) => Encode(Lib.Bytes(text));
+        /// <summary>The exact bytes the ids stand for (possibly invalid UTF-8).</summary>
+        public byte[] Decode(uint[] tokens) { var h = Handle; return Lib.TwoCall<byte>((out UIntPtr n, byte[] b, UIntPtr c) => Native.ai00_tokenizer_decode(out n, b, c, h, tokens, (UIntPtr)tokens.Length)); }
+        public string LastError => Lib.Utf8z(Native.ai00_tokenizer_last_error(Handle));
+    }
+
+    public sealed class SchemaOptions
+    {
+        public bool Lenient, StrictProperties = true, FlexibleWhitespace;
+        public uint MaxWhitespace = 4;
+        internal SchemaOptionsC ToC()
+        {
+            Lib.Check(Native.ai00_schema_options_default(out SchemaOptionsC c));
+            c.lenient = Lenient ? 1 : 0; c.strict_properties = StrictProperties ? 1 : 0;
+            c.flexible_whitespace = FlexibleWhitespace ? 1 : 0; c.max_whitespace = MaxWhitespace;
+            return c;
+        }
+    }
+
+    public struct CheckResult
+    {
+        public CheckVerdict Verdict; public ulong ByteOffset, TokenIndex; public uint TokenId;
+        public bool Accepted => Verdict == CheckVerdict.Accepted;
+    }
+
+    /// <summary>A compiled grammar (KBNF, JSON Schema, tool calls); immutable, shareable.</summary>
+    public sealed class Grammar : Ai00Object<GrammarHandle>
+    {
+        internal Grammar(IntPtr h) : base(h) { }
+        static SafeHandle Tok(Tokenizer t) => t == null ? (SafeHandle)Tokenizer.Null : t.Handle;
+
+        /// <summary>KBNF at byte level (no tokenizer) or over a tokenizer's vocabulary, for checks.</summary>
+        public static Grammar FromKbnf(string kbnf, Tokenizer tokenizer = null, string startRule = null)
+        {
+            Lib.Check(Native.ai00_grammar_params_default(out GrammarParamsC p));
+            var start = Lib.Bytes(startRule);
+            var pin = GCHandle.Alloc(start, GCHandleType.Pinned);
+            try
+            {
+                if (start != null) { p.start_rule = pin.AddrOfPinnedObject(); p.start_rule_len = Lib.Len(start); }
+                var raw = Lib.Bytes(kbnf);
+                Lib.Check(Native.ai00_grammar_new(out IntPtr g, Tok(tokenizer), raw, Lib.Len(raw), ref p));
+                return new Grammar(g);
+            }
+            finally { pin.Free(); }
+        }
+        public static Grammar FromJsonSchema(string schemaJson, Tokenizer tokenizer = null, SchemaOptions options = null)
+        {
+            var o = (options ?? new SchemaOptions()).ToC();
+            var raw = Lib.Bytes(schemaJson);
+            Lib.Check(Native.ai00_grammar_new_from_json_schema(out IntPtr g, Tok(tokenizer), raw, Lib.Len(raw), ref o));
+            return new Grammar(g);
+        }
+        /// <summary>The tool-call grammar of the template's format for the tools (JSON).</summary>
+        public static Grammar ForTools(ChatTemplate template, string toolsJson, Tokenizer tokenizer = null,
+            GrammarMode level = GrammarMode.Structural, ThinkingStart thinkingStart = ThinkingStart.Optional,
+            bool allowEosEnd = false, SchemaOptions schema = null)
+        {
+            Lib.Check(Native.ai00_tool_grammar_params_default(out ToolGrammarParamsC p));
+            p.level = (int)level; p.thinking_start = (int)thinkingStart; p.allow_eos_end = allowEosEnd ? 1 : 0;
+            IntPtr so = IntPtr.Zero;
+            try
+            {
+                if (schema != null)
+                {
+                    so = Marshal.AllocHGlobal(Marshal.SizeOf(typeof(SchemaOptionsC)));
+                    Marshal.StructureToPtr(schema.ToC(), so, false);
+                    p.schema = so;
+                }
+                var raw = Lib.Bytes(toolsJson);
+                Lib.Check(Native.ai00_grammar_new_for_tools(out IntPtr g, Tok(tokenizer), template.Handle, raw, Lib.Len(raw), ref p));
+                return new Grammar(g);
+            }
+            finally { if (so != IntPtr.Zero) Marshal.FreeHGlobal(so); }
+        }
+        public string Kbnf { get { Lib.Check(Native.ai00_grammar_kbnf(out IntPtr p, out UIntPtr n, Handle)); return Lib.Utf8(p, n); } }
+        public List<string> Warnings
+        {
+            get
+            {
+                Lib.Check(Native.ai00_grammar_warning_count(out UIntPtr n, Handle));
+                var h = Handle;
+                return Lib.Strings((int)n, (out IntPtr t, out UIntPtr l, UIntPtr i) => Native.ai00_grammar_warning(out t, out l, h, i));
+            }
+        }
+        public bool Accepts(string text) { var raw = Lib.Bytes(text); Lib.Check(Native.ai00_grammar_accepts(out int ok, Handle, raw, Lib.Len(raw))); return ok != 0; }
+        public CheckResult Check(string text)
+        {
+            var r = new CheckResultC { struct_size = (uint)Marshal.SizeOf(typeof(CheckResultC)) };
+            var raw = Lib.Bytes(text);
+            Lib.Check(Native.ai00_grammar_check(ref r, Handle, raw, Lib.Len(raw)));
+            return new CheckResult { Verdict = (CheckVerdict)r.verdict, ByteOffset = r.byte_offset, TokenIndex = r.token_index, TokenId = r.token_id };
+        }
+        public string LastError => Lib.Utf8z(Native.ai00_grammar_last_error(Handle));
+    }
+
+    /// <summary>Settings of one turn.</summary>
+    public sealed class GenerateOptions
+    {
+        public uint? MaxTokens; public uint? PrefillChunk; public ulong? Seed;
+        public GrammarMode GrammarMode = GrammarMode.Automatic;
+        public Grammar Grammar;
+        public string[] StopSequences = new string[0];
+        public SamplerParams Sampler;
+    }
+
+    /// <summary>One turn on one State. It borrows the State until disposed: dispose it before the
+    /// State is used again. Enumerate it (or Stream(token)) for deltas, Run() with a callback, or
+    /// Step(budget) once per frame. Cancel() may be called from any thread.</summary>
+    public sealed class Generator : Ai00Object<GeneratorHandle>, IEnumerable<Delta>
+    {
+        // The model, State, template and grammar stay alive with us.
+        internal readonly object[] KeepAlive;
+        bool finished;
+        Generator(IntPtr h, params object[] keep) : base(h) { KeepAlive = keep; }
+
+        delegate int Create(ref GenerateParamsC p, ref SamplerParamsC s);
+        static IntPtr Make(GenerateOptions o, Create create)
+        {
+            o = o ?? new GenerateOptions();
+            Lib.Check(Native.ai00_generate_params_default(out GenerateParamsC p));
+            if (o.MaxTokens.HasValue) p.max_tokens = o.MaxTokens.Value;
+            if (o.PrefillChunk.HasValue) p.prefill_chunk = o.PrefillChunk.Value;
+            if (o.Seed.HasValue) { p.set_seed = 1; p.seed = o.Seed.Value; }
+            p.grammar_mode = (int)o.GrammarMode;
+            bool addRef = false;
+            var stops = new IntPtr[o.StopSequences.Length];
+            var stopsPin = default(GCHandle);
+            try
+            {
+                if (o.Grammar != null) { o.Grammar.Handle.DangerousAddRef(ref addRef); p.grammar = o.Grammar.Handle.DangerousGetHandle(); }
+                for (int i = 0; i < stops.Length; ++i)
+                {
+                    var b = Encoding.UTF8.GetBytes(o.StopSequences[i] + "\0");
+                    stops[i] = Marshal.AllocHGlobal(b.Length);
+                    Marshal.Copy(b, 0, stops[i], b.Length);
+                }
+                stopsPin = GCHandle.Alloc(stops, GCHandleType.Pinned);
+                p.stop_sequences = stops.Length == 0 ? IntPtr.Zero : stopsPin.AddrOfPinnedObject();
+                p.n_stop_sequences = (UIntPtr)stops.Length;
+                using (var sp = (o.Sampler ?? SamplerParams.Default()).Pin())
+                {
+                    var s = sp.C;
+                    Lib.Check(create(ref p, ref s));
+                }
+                return IntPtr.Zero;
+            }
+            finally
+            {
+                if (addRef) o.Grammar.Handle.DangerousRelease();
+                foreach (var s in stops) if (s != IntPtr.Zero) Marshal.FreeHGlobal(s);
+                if (stopsPin.IsAllocated) stopsPin.Free();
+            }
+        }
+
+        /// <summary>A chat turn: the template renders the conversation (JSON array of messages).</summary>
+        public static Generator Chat(Model model, State state, ChatTemplate template, string conversationJson,
+            RenderOptions render = null, GenerateOptions options = null)
+        {
+            IntPtr h = IntPtr.Zero;
+            var conv = Lib.Bytes(conversationJson);
+            using (var r = new RenderOptions.Pinned(render))
+            {
+                var rc = r.C;
+                Make(options, (ref GenerateParamsC p, ref SamplerParamsC s) =>
+                    Native.ai00_generator_new_chat(out h, model.Handle, state.Handle, template.Handle, conv, Lib.Len(conv), ref rc, ref s, ref p));
+            }
+            return new Generator(h, model, state, template, options?.Grammar).Borrow(state);
+        }
+
+        /// <summary>A raw-text turn: the prompt is fed as is; the reply is Text deltas.</summary>
+        public static Generator Raw(Model model, State state, string prompt, GenerateOptions options = null)
+        {
+            IntPtr h = IntPtr.Zero;
+            var raw = Lib.Bytes(prompt);
+            Make(options, (ref GenerateParamsC p, ref SamplerParamsC s) =>
+                Native.ai00_generator_new_raw(out h, model.Handle, state.Handle, raw, Lib.Len(raw), ref s, ref p));
+            return new Generator(h, model, state, options?.Grammar).Borrow(state);
+        }
+
+        Generator Borrow(State s) { s.Borrower = new WeakReference<Generator>(this); return this; }
+
+        /// <summary>The deltas to the end of the turn (the last is Finish); the token cancels it.</summary>
+        public IEnumerable<Delta> Stream(CancellationToken cancel = default(CancellationToken))
+        {
+            using (cancel.Register(Cancel))
+            {
+                var d = Delta.NewC();
+                while (!finished)
+                {
+                    Lib.Check(Native.ai00_generator_next(ref d, Handle));
+                    var delta = Delta.From(ref d);
+                    finished = delta.Kind == DeltaKind.Finish;
+                    yield return delta;
+                }
+            }
+        }
+        public IEnumerator<Delta> GetEnumerator() => Stream().GetEnumerator();
+        System.Collections.IEnumerator System.Collections.IEnumerable.GetEnumerator() => GetEnumerator();
+
+        /// <summary>Runs the turn to its end; the callback returns true to stop it.</summary>
+        public FinishReason Run(Func<Delta, bool> onDelta = null)
+        {
+            Exception error = null;
+            DeltaCallback cb = null;
+            if (onDelta != null)
+                cb = (ref DeltaC d, IntPtr u) =>
+                {
+                    try { return onDelta(Delta.From(ref d)) ? 1 : 0; }
+                    catch (Exception e) { error = e; return 1; }  // never unwind through the library
+                };
+            Lib.Check(Native.ai00_generator_run(out int reason, Handle, cb, IntPtr.Zero));
+            GC.KeepAlive(cb);
+            finished = true;
+            if (error != null) throw error;
+            return (FinishReason)reason;
+        }
+
+        /// <summary>Bounded work for a frame: at most maxTokens tokens (or one prefill chunk).
+        /// Returns the deltas it produced; Finished tells when the turn has ended.</summary>
+        public List<Delta> Step(uint maxTokens = 1)
+        {
+            Lib.Check(Native.ai00_generator_step(out int done, Handle, maxTokens, null, IntPtr.Zero));
+            Lib.Check(Native.ai00_generator_pending(out UIntPtr n, Handle));
+            var list = new List<Delta>();
+            var d = Delta.NewC();
+            for (ulong i = 0; i < n.ToUInt64(); ++i)
+            {
+                Lib.Check(Native.ai00_generator_next(ref d, Handle));
+                list.Add(Delta.From(ref d));
+            }
+            if (done != 0 || list.Exists(x => x.Kind == DeltaKind.Finish)) finished = true;
+            return list;
+        }
+        public bool Finished => finished;
+
+        /// <summary>Stops the turn before the next token; any thread, while not disposed.</summary>
+        public void Cancel()
+        {
+            bool added = false;
+            try
+            {
+                H.DangerousAddRef(ref added);  // fails once disposed: nothing to cancel then
+                Lib.Check(Native.ai00_generator_cancel(H));
+            }
+            catch (ObjectDisposedException) { }
+            finally { if (added) H.DangerousRelease(); }
+        }
+        public FinishReason FinishReason { get { Lib.Check(Native.ai00_generator_finish_reason(out int r, Handle)); return (FinishReason)r; } }
+        public string MessageJson { get { Lib.Check(Native.ai00_generator_message_json(out IntPtr p, out UIntPtr n, Handle)); return Lib.Utf8(p, n); } }
+        public List<string> Warnings
+        {
+            get
+            {
+                Lib.Check(Native.ai00_generator_warning_count(out UIntPtr n, Handle));
+                var h = Handle;
+                return Lib.Strings((int)n, (out IntPtr t, out UIntPtr l, UIntPtr i) => Native.ai00_generator_warning(out t, out l, h, i));
+            }
+        }
+        public uint[] Tokens
+        {
+            get
+            {
+                Lib.Check(Native.ai00_generator_tokens(out IntPtr p, out UIntPtr n, Handle));
+                var ints = new int[(int)n.ToUInt64()];
+                if (ints.Length > 0) Marshal.Copy(p, ints, 0, ints.Length);
+                return Array.ConvertAll(ints, x => (uint)x);
+            }
+        }
+        public string LastError => Lib.Utf8z(Native.ai00_generator_last_error(Handle));
+        /// <summary>Runs to the end and returns the content text.</summary>
+        public string Text()
+        {
+            var sb = new StringBuilder();
+            foreach (var d in this) if (d.Kind == DeltaKind.Text) sb.Append(d.Text);
+            return sb.ToString();
+        }
+    }
+}

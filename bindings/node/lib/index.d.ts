@@ -1,0 +1,103 @@
+// Type declarations of the ai00 Node.js binding (lib/index.js).
+export declare const Status: Readonly<Record<'OK' | 'INVALID_ARGUMENT' | 'IO' | 'MODEL_FILE' | 'FORMAT' | 'GRAMMAR' | 'MISMATCH' | 'UNSUPPORTED' | 'CANCELLED' | 'BUFFER_TOO_SMALL' | 'OUT_OF_MEMORY' | 'INTERNAL', number>>;
+export declare const Thinking: Readonly<Record<'OFF' | 'ON' | 'A_BIT' | 'A_LOT', number>>;
+export declare const DeltaKind: Readonly<Record<'TEXT' | 'REASONING' | 'TOOL_CALL' | 'FINISH', number>>;
+export declare const FinishReason: Readonly<Record<'NONE' | 'STOP' | 'LENGTH' | 'TOOL_CALLS' | 'CANCELLED' | 'GRAMMAR_DONE' | 'ERROR', number>>;
+export declare const GrammarMode: Readonly<Record<'AUTOMATIC' | 'NONE' | 'STRUCTURAL' | 'SCHEMA_AWARE', number>>;
+export declare const SamplerMethod: Readonly<Record<'NUCLEUS' | 'TYPICAL' | 'MIROSTAT_V2' | 'GREEDY', number>>;
+export declare const Preset: Readonly<Record<'CHAT' | 'MATH' | 'CREATIVE' | 'AI00_SERVER', number>>;
+export declare const ThinkingStart: Readonly<Record<'OPTIONAL' | 'FORCED' | 'FORCED_PARTIAL', number>>;
+export declare const CheckVerdict: Readonly<Record<'ACCEPTED' | 'BYTES' | 'TOKEN' | 'END_TOKEN', number>>;
+export declare const FORMATS: readonly string[];
+
+export declare class Ai00Error extends Error { status: number; libraryMessage: string; }
+export declare class InvalidArgumentError extends Ai00Error {}
+export declare class IOError extends Ai00Error {}
+export declare class ModelFileError extends Ai00Error {}
+export declare class FormatError extends Ai00Error {}
+export declare class GrammarError extends Ai00Error {}
+export declare class MismatchError extends Ai00Error {}
+export declare class UnsupportedError extends Ai00Error {}
+export declare class CancelledError extends Ai00Error {}
+export declare class BufferTooSmallError extends Ai00Error {}
+export declare class OutOfMemoryError extends Ai00Error {}
+export declare class InternalError extends Ai00Error {}
+
+export declare function version(): string;
+export declare function abiVersion(): number;
+export declare function statusString(status: number): string;
+export declare function lastError(): string;
+export declare function finishReasonName(reason: number): string;
+
+type Json = unknown;
+export interface Delta {
+  kind: number; text: string;
+  call?: number; id?: string; name?: string; valid?: boolean; arguments?: Json; finishReason?: number;
+}
+export interface SamplerParams {
+  method?: number; temperature?: number; topK?: number; topP?: number; minP?: number; typicalTau?: number;
+  mirostatTau?: number; mirostatRate?: number; presencePenalty?: number; frequencyPenalty?: number;
+  penaltyDecay?: number; repetitionPenalty?: number; banEos?: boolean; logitBias?: Record<number, number>;
+}
+export declare const SamplerParams: { default(): SamplerParams; preset(preset: number): SamplerParams };
+export interface RenderOptions { addGenerationPrompt?: boolean; thinking?: number; tools?: Json; assistantName?: string }
+export interface SchemaOptions { lenient?: boolean; strictProperties?: boolean; flexibleWhitespace?: boolean; maxWhitespace?: number }
+export interface GenerateOptions extends RenderOptions {
+  sampler?: SamplerParams; maxTokens?: number; prefillChunk?: number; seed?: number | bigint;
+  grammar?: Grammar; grammarMode?: number; stop?: string[];
+}
+
+declare class Handle { readonly closed: boolean; readonly lastError: string; close(): void; }
+export interface ModelInfo { layers: number; embedding: number; heads: number; headSize: number; vocab: number; tokens: number; threads: number; stateBytes: number }
+export declare class Model extends Handle {
+  constructor(path: string, options?: { threads?: number; forcedIsa?: string; vocabPath?: string });
+  readonly info: ModelInfo; readonly isa: string;
+  infoJson(): Record<string, Json>;
+  tokenize(text: string | Buffer): number[]; detokenize(ids: number[]): string;
+  tokenizer(): Tokenizer; newState(): State; grammar(kbnf: string): Grammar; jsonSchemaGrammar(schema: Json): Grammar;
+}
+export declare class State extends Handle {
+  constructor(model: Model);
+  static load(model: Model, data: Buffer): State; static loadFile(model: Model, path: string): State;
+  static loadInitial(model: Model, path: string): State;
+  readonly model: Model; readonly size: number;
+  clone(): State; reset(): void; setSeed(seed: number | bigint): void; save(): Buffer; saveFile(path: string): void;
+  eval(ids: number[], options?: { logits?: boolean }): Float32Array | null; evalAll(ids: number[]): Float32Array[];
+  sample(logits: Float32Array | number[], params?: SamplerParams | null): number;
+}
+export declare class ChatTemplate extends Handle {
+  constructor(name: string);
+  readonly name: string;
+  render(messages: Json, options?: RenderOptions): { prompt: string; stopSequences: string[] };
+  lastRender(): Record<string, Json>;
+  outputParser(options?: { thinking?: number; tools?: Json; idSeed?: number | bigint }): OutputParser;
+}
+export declare class OutputParser extends Handle {
+  push(text: string | Buffer): Delta[]; finish(reason?: number): Delta[];
+  readonly finishReason: number; readonly message: Record<string, Json>; readonly warnings: string[];
+}
+export declare class Tokenizer extends Handle {
+  constructor(path: string);
+  readonly vocabSize: number; encode(text: string | Buffer): number[]; decode(ids: number[]): Buffer;
+}
+export interface CheckResult { verdict: number; accepted: boolean; byteOffset: number; tokenIndex: number; tokenId: number }
+export declare class Grammar extends Handle {
+  static fromKbnf(kbnf: string, options?: { tokenizer?: Tokenizer; startRule?: string }): Grammar;
+  static fromJsonSchema(schema: Json, options?: SchemaOptions & { tokenizer?: Tokenizer }): Grammar;
+  static forTools(template: ChatTemplate, tools: Json, options?: { tokenizer?: Tokenizer; level?: number; thinkingStart?: number; allowEosEnd?: boolean; schema?: SchemaOptions }): Grammar;
+  readonly kbnf: string; readonly warnings: string[];
+  accepts(text: string | Buffer): boolean; check(text: string | Buffer): CheckResult;
+}
+export declare class Generator extends Handle implements AsyncIterable<Delta> {
+  static chat(model: Model, state: State, template: ChatTemplate, messages: Json, options?: GenerateOptions): Generator;
+  static raw(model: Model, state: State, prompt: string | Buffer, options?: GenerateOptions): Generator;
+  next(): Promise<Delta>;
+  stream(options?: { signal?: AbortSignal }): AsyncGenerator<Delta>;
+  [Symbol.asyncIterator](): AsyncGenerator<Delta>;
+  run(onDelta?: ((d: Delta) => boolean | void) | null): number;
+  step(maxTokens?: number): Delta[];
+  cancel(): void;
+  text(options?: { signal?: AbortSignal }): Promise<string>;
+  readonly finished: boolean; readonly finishReason: number; readonly message: Record<string, Json>;
+  readonly warnings: string[]; readonly tokens: number[];
+}

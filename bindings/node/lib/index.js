@@ -1,0 +1,633 @@
+'use strict';
+// ai00 for Node.js (and Electron): RWKV-7 chat on the CPU over libai00's C ABI
+// (include/ai00/ai00.h), through koffi. Handles are classes with close() (and
+// Symbol.dispose); a FinalizationRegistry frees what was forgotten. Failing calls throw
+// Ai00Error subclasses carrying the library's status and message. A Generator is an async
+// iterable of deltas: each token is generated on a worker thread (the event loop stays free) and
+// an AbortSignal cancels the turn from the main thread.
+const { koffi, fn } = require('./ffi');
+
+const Status = Object.freeze({
+  OK: 0, INVALID_ARGUMENT: -1, IO: -2, MODEL_FILE: -3, FORMAT: -4, GRAMMAR: -5, MISMATCH: -6,
+  UNSUPPORTED: -7, CANCELLED: -8, BUFFER_TOO_SMALL: -9, OUT_OF_MEMORY: -10, INTERNAL: -99,
+});
+const Thinking = Object.freeze({ OFF: 0, ON: 1, A_BIT: 2, A_LOT: 3 });
+const DeltaKind = Object.freeze({ TEXT: 0, REASONING: 1, TOOL_CALL: 2, FINISH: 3 });
+const FinishReason = Object.freeze({
+  NONE: -1, STOP: 0, LENGTH: 1, TOOL_CALLS: 2, CANCELLED: 3, GRAMMAR_DONE: 4, ERROR: 5,
+});
+const GrammarMode = Object.freeze({ AUTOMATIC: 0, NONE: 1, STRUCTURAL: 2, SCHEMA_AWARE: 3 });
+const SamplerMethod = Object.freeze({ NUCLEUS: 0, TYPICAL: 1, MIROSTAT_V2: 2, GREEDY: 3 });
+const Preset = Object.freeze({ CHAT: 0, MATH: 1, CREATIVE: 2, AI00_SERVER: 3 });
+const ThinkingStart = Object.freeze({ OPTIONAL: 0, FORCED: 1, FORCED_PARTIAL: 2 });
+const CheckVerdict = Object.freeze({ ACCEPTED: 0, BYTES: 1, TOKEN: 2, END_TOKEN: 3 });
+const FORMATS = Object.freeze(['ai00-v1', 'ai00-v0', 'goose', 'openchatml']);
+
+// ---- errors ----------------------------------------------------------------------------------
+
+class Ai00Error extends Error {
+  constructor(status, message) {
+    super(message ? `${statusString(status)}: ${message}` : statusString(status));
+    this.name = this.constructor.name;
+    this.status = status;
+    this.libraryMessage = message;
+  }
+}
+class InvalidArgumentError extends Ai00Error {}
+class IOError extends Ai00Error {}
+class ModelFileError extends Ai00Error {}
+class FormatError extends Ai00Error {}
+class GrammarError extends Ai00Error {}
+class MismatchError extends Ai00Error {}
+class UnsupportedError extends Ai00Error {}
+class CancelledError extends Ai00Error {}
+class BufferTooSmallError extends Ai00Error {}
+class OutOfMemoryError extends Ai00Error {}
+class InternalError extends Ai00Error {}
+const ERRORS = {
+  [-1]: InvalidArgumentError, [-2]: IOError, [-3]: ModelFileError, [-4]: FormatError, [-5]: GrammarError,
+  [-6]: MismatchError, [-7]: UnsupportedError, [-8]: CancelledError, [-9]: BufferTooSmallError,
+  [-10]: OutOfMemoryError, [-99]: InternalError,
+};
+
+function statusString(status) { return fn.ai00_status_string(status); }
+function lastError() { return fn.ai00_last_error(); }
+// `message` overrides the thread's slot (calls run on a worker thread store theirs there).
+function check(status, message) {
+  if (status !== 0) {
+    const Cls = ERRORS[status] || Ai00Error;
+    throw new Cls(status, message === undefined ? lastError() : message);
+  }
+}
+
+function version() {
+  const v = [0];
+  check(fn.ai00_version_number(v));
+  return `${Math.floor(v[0] / 10000)}.${Math.floor(v[0] / 100) % 100}.${v[0] % 100}`;
+}
+function abiVersion() { const v = [0]; check(fn.ai00_abi_version(v)); return v[0]; }
+function finishReasonName(reason) { const n = [null]; check(fn.ai00_finish_reason_name(n, reason)); return n[0]; }
+
+// ---- marshalling helpers ----------------------------------------------------------------------
+
+const utf8 = (s) => (Buffer.isBuffer(s) ? s : Buffer.from(String(s), 'utf8'));
+const jsonText = (v) => (typeof v === 'string' || Buffer.isBuffer(v) ? utf8(v) : Buffer.from(JSON.stringify(v)));
+function bytesAt(ptr, len) {
+  const n = Number(len);
+  if (!ptr || n === 0) return Buffer.alloc(0);
+  return Buffer.from(koffi.decode(ptr, 'uint8_t', n));
+}
+const stringAt = (ptr, len) => bytesAt(ptr, len).toString('utf8');
+// The two-call size idiom into a buffer of `elementSize`-byte elements.
+function twoCall(call, elementSize) {
+  const n = [0];
+  const s = call(n, null, 0);
+  if (s !== 0 && s !== Status.BUFFER_TOO_SMALL) check(s);
+  const buf = Buffer.alloc(Math.max(Number(n[0]), 1) * elementSize);
+  check(call(n, buf, Number(n[0])));
+  return buf.subarray(0, Number(n[0]) * elementSize);
+}
+const u32Array = (buf) => Array.from(new Uint32Array(buf.buffer, buf.byteOffset, buf.length / 4));
+const u32Buffer = (ids) => Buffer.from(Uint32Array.from(ids).buffer);
+function strings(count, at) {
+  const out = [];
+  for (let i = 0; i < count; ++i) {
+    const p = [null]; const n = [0];
+    check(at(p, n, i));
+    out.push(stringAt(p[0], n[0]));
+  }
+  return out;
+}
+
+// ---- handles ----------------------------------------------------------------------------------
+
+const registry = new FinalizationRegistry(({ free, ptr }) => free(ptr));
+
+class Handle {
+  constructor(ptr, free, kind) {
+    this._ptr = ptr;
+    this._free = free;
+    this._kind = kind;
+    registry.register(this, { free, ptr }, this);
+  }
+  get ptr() {
+    if (!this._ptr) throw new InvalidArgumentError(Status.INVALID_ARGUMENT, `this ${this._kind} is closed`);
+    return this._ptr;
+  }
+  get closed() { return !this._ptr; }
+  close() {
+    const p = this._ptr;
+    this._ptr = null;
+    if (p) {
+      registry.unregister(this);
+      this._free(p);
+    }
+  }
+  [Symbol.dispose || Symbol.for('nodejs.dispose')]() { this.close(); }
+}
+
+class Model extends Handle {
+  /** Loads a model (GGUF, safetensors, rwkv.cpp .bin, .pth). */
+  constructor(path, { threads = 1, forcedIsa = null, vocabPath = null } = {}) {
+    const p = {};
+    check(fn.ai00_model_params_default(p));
+    p.n_threads = threads;
+    p.forced_isa = forcedIsa;
+    p.vocab_path = vocabPath;
+    const out = [null];
+    const raw = utf8(path);
+    check(fn.ai00_model_load(out, raw, raw.length, p));
+    super(out[0], fn.ai00_model_free, 'Model');
+  }
+  get lastError() { return fn.ai00_model_last_error(this._ptr); }
+  get info() {
+    const i = { struct_size: koffi.sizeof('ai00_model_info') };
+    check(fn.ai00_model_get_info(i, this.ptr));
+    return {
+      layers: i.n_layer, embedding: i.n_embd, heads: i.n_head, headSize: i.head_size, vocab: i.n_vocab,
+      tokens: i.n_tokens, threads: i.n_threads, stateBytes: Number(i.state_bytes),
+    };
+  }
+  get isa() { const n = [null]; check(fn.ai00_model_isa_name(n, this.ptr)); return n[0]; }
+  infoJson() {
+    const m = this.ptr;
+    return JSON.parse(twoCall((n, b, c) => fn.ai00_model_info_json(n, b, c, m), 1).toString('utf8'));
+  }
+  tokenize(text) {
+    const m = this.ptr; const raw = utf8(text);
+    return u32Array(twoCall((n, b, c) => fn.ai00_model_tokenize(n, b, c, m, raw, raw.length), 4));
+  }
+  detokenize(ids) {
+    const m = this.ptr; const t = u32Buffer(ids);
+    return twoCall((n, b, c) => fn.ai00_model_detokenize(n, b, c, m, t, ids.length), 1).toString('utf8');
+  }
+  tokenizer() { return Tokenizer._fromModel(this); }
+  newState() { return new State(this); }
+  /** KBNF compiled against this model's vocabulary (usable by its generators). */
+  grammar(kbnf) {
+    const out = [null]; const raw = utf8(kbnf);
+    check(fn.ai00_grammar_compile(out, this.ptr, raw, raw.length));
+    return new Grammar(out[0]);
+  }
+  jsonSchemaGrammar(schema) {
+    const out = [null]; const raw = jsonText(schema);
+    check(fn.ai00_grammar_from_json_schema(out, this.ptr, raw, raw.length));
+    return new Grammar(out[0]);
+  }
+}
+
+class State extends Handle {
+  constructor(model, ptr = null) {
+    if (!ptr) {
+      const out = [null];
+      check(fn.ai00_state_new(out, model.ptr));
+      ptr = out[0];
+    }
+    super(ptr, fn.ai00_state_free, 'State');
+    this.model = model;
+    this._borrower = null;
+  }
+  static load(model, data) {
+    const out = [null];
+    check(fn.ai00_state_load(out, model.ptr, data, data.length));
+    return new State(model, out[0]);
+  }
+  static loadFile(model, path) {
+    const out = [null]; const raw = utf8(path);
+    check(fn.ai00_state_load_file(out, model.ptr, raw, raw.length));
+    return new State(model, out[0]);
+  }
+  /** A State from an ai00 .state file (a state-tuned initial state). */
+  static loadInitial(model, path) {
+    const out = [null]; const raw = utf8(path);
+    check(fn.ai00_state_load_initial(out, model.ptr, raw, raw.length));
+    return new State(model, out[0]);
+  }
+  /** Closes the generator borrowing this State first: it must never outlive the State. */
+  close() {
+    const g = this._borrower && this._borrower.deref();
+    if (g) g.close();
+    super.close();
+  }
+  get lastError() { return fn.ai00_state_last_error(this._ptr); }
+  clone() { const out = [null]; check(fn.ai00_state_clone(out, this.ptr)); return new State(this.model, out[0]); }
+  reset() { check(fn.ai00_state_reset(this.ptr)); }
+  setSeed(seed) { check(fn.ai00_state_set_seed(this.ptr, BigInt(seed))); }
+  get size() {
+    const n = [0];
+    const s = fn.ai00_state_save(n, null, 0, this.ptr);
+    if (s !== Status.BUFFER_TOO_SMALL) check(s);
+    return Number(n[0]);
+  }
+  save() { const s = this.ptr; return twoCall((n, b, c) => fn.ai00_state_save(n, b, c, s), 1); }
+  saveFile(path) { const raw = utf8(path); check(fn.ai00_state_save_file(this.ptr, raw, raw.length)); }
+  /** Feeds tokens; returns the logits after the last one (a Float32Array), or null. */
+  eval(ids, { logits = true } = {}) {
+    const n = [0]; const t = u32Buffer(ids);
+    if (!logits) {
+      check(fn.ai00_state_eval(n, null, 0, this.model.ptr, this.ptr, t, ids.length));
+      return null;
+    }
+    const v = this.model.info.vocab;
+    const out = new Float32Array(v);
+    check(fn.ai00_state_eval(n, out, v, this.model.ptr, this.ptr, t, ids.length));
+    return out;
+  }
+  /** Logits after every token: an array of Float32Array rows. */
+  evalAll(ids) {
+    const v = this.model.info.vocab; const n = [0];
+    const out = new Float32Array(v * ids.length);
+    check(fn.ai00_state_eval_all(n, out, out.length, this.model.ptr, this.ptr, u32Buffer(ids), ids.length));
+    return Array.from({ length: ids.length }, (_, i) => out.subarray(i * v, (i + 1) * v));
+  }
+  /** Draws a token with this State's RNG and penalties (a manual decode loop). */
+  sample(logits, params = null) {
+    const tok = [0];
+    const { c } = samplerToC(params);
+    const arr = logits instanceof Float32Array ? logits : Float32Array.from(logits);
+    check(fn.ai00_state_sample(tok, this.ptr, c, arr, arr.length));
+    return tok[0];
+  }
+}
+
+// ---- sampler ----------------------------------------------------------------------------------
+
+const SAMPLER_FIELDS = {
+  method: 'method', temperature: 'temperature', topK: 'top_k', topP: 'top_p', minP: 'min_p',
+  typicalTau: 'typical_tau', mirostatTau: 'mirostat_tau', mirostatRate: 'mirostat_rate',
+  presencePenalty: 'presence_penalty', frequencyPenalty: 'frequency_penalty', penaltyDecay: 'penalty_decay',
+  repetitionPenalty: 'repetition_penalty',
+};
+function samplerFromC(c) {
+  const p = {};
+  for (const [js, cName] of Object.entries(SAMPLER_FIELDS)) p[js] = c[cName];
+  p.banEos = c.ban_eos !== 0;
+  p.logitBias = {};
+  return p;
+}
+/** Sampler settings: the library default, or a preset; change fields and pass them on. */
+const SamplerParams = {
+  default() { const c = {}; check(fn.ai00_sampler_params_default(c)); return samplerFromC(c); },
+  preset(preset) { const c = {}; check(fn.ai00_sampler_params_preset(c, preset)); return samplerFromC(c); },
+};
+function samplerToC(params) {
+  const c = {};
+  check(fn.ai00_sampler_params_default(c));
+  if (!params) return { c };
+  for (const [js, cName] of Object.entries(SAMPLER_FIELDS)) if (params[js] !== undefined) c[cName] = params[js];
+  if (params.banEos !== undefined) c.ban_eos = params.banEos ? 1 : 0;
+  const bias = Object.entries(params.logitBias || {});
+  // The bias array is borrowed for the call: keep the buffer referenced by the caller's frame.
+  const buf = Buffer.alloc(Math.max(bias.length, 1) * 8);
+  bias.forEach(([t, b], i) => { buf.writeUInt32LE(Number(t), i * 8); buf.writeFloatLE(b, i * 8 + 4); });
+  c.logit_bias = bias.length ? buf : null;
+  c.n_logit_bias = bias.length;
+  return { c, keep: buf };
+}
+
+// ---- deltas -----------------------------------------------------------------------------------
+
+function deltaFromC(d) {
+  const delta = { kind: d.kind, text: stringAt(d.text, d.text_len) };
+  if (d.kind === DeltaKind.TOOL_CALL) {
+    delta.call = d.call;
+    delta.id = stringAt(d.id, d.id_len);
+    delta.name = stringAt(d.name, d.name_len);
+    delta.valid = d.valid !== 0;
+    delta.arguments = delta.valid ? JSON.parse(delta.text) : null;
+  }
+  if (d.kind === DeltaKind.FINISH) delta.finishReason = d.finish_reason;
+  return delta;
+}
+
+// ---- chat template and output parser ----------------------------------------------------------
+
+function renderOptions({ addGenerationPrompt = true, thinking = Thinking.OFF, tools = null, assistantName = null } = {}) {
+  const o = {};
+  check(fn.ai00_render_options_default(o));
+  o.add_generation_prompt = addGenerationPrompt ? 1 : 0;
+  o.thinking = thinking;
+  if (tools !== null && tools !== undefined) { const t = jsonText(tools); o.tools_json = t; o.tools_json_len = t.length; }
+  if (assistantName !== null && assistantName !== undefined) {
+    const a = utf8(assistantName); o.assistant_name = a; o.assistant_name_len = a.length;
+  }
+  return o;
+}
+
+class ChatTemplate extends Handle {
+  /** A chat format: "ai00-v1", "ai00-v0", "goose" or "openchatml". One thread at a time. */
+  constructor(name) {
+    const out = [null]; const raw = utf8(name);
+    check(fn.ai00_chat_template_new(out, raw, raw.length));
+    super(out[0], fn.ai00_chat_template_free, 'ChatTemplate');
+    this.name = name;
+  }
+  get lastError() { return fn.ai00_chat_template_last_error(this._ptr); }
+  /** Renders a conversation (array of messages or its JSON) into { prompt, stopSequences }. */
+  render(messages, options = {}) {
+    const conv = jsonText(messages);
+    const p = [null]; const n = [0];
+    check(fn.ai00_chat_template_render(p, n, this.ptr, conv, conv.length, renderOptions(options)));
+    const prompt = stringAt(p[0], n[0]);
+    const count = [0];
+    check(fn.ai00_chat_template_stop_count(count, this.ptr));
+    const t = this.ptr;
+    return { prompt, stopSequences: strings(Number(count[0]), (pp, nn, i) => fn.ai00_chat_template_stop(pp, nn, t, i)) };
+  }
+  /** The last render with its constrained-decoding hints. */
+  lastRender() {
+    const p = [null]; const n = [0];
+    check(fn.ai00_chat_template_last_render_json(p, n, this.ptr));
+    return JSON.parse(stringAt(p[0], n[0]));
+  }
+  outputParser(options = {}) { return new OutputParser(this, options); }
+}
+
+class OutputParser extends Handle {
+  /** Parses a reply produced elsewhere into the deltas a generator would give. */
+  constructor(template, { thinking = Thinking.OFF, tools = null, idSeed = 0 } = {}) {
+    const o = {};
+    check(fn.ai00_parse_options_default(o));
+    o.thinking = thinking;
+    o.id_seed = BigInt(idSeed);
+    if (tools !== null && tools !== undefined) { const t = jsonText(tools); o.tools_json = t; o.tools_json_len = t.length; }
+    const out = [null];
+    check(fn.ai00_output_parser_new(out, template.ptr, o));
+    super(out[0], fn.ai00_output_parser_free, 'OutputParser');
+  }
+  get lastError() { return fn.ai00_output_parser_last_error(this._ptr); }
+  _drain() {
+    const n = [0];
+    check(fn.ai00_output_parser_pending(n, this.ptr));
+    const out = [];
+    for (let i = 0; i < Number(n[0]); ++i) {
+      const d = {};
+      check(fn.ai00_output_parser_next(d, this.ptr));
+      out.push(deltaFromC(d));
+    }
+    return out;
+  }
+  push(text) { const raw = utf8(text); check(fn.ai00_output_parser_push([0], this.ptr, raw, raw.length)); return this._drain(); }
+  finish(reason = FinishReason.STOP) { check(fn.ai00_output_parser_finish(this.ptr, reason)); return this._drain(); }
+  get finishReason() { const r = [0]; check(fn.ai00_output_parser_finish_reason(r, this.ptr)); return r[0]; }
+  get message() {
+    const p = [null]; const n = [0];
+    check(fn.ai00_output_parser_message_json(p, n, this.ptr));
+    return JSON.parse(stringAt(p[0], n[0]));
+  }
+  get warnings() {
+    const n = [0];
+    check(fn.ai00_output_parser_warning_count(n, this.ptr));
+    const h = this.ptr;
+    return strings(Number(n[0]), (p, l, i) => fn.ai00_output_parser_warning(p, l, h, i));
+  }
+}
+
+// ---- tokenizer --------------------------------------------------------------------------------
+
+class Tokenizer extends Handle {
+  /** Loads an RWKV World vocabulary file. Immutable: share it freely. */
+  constructor(path, ptr = null) {
+    if (!ptr) {
+      const out = [null]; const raw = utf8(path);
+      check(fn.ai00_tokenizer_load(out, raw, raw.length));
+      ptr = out[0];
+    }
+    super(ptr, fn.ai00_tokenizer_free, 'Tokenizer');
+  }
+  static _fromModel(model) {
+    const out = [null];
+    check(fn.ai00_tokenizer_from_model(out, model.ptr));
+    return new Tokenizer(null, out[0]);
+  }
+  get lastError() { return fn.ai00_tokenizer_last_error(this._ptr); }
+  get vocabSize() { const n = [0]; check(fn.ai00_tokenizer_vocab_size(n, this.ptr)); return n[0]; }
+  encode(text) {
+    const t = this.ptr; const raw = utf8(text);
+    return u32Array(twoCall((n, b, c) => fn.ai00_tokenizer_encode(n, b, c, t, raw, raw.length), 4));
+  }
+  /** The exact bytes the ids stand for (a Buffer; possibly invalid UTF-8). */
+  decode(ids) {
+    const t = this.ptr; const b = u32Buffer(ids);
+    return Buffer.from(twoCall((n, buf, c) => fn.ai00_tokenizer_decode(n, buf, c, t, b, ids.length), 1));
+  }
+}
+
+// ---- grammar ----------------------------------------------------------------------------------
+
+function schemaOptions({ lenient = false, strictProperties = true, flexibleWhitespace = false, maxWhitespace = 4 } = {}) {
+  const o = {};
+  check(fn.ai00_schema_options_default(o));
+  Object.assign(o, {
+    lenient: lenient ? 1 : 0, strict_properties: strictProperties ? 1 : 0,
+    flexible_whitespace: flexibleWhitespace ? 1 : 0, max_whitespace: maxWhitespace,
+  });
+  return o;
+}
+
+class Grammar extends Handle {
+  constructor(ptr) { super(ptr, fn.ai00_grammar_free, 'Grammar'); }
+  /** KBNF at byte level (no tokenizer) or over a tokenizer's vocabulary, for checks. */
+  static fromKbnf(kbnf, { tokenizer = null, startRule = null } = {}) {
+    const p = {};
+    check(fn.ai00_grammar_params_default(p));
+    if (startRule !== null) { const s = utf8(startRule); p.start_rule = s; p.start_rule_len = s.length; }
+    const out = [null]; const raw = utf8(kbnf);
+    check(fn.ai00_grammar_new(out, tokenizer ? tokenizer.ptr : null, raw, raw.length, p));
+    return new Grammar(out[0]);
+  }
+  static fromJsonSchema(schema, { tokenizer = null, ...options } = {}) {
+    const out = [null]; const raw = jsonText(schema);
+    check(fn.ai00_grammar_new_from_json_schema(out, tokenizer ? tokenizer.ptr : null, raw, raw.length, schemaOptions(options)));
+    return new Grammar(out[0]);
+  }
+  /** The tool-call grammar of the template's format for `tools`. */
+  static forTools(template, tools, { tokenizer = null, level = GrammarMode.STRUCTURAL, thinkingStart = ThinkingStart.OPTIONAL,
+    allowEosEnd = false, schema = null } = {}) {
+    const p = {};
+    check(fn.ai00_tool_grammar_params_default(p));
+    Object.assign(p, { level, thinking_start: thinkingStart, allow_eos_end: allowEosEnd ? 1 : 0 });
+    p.schema = schema ? schemaOptions(schema) : null;
+    const out = [null]; const raw = jsonText(tools);
+    check(fn.ai00_grammar_new_for_tools(out, tokenizer ? tokenizer.ptr : null, template.ptr, raw, raw.length, p));
+    return new Grammar(out[0]);
+  }
+  get lastError() { return fn.ai00_grammar_last_error(this._ptr); }
+  get kbnf() { const p = [null]; const n = [0]; check(fn.ai00_grammar_kbnf(p, n, this.ptr)); return stringAt(p[0], n[0]); }
+  get warnings() {
+    const n = [0];
+    check(fn.ai00_grammar_warning_count(n, this.ptr));
+    const g = this.ptr;
+    return strings(Number(n[0]), (p, l, i) => fn.ai00_grammar_warning(p, l, g, i));
+  }
+  accepts(text) { const ok = [0]; const raw = utf8(text); check(fn.ai00_grammar_accepts(ok, this.ptr, raw, raw.length)); return ok[0] !== 0; }
+  check(text) {
+    const r = { struct_size: koffi.sizeof('ai00_grammar_check_result') };
+    const raw = utf8(text);
+    check(fn.ai00_grammar_check(r, this.ptr, raw, raw.length));
+    return {
+      verdict: r.verdict, accepted: r.verdict === CheckVerdict.ACCEPTED, byteOffset: Number(r.byte_offset),
+      tokenIndex: Number(r.token_index), tokenId: r.token_id,
+    };
+  }
+}
+
+// ---- generator --------------------------------------------------------------------------------
+
+function generateParams({ maxTokens, prefillChunk, seed, grammar = null, grammarMode = GrammarMode.AUTOMATIC, stop = [] } = {}) {
+  const p = {};
+  check(fn.ai00_generate_params_default(p));
+  if (maxTokens !== undefined) p.max_tokens = maxTokens;
+  if (prefillChunk !== undefined) p.prefill_chunk = prefillChunk;
+  if (seed !== undefined && seed !== null) { p.set_seed = 1; p.seed = BigInt(seed); }
+  p.grammar_mode = grammarMode;
+  p.grammar = grammar ? grammar.ptr : null;
+  p.stop_sequences = stop.length ? stop.map(String) : null; // koffi copies them for the call
+  p.n_stop_sequences = stop.length;
+  return { p };
+}
+
+class Generator extends Handle {
+  constructor(ptr, keep) {
+    super(ptr, fn.ai00_generator_free, 'Generator');
+    this._keep = keep; // the model, State, template and grammar stay alive with us
+    this._finished = false;
+    this._busy = false;
+  }
+  _borrow(state) { state._borrower = new WeakRef(this); return this; }
+
+  /** A chat turn: `template` renders `messages`; options: render (thinking, tools, ...),
+   * sampler, maxTokens, seed, grammar, grammarMode, stop, prefillChunk. */
+  static chat(model, state, template, messages, options = {}) {
+    const conv = jsonText(messages);
+    const { c: sampler } = samplerToC(options.sampler);
+    const { p } = generateParams(options);
+    const out = [null];
+    check(fn.ai00_generator_new_chat(out, model.ptr, state.ptr, template.ptr, conv, conv.length,
+      renderOptions(options), sampler, p));
+    return new Generator(out[0], [model, state, template, options.grammar])._borrow(state);
+  }
+
+  /** A raw-text turn: the prompt is fed as is; the reply is TEXT deltas. */
+  static raw(model, state, prompt, options = {}) {
+    const raw = utf8(prompt);
+    const { c: sampler } = samplerToC(options.sampler);
+    const { p } = generateParams(options);
+    const out = [null];
+    check(fn.ai00_generator_new_raw(out, model.ptr, state.ptr, raw, raw.length, sampler, p));
+    return new Generator(out[0], [model, state, options.grammar])._borrow(state);
+  }
+
+  _enter() {
+    if (this._busy) throw new InvalidArgumentError(Status.INVALID_ARGUMENT, 'the generator is busy (one call at a time)');
+    this._busy = true;
+    return this.ptr;
+  }
+
+  /** The next delta, generated on a worker thread (the event loop keeps running). */
+  next() {
+    const g = this._enter();
+    const d = {};
+    return new Promise((resolve, reject) => {
+      fn.ai00_generator_next.async(d, g, (err, status) => {
+        this._busy = false;
+        if (err) return reject(err);
+        // The worker thread kept its message: read the generator's own slot.
+        if (status !== 0) return reject(new (ERRORS[status] || Ai00Error)(status, fn.ai00_generator_last_error(g)));
+        const delta = deltaFromC(d);
+        if (delta.kind === DeltaKind.FINISH) this._finished = true;
+        return resolve(delta);
+      });
+    });
+  }
+
+  /** Deltas to the end of the turn (the last is FINISH); `signal` (an AbortSignal) cancels it. */
+  async *stream({ signal } = {}) {
+    const onAbort = () => this.cancel();
+    if (signal) {
+      if (signal.aborted) this.cancel();
+      signal.addEventListener('abort', onAbort);
+    }
+    try {
+      while (!this._finished) yield await this.next();
+    } finally {
+      if (signal) signal.removeEventListener('abort', onAbort);
+    }
+  }
+  [Symbol.asyncIterator]() { return this.stream(); }
+
+  /** Runs the turn to its end on this thread; `onDelta` returning true stops it. */
+  run(onDelta = null) {
+    let error = null;
+    const cb = onDelta ? (d) => {
+      // A callback's pointer argument arrives undecoded: read the struct it points to.
+      try { return onDelta(deltaFromC(koffi.decode(d, 'ai00_delta'))) ? 1 : 0; } catch (e) { error = e; return 1; }
+    } : null;
+    const reason = [0];
+    this._enter();
+    try {
+      check(fn.ai00_generator_run(reason, this.ptr, cb, null));
+    } finally { this._busy = false; }
+    this._finished = true;
+    if (error) throw error;
+    return reason[0];
+  }
+
+  /** Bounded work for a frame loop: at most `maxTokens` tokens (or a prefill chunk). */
+  step(maxTokens = 1) {
+    const done = [0]; const n = [0];
+    this._enter();
+    const out = [];
+    try {
+      check(fn.ai00_generator_step(done, this.ptr, maxTokens, null, null));
+      check(fn.ai00_generator_pending(n, this.ptr));
+      for (let i = 0; i < Number(n[0]); ++i) {
+        const d = {};
+        check(fn.ai00_generator_next(d, this.ptr));
+        out.push(deltaFromC(d));
+      }
+    } finally { this._busy = false; }
+    if (done[0] || out.some((d) => d.kind === DeltaKind.FINISH)) this._finished = true;
+    return out;
+  }
+  get finished() { return this._finished; }
+
+  /** Stops the turn before the next token; safe while next() runs on a worker thread. */
+  cancel() { if (this._ptr) check(fn.ai00_generator_cancel(this._ptr)); }
+  close() {
+    if (this._busy) throw new InvalidArgumentError(Status.INVALID_ARGUMENT, 'close() while the generator is busy; await it first');
+    super.close();
+  }
+  get lastError() { return fn.ai00_generator_last_error(this._ptr); }
+  get finishReason() { const r = [0]; check(fn.ai00_generator_finish_reason(r, this.ptr)); return r[0]; }
+  get message() {
+    const p = [null]; const n = [0];
+    check(fn.ai00_generator_message_json(p, n, this.ptr));
+    return JSON.parse(stringAt(p[0], n[0]));
+  }
+  get warnings() {
+    const n = [0];
+    check(fn.ai00_generator_warning_count(n, this.ptr));
+    const g = this.ptr;
+    return strings(Number(n[0]), (p, l, i) => fn.ai00_generator_warning(p, l, g, i));
+  }
+  get tokens() {
+    const p = [null]; const n = [0];
+    check(fn.ai00_generator_tokens(p, n, this.ptr));
+    return Number(n[0]) ? Array.from(koffi.decode(p[0], 'uint32_t', Number(n[0]))) : [];
+  }
+  /** Runs to the end (asynchronously) and returns the content text. */
+  async text(options = {}) {
+    let s = '';
+    for await (const d of this.stream(options)) if (d.kind === DeltaKind.TEXT) s += d.text;
+    return s;
+  }
+}
+
+module.exports = {
+  Status, Thinking, DeltaKind, FinishReason, GrammarMode, SamplerMethod, Preset, ThinkingStart, CheckVerdict, FORMATS,
+  Ai00Error, InvalidArgumentError, IOError, ModelFileError, FormatError, GrammarError, MismatchError, UnsupportedError,
+  CancelledError, BufferTooSmallError, OutOfMemoryError, InternalError,
+  version, abiVersion, statusString, lastError, finishReasonName,
+  Model, State, SamplerParams, ChatTemplate, OutputParser, Tokenizer, Grammar, Generator,
+};

@@ -1,0 +1,1001 @@
+"""ai00: RWKV-7 chat on the CPU, a thin Pythonic layer over libai00's C ABI (include/ai00/ai00.h).
+
+Handles are context managers (``with Model(path) as m: ...``) and are also freed when collected;
+every failing call raises an :class:`Ai00Error` subclass carrying the library's status and
+message. A :class:`Generator` is an iterator of :class:`Delta` values.
+"""
+from __future__ import annotations
+
+import ctypes
+import enum
+import json as _json
+import os
+import weakref
+from ctypes import byref, c_char_p, c_float, c_int32, c_size_t, c_uint32, c_void_p
+from dataclasses import dataclass, field
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Union)
+
+from . import _ffi
+from ._ffi import NUL_TERMINATED, lib
+
+__all__ = [
+    "Ai00Error", "InvalidArgumentError", "Ai00IOError", "ModelFileError", "FormatError",
+    "GrammarError", "MismatchError", "UnsupportedError", "CancelledError", "BufferTooSmallError",
+    "OutOfMemoryError", "InternalError", "Status", "Thinking", "DeltaKind", "FinishReason",
+    "GrammarMode", "SamplerMethod", "Preset", "ThinkingStart", "CheckVerdict", "Delta",
+    "ModelInfo", "CheckResult", "SamplerParams", "SchemaOptions", "Model", "State",
+    "ChatTemplate", "Rendered", "OutputParser", "Grammar", "Tokenizer", "Generator",
+    "version", "abi_version", "status_string", "last_error", "finish_reason_name", "FORMATS",
+]
+
+FORMATS = ("ai00-v1", "ai00-v0", "goose", "openchatml")
+
+
+# ---- enums ------------------------------------------------------------------------------------
+
+class Status(enum.IntEnum):
+    OK = 0
+    INVALID_ARGUMENT = -1
+    IO = -2
+    MODEL_FILE = -3
+    FORMAT = -4
+    GRAMMAR = -5
+    MISMATCH = -6
+    UNSUPPORTED = -7
+    CANCELLED = -8
+    BUFFER_TOO_SMALL = -9
+    OUT_OF_MEMORY = -10
+    INTERNAL = -99
+
+
+class Thinking(enum.IntEnum):
+    OFF = 0
+    ON = 1
+    A_BIT = 2
+    A_LOT = 3
+
+
+class DeltaKind(enum.IntEnum):
+    TEXT = 0
+    REASONING = 1
+    TOOL_CALL = 2
+    FINISH = 3
+
+
+class FinishReason(enum.IntEnum):
+    NONE = -1
+    STOP = 0
+    LENGTH = 1
+    TOOL_CALLS = 2
+    CANCELLED = 3
+    GRAMMAR_DONE = 4
+    ERROR = 5
+
+
+class GrammarMode(enum.IntEnum):
+    AUTOMATIC = 0
+    NONE = 1
+    STRUCTURAL = 2
+    SCHEMA_AWARE = 3
+
+
+class SamplerMethod(enum.IntEnum):
+    NUCLEUS = 0
+    TYPICAL = 1
+    MIROSTAT_V2 = 2
+    GREEDY = 3
+
+
+class Preset(enum.IntEnum):
+    CHAT = 0
+    MATH = 1
+    CREATIVE = 2
+    AI00_SERVER = 3
+
+
+class ThinkingStart(enum.IntEnum):
+    OPTIONAL = 0
+    FORCED = 1
+    FORCED_PARTIAL = 2
+
+
+class CheckVerdict(enum.IntEnum):
+    ACCEPTED = 0
+    BYTES = 1
+    TOKEN = 2
+    END_TOKEN = 3
+
+
+# ---- errors -----------------------------------------------------------------------------------
+
+class Ai00Error(Exception):
+    """A failed ai00 call: ``status`` (a :class:`Status`) and the library's ``message``."""
+
+    def __init__(self, status: int, message: str):
+        try:
+            self.status: Union[Status, int] = Status(status)
+        except ValueError:
+            self.status = status
+        self.message = message
+        super().__init__(f"{status_string(status)}: {message}" if message else status_string(status))
+
+
+class InvalidArgumentError(Ai00Error, ValueError):
+    pass
+
+
+class Ai00IOError(Ai00Error, OSError):
+    pass
+
+
+class ModelFileError(Ai00Error):
+    pass
+
+
+class FormatError(Ai00Error, ValueError):
+    pass
+
+
+class GrammarError(Ai00Error, ValueError):
+    pass
+
+
+class MismatchError(Ai00Error, ValueError):
+    pass
+
+
+class UnsupportedError(Ai00Error):
+    pass
+
+
+class CancelledError(Ai00Error):
+    pass
+
+
+class BufferTooSmallError(Ai00Error):
+    pass
+
+
+class OutOfMemoryError(Ai00Error, MemoryError):
+    pass
+
+
+class InternalError(Ai00Error):
+    pass
+
+
+_ERRORS = {
+    -1: InvalidArgumentError, -2: Ai00IOError, -3: ModelFileError, -4: FormatError,
+    -5: GrammarError, -6: MismatchError, -7: UnsupportedError, -8: CancelledError,
+    -9: BufferTooSmallError, -10: OutOfMemoryError, -99: InternalError,
+}
+
+
+def _raise(status: int) -> None:
+    # The calling thread's message slot: ctypes calls run on this thread.
+    message = lib.ai00_last_error().decode("utf-8", "replace")
+    raise _ERRORS.get(status, Ai00Error)(status, message)
+
+
+def _check(status: int) -> None:
+    if status != 0:
+        _raise(status)
+
+
+def _text(value: Union[str, bytes]) -> bytes:
+    return value.encode("utf-8") if isinstance(value, str) else bytes(value)
+
+
+def _json_text(value: Any) -> bytes:
+    """A JSON argument: str/bytes pass through, anything else is serialized."""
+    if isinstance(value, (str, bytes, bytearray)):
+        return _text(value)
+    return _json.dumps(value).encode("utf-8")
+
+
+def _string(ptr: Optional[int], length: int) -> str:
+    return ctypes.string_at(ptr, length).decode("utf-8", "replace") if ptr and length else ""
+
+
+def _two_call(call: Callable[[c_size_t, Any, int], int], ctype) -> Any:
+    """The size-query idiom: call(out_len, NULL, 0), then into a buffer of that size."""
+    n = c_size_t(0)
+    status = call(byref(n), None, 0)
+    if status not in (0, Status.BUFFER_TOO_SMALL):
+        _raise(status)
+    buf = (ctype * max(n.value, 1))()
+    _check(call(byref(n), buf, n.value))
+    return buf, n.value
+
+
+# ---- version ----------------------------------------------------------------------------------
+
+def version() -> str:
+    """The library's version as "major.minor.patch"."""
+    v = c_uint32()
+    _check(lib.ai00_version_number(byref(v)))
+    return f"{v.value // 10000}.{v.value // 100 % 100}.{v.value % 100}"
+
+
+def abi_version() -> int:
+    v = c_uint32()
+    _check(lib.ai00_abi_version(byref(v)))
+    return v.value
+
+
+def status_string(status: int) -> str:
+    return lib.ai00_status_string(int(status)).decode("utf-8")
+
+
+def last_error() -> str:
+    """The message of this thread's last failed ai00 call ("" if none)."""
+    return lib.ai00_last_error().decode("utf-8", "replace")
+
+
+def finish_reason_name(reason: int) -> str:
+    name = c_char_p()
+    _check(lib.ai00_finish_reason_name(byref(name), int(reason)))
+    return name.value.decode("utf-8")
+
+
+# ---- handles ----------------------------------------------------------------------------------
+
+class _Handle:
+    """Owns one library handle; ``close()`` (or leaving ``with``, or collection) frees it once."""
+    _free: Callable[[int], int]
+    _last_error_fn: Callable[[int], bytes]
+    _kind = "handle"
+
+    def __init__(self, handle: int):
+        self._h: Optional[int] = handle
+
+    @property
+    def _handle(self) -> int:
+        if not self._h:
+            raise InvalidArgumentError(Status.INVALID_ARGUMENT, f"this {self._kind} is closed")
+        return self._h
+
+    def close(self) -> None:
+        h, self._h = self._h, None
+        if h:
+            type(self)._free(h)
+
+    @property
+    def closed(self) -> bool:
+        return not self._h
+
+    @property
+    def last_error(self) -> str:
+        """The message of the last failed call on this handle ("" if none)."""
+        return type(self)._last_error_fn(self._h).decode("utf-8", "replace")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown
+            pass
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    n_layer: int
+    n_embd: int
+    n_head: int
+    head_size: int
+    n_vocab: int
+    n_tokens: int
+    n_threads: int
+    state_bytes: int
+
+
+class Model(_Handle):
+    """Weights, tokenizer and kernels of one RWKV-7 model; immutable, shareable by threads."""
+    _free = staticmethod(lib.ai00_model_free)
+    _last_error_fn = staticmethod(lib.ai00_model_last_error)
+    _kind = "Model"
+
+    def __init__(self, path: Union[str, os.PathLike], *, n_threads: int = 1,
+                 forced_isa: Optional[str] = None, vocab_path: Optional[str] = None):
+        p = _ffi.ModelParams()
+        _check(lib.ai00_model_params_default(byref(p)))
+        p.n_threads = n_threads
+        p.forced_isa = _text(forced_isa) if forced_isa else None
+        p.vocab_path = _text(os.fspath(vocab_path)) if vocab_path else None
+        h = c_void_p()
+        raw = _text(os.fspath(path))
+        _check(lib.ai00_model_load(byref(h), raw, len(raw), byref(p)))
+        super().__init__(h.value)
+
+    @property
+    def info(self) -> ModelInfo:
+        i = _ffi.ModelInfoC()
+        i.struct_size = ctypes.sizeof(i)
+        _check(lib.ai00_model_get_info(byref(i), self._handle))
+        return ModelInfo(i.n_layer, i.n_embd, i.n_head, i.head_size, i.n_vocab, i.n_tokens,
+                         i.n_threads, i.state_bytes)
+
+    @property
+    def isa(self) -> str:
+        name = c_char_p()
+        _check(lib.ai00_model_isa_name(byref(name), self._handle))
+        return name.value.decode("utf-8")
+
+    def info_json(self) -> Dict[str, Any]:
+        h = self._handle
+        buf, n = _two_call(lambda o, b, c: lib.ai00_model_info_json(o, b, c, h), ctypes.c_char)
+        return _json.loads(buf.raw[:n].decode("utf-8"))
+
+    def tokenize(self, text: Union[str, bytes]) -> List[int]:
+        h, raw = self._handle, _text(text)
+        buf, n = _two_call(lambda o, b, c: lib.ai00_model_tokenize(o, b, c, h, raw, len(raw)),
+                           c_uint32)
+        return list(buf[:n])
+
+    def detokenize(self, tokens: Sequence[int]) -> str:
+        h = self._handle
+        ids = (c_uint32 * max(len(tokens), 1))(*tokens)
+        buf, n = _two_call(
+            lambda o, b, c: lib.ai00_model_detokenize(o, b, c, h, ids, len(tokens)), ctypes.c_char)
+        return buf.raw[:n].decode("utf-8")
+
+    def tokenizer(self) -> "Tokenizer":
+        return Tokenizer._from_model(self)
+
+    def new_state(self) -> "State":
+        return State(self)
+
+    def grammar(self, kbnf: str) -> "Grammar":
+        """Compiles KBNF against this model's vocabulary (usable by its generators)."""
+        return Grammar._compile(self, kbnf)
+
+    def json_schema_grammar(self, schema: Any) -> "Grammar":
+        return Grammar._from_schema(self, schema)
+
+
+class State(_Handle):
+    """One sequence: recurrent state plus sampler state (seed, RNG, penalties)."""
+    _free = staticmethod(lib.ai00_state_free)
+    _last_error_fn = staticmethod(lib.ai00_state_last_error)
+    _kind = "State"
+
+    def __init__(self, model: Model, _handle: Optional[int] = None):
+        if _handle is None:
+            h = c_void_p()
+            _check(lib.ai00_state_new(byref(h), model._handle))
+            _handle = h.value
+        super().__init__(_handle)
+        self.model = model
+        self._borrower: Optional["weakref.ref[Generator]"] = None
+
+    def close(self) -> None:
+        # A generator borrows its State: free it first so it never outlives the State.
+        g = self._borrower() if self._borrower else None
+        if g is not None:
+            g.close()
+        super().close()
+
+    @classmethod
+    def load(cls, model: Model, data: bytes) -> "State":
+        h = c_void_p()
+        buf = ctypes.create_string_buffer(bytes(data), len(data))
+        _check(lib.ai00_state_load(byref(h), model._handle, buf, len(data)))
+        return cls(model, h.value)
+
+    @classmethod
+    def load_file(cls, model: Model, path: Union[str, os.PathLike]) -> "State":
+        h, raw = c_void_p(), _text(os.fspath(path))
+        _check(lib.ai00_state_load_file(byref(h), model._handle, raw, len(raw)))
+        return cls(model, h.value)
+
+    @classmethod
+    def load_initial(cls, model: Model, path: Union[str, os.PathLike]) -> "State":
+        """A State from an ai00 ``.state`` file (a state-tuned initial state)."""
+        h, raw = c_void_p(), _text(os.fspath(path))
+        _check(lib.ai00_state_load_initial(byref(h), model._handle, raw, len(raw)))
+        return cls(model, h.value)
+
+    def clone(self) -> "State":
+        h = c_void_p()
+        _check(lib.ai00_state_clone(byref(h), self._handle))
+        return State(self.model, h.value)
+
+    def reset(self) -> None:
+        _check(lib.ai00_state_reset(self._handle))
+
+    def set_seed(self, seed: int) -> None:
+        _check(lib.ai00_state_set_seed(self._handle, seed))
+
+    @property
+    def size(self) -> int:
+        """Bytes of :meth:`save`."""
+        n = c_size_t()
+        status = lib.ai00_state_save(byref(n), None, 0, self._handle)
+        if status != Status.BUFFER_TOO_SMALL:
+            _check(status)
+        return n.value
+
+    def save(self) -> bytes:
+        h = self._handle
+        buf, n = _two_call(lambda o, b, c: lib.ai00_state_save(o, b, c, h), ctypes.c_char)
+        return buf.raw[:n]
+
+    def save_file(self, path: Union[str, os.PathLike]) -> None:
+        raw = _text(os.fspath(path))
+        _check(lib.ai00_state_save_file(self._handle, raw, len(raw)))
+
+    def eval(self, tokens: Sequence[int], logits: bool = True) -> Optional[List[float]]:
+        """Feeds tokens; returns the n_vocab logits after the last one (None with logits=False)."""
+        ids = (c_uint32 * max(len(tokens), 1))(*tokens)
+        n = c_size_t()
+        if not logits:
+            _check(lib.ai00_state_eval(byref(n), None, 0, self.model._handle, self._handle, ids,
+                                       len(tokens)))
+            return None
+        v = self.model.info.n_vocab
+        out = (c_float * v)()
+        _check(lib.ai00_state_eval(byref(n), out, v, self.model._handle, self._handle, ids,
+                                   len(tokens)))
+        return list(out)
+
+    def eval_all(self, tokens: Sequence[int]) -> List[List[float]]:
+        """Logits after every token: one row of n_vocab per token."""
+        v = self.model.info.n_vocab
+        ids = (c_uint32 * max(len(tokens), 1))(*tokens)
+        out = (c_float * max(v * len(tokens), 1))()
+        n = c_size_t()
+        _check(lib.ai00_state_eval_all(byref(n), out, len(out), self.model._handle, self._handle,
+                                       ids, len(tokens)))
+        return [list(out[i * v:(i + 1) * v]) for i in range(len(tokens))]
+
+    def sample(self, logits: Sequence[float], params: Optional["SamplerParams"] = None) -> int:
+        """Draws a token with this State's RNG and penalty table (a manual decode loop)."""
+        arr = (c_float * max(len(logits), 1))(*logits)
+        tok = c_uint32()
+        keep = params._to_c() if params else None
+        _check(lib.ai00_state_sample(byref(tok), self._handle,
+                                     byref(keep[0]) if keep else None, arr, len(logits)))
+        return tok.value
+
+
+# ---- sampler ----------------------------------------------------------------------------------
+
+_SAMPLER_DEFAULT = _ffi.SamplerParamsC()
+_check(lib.ai00_sampler_params_default(byref(_SAMPLER_DEFAULT)))
+
+
+@dataclass
+class SamplerParams:
+    """Sampler settings (docs/generation.md "Sampling"); the defaults are the library's
+    (``ai00_sampler_params_default``), presets come from :meth:`preset`."""
+    method: int = _SAMPLER_DEFAULT.method
+    temperature: float = _SAMPLER_DEFAULT.temperature
+    top_k: int = _SAMPLER_DEFAULT.top_k
+    top_p: float = _SAMPLER_DEFAULT.top_p
+    min_p: float = _SAMPLER_DEFAULT.min_p
+    typical_tau: float = _SAMPLER_DEFAULT.typical_tau
+    mirostat_tau: float = _SAMPLER_DEFAULT.mirostat_tau
+    mirostat_rate: float = _SAMPLER_DEFAULT.mirostat_rate
+    presence_penalty: float = _SAMPLER_DEFAULT.presence_penalty
+    frequency_penalty: float = _SAMPLER_DEFAULT.frequency_penalty
+    penalty_decay: float = _SAMPLER_DEFAULT.penalty_decay
+    repetition_penalty: float = _SAMPLER_DEFAULT.repetition_penalty
+    ban_eos: bool = bool(_SAMPLER_DEFAULT.ban_eos)
+    logit_bias: Dict[int, float] = field(default_factory=dict)
+
+    _NAMES = ("method", "temperature", "top_k", "top_p", "min_p", "typical_tau",
+              "mirostat_tau", "mirostat_rate", "presence_penalty", "frequency_penalty",
+              "penalty_decay", "repetition_penalty")
+
+    @classmethod
+    def _from_c(cls, c: _ffi.SamplerParamsC) -> "SamplerParams":
+        p = cls(**{n: getattr(c, n) for n in cls._NAMES})
+        p.ban_eos = bool(c.ban_eos)
+        return p
+
+    @classmethod
+    def default(cls) -> "SamplerParams":
+        c = _ffi.SamplerParamsC()
+        _check(lib.ai00_sampler_params_default(byref(c)))
+        return cls._from_c(c)
+
+    @classmethod
+    def preset(cls, preset: int) -> "SamplerParams":
+        c = _ffi.SamplerParamsC()
+        _check(lib.ai00_sampler_params_preset(byref(c), int(preset)))
+        return cls._from_c(c)
+
+    def _to_c(self):
+        """(struct, bias array): the array must live as long as the struct is used."""
+        c = _ffi.SamplerParamsC()
+        _check(lib.ai00_sampler_params_default(byref(c)))
+        for n in self._NAMES:
+            setattr(c, n, int(getattr(self, n)) if n in ("method", "top_k") else getattr(self, n))
+        c.ban_eos = 1 if self.ban_eos else 0
+        bias = (_ffi.LogitBias * max(len(self.logit_bias), 1))(
+            *[_ffi.LogitBias(t, b) for t, b in self.logit_bias.items()])
+        c.logit_bias = ctypes.cast(bias, ctypes.POINTER(_ffi.LogitBias))
+        c.n_logit_bias = len(self.logit_bias)
+        return c, bias
+
+
+# ---- deltas -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Delta:
+    """One streamed piece of a reply (copied out of the library's buffers)."""
+    kind: DeltaKind
+    text: str = ""
+    call: int = 0
+    id: str = ""
+    name: str = ""
+    valid: bool = True
+    finish_reason: FinishReason = FinishReason.NONE
+
+    @property
+    def arguments(self) -> Any:
+        """TOOL_CALL: the arguments parsed from JSON."""
+        return _json.loads(self.text)
+
+    @staticmethod
+    def _from_c(d: _ffi.DeltaC) -> "Delta":
+        return Delta(DeltaKind(d.kind), _string(d.text, d.text_len), d.call,
+                     _string(d.id, d.id_len), _string(d.name, d.name_len), bool(d.valid),
+                     FinishReason(d.finish_reason))
+
+
+def _new_delta() -> _ffi.DeltaC:
+    d = _ffi.DeltaC()
+    d.struct_size = ctypes.sizeof(d)
+    return d
+
+
+# ---- chat template and output parser ----------------------------------------------------------
+
+@dataclass(frozen=True)
+class Rendered:
+    prompt: str
+    stop_sequences: List[str]
+
+
+def _render_options(add_generation_prompt: bool, thinking: int, tools: Any,
+                    assistant_name: Optional[str]):
+    o = _ffi.RenderOptionsC()
+    _check(lib.ai00_render_options_default(byref(o)))
+    o.add_generation_prompt = 1 if add_generation_prompt else 0
+    o.thinking = int(thinking)
+    keep = []
+    if tools is not None:
+        t = _json_text(tools)
+        keep.append(t)
+        o.tools_json, o.tools_json_len = t, len(t)
+    if assistant_name is not None:
+        a = _text(assistant_name)
+        keep.append(a)
+        o.assistant_name, o.assistant_name_len = a, len(a)
+    return o, keep
+
+
+class ChatTemplate(_Handle):
+    """A chat format ("ai00-v1", "ai00-v0", "goose", "openchatml"); one thread at a time."""
+    _free = staticmethod(lib.ai00_chat_template_free)
+    _last_error_fn = staticmethod(lib.ai00_chat_template_last_error)
+    _kind = "ChatTemplate"
+
+    def __init__(self, name: str):
+        h, raw = c_void_p(), _text(name)
+        _check(lib.ai00_chat_template_new(byref(h), raw, len(raw)))
+        super().__init__(h.value)
+        self.name = name
+
+    def render(self, messages: Any, *, add_generation_prompt: bool = True,
+               thinking: int = Thinking.OFF, tools: Any = None,
+               assistant_name: Optional[str] = None) -> Rendered:
+        """Renders a conversation (a list of message dicts or its JSON text)."""
+        o, _keep = _render_options(add_generation_prompt, thinking, tools, assistant_name)
+        conv = _json_text(messages)
+        ptr, n = c_void_p(), c_size_t()
+        _check(lib.ai00_chat_template_render(byref(ptr), byref(n), self._handle, conv, len(conv),
+                                             byref(o)))
+        prompt = _string(ptr.value, n.value)
+        count = c_size_t()
+        _check(lib.ai00_chat_template_stop_count(byref(count), self._handle))
+        stops = []
+        for i in range(count.value):
+            _check(lib.ai00_chat_template_stop(byref(ptr), byref(n), self._handle, i))
+            stops.append(_string(ptr.value, n.value))
+        return Rendered(prompt, stops)
+
+    def last_render(self) -> Dict[str, Any]:
+        """The last render with the constrained-decoding hints, as a dict."""
+        ptr, n = c_void_p(), c_size_t()
+        _check(lib.ai00_chat_template_last_render_json(byref(ptr), byref(n), self._handle))
+        return _json.loads(_string(ptr.value, n.value))
+
+    def output_parser(self, *, thinking: int = Thinking.OFF, tools: Any = None,
+                      id_seed: int = 0) -> "OutputParser":
+        return OutputParser(self, thinking=thinking, tools=tools, id_seed=id_seed)
+
+
+class OutputParser(_Handle):
+    """Parses a reply produced elsewhere into the deltas and message a generator would give."""
+    _free = staticmethod(lib.ai00_output_parser_free)
+    _last_error_fn = staticmethod(lib.ai00_output_parser_last_error)
+    _kind = "OutputParser"
+
+    def __init__(self, template: ChatTemplate, *, thinking: int = Thinking.OFF, tools: Any = None,
+                 id_seed: int = 0):
+        o = _ffi.ParseOptionsC()
+        _check(lib.ai00_parse_options_default(byref(o)))
+        o.thinking = int(thinking)
+        o.id_seed = id_seed
+        t = _json_text(tools) if tools is not None else None
+        if t is not None:
+            o.tools_json, o.tools_json_len = t, len(t)
+        h = c_void_p()
+        _check(lib.ai00_output_parser_new(byref(h), template._handle, byref(o)))
+        super().__init__(h.value)
+
+    def _drain(self) -> List[Delta]:
+        out = []
+        n = c_size_t()
+        _check(lib.ai00_output_parser_pending(byref(n), self._handle))
+        d = _new_delta()
+        for _ in range(n.value):
+            _check(lib.ai00_output_parser_next(byref(d), self._handle))
+            out.append(Delta._from_c(d))
+        return out
+
+    def push(self, text: Union[str, bytes]) -> List[Delta]:
+        """Feeds output; returns the deltas that became certain."""
+        raw = _text(text)
+        pending = c_size_t()
+        _check(lib.ai00_output_parser_push(byref(pending), self._handle, raw, len(raw)))
+        return self._drain()
+
+    def finish(self, reason: int = FinishReason.STOP) -> List[Delta]:
+        """Ends the output; returns the remaining deltas, the last being FINISH."""
+        _check(lib.ai00_output_parser_finish(self._handle, int(reason)))
+        return self._drain()
+
+    def parse(self, text: Union[str, bytes], reason: int = FinishReason.STOP) -> Iterator[Delta]:
+        yield from self.push(text)
+        yield from self.finish(reason)
+
+    @property
+    def finish_reason(self) -> FinishReason:
+        r = c_int32()
+        _check(lib.ai00_output_parser_finish_reason(byref(r), self._handle))
+        return FinishReason(r.value)
+
+    @property
+    def message(self) -> Dict[str, Any]:
+        ptr, n = c_void_p(), c_size_t()
+        _check(lib.ai00_output_parser_message_json(byref(ptr), byref(n), self._handle))
+        return _json.loads(_string(ptr.value, n.value))
+
+    @property
+    def warnings(self) -> List[str]:
+        n = c_size_t()
+        _check(lib.ai00_output_parser_warning_count(byref(n), self._handle))
+        out, ptr, ln = [], c_void_p(), c_size_t()
+        for i in range(n.value):
+            _check(lib.ai00_output_parser_warning(byref(ptr), byref(ln), self._handle, i))
+            out.append(_string(ptr.value, ln.value))
+        return out
+
+
+# ---- tokenizer --------------------------------------------------------------------------------
+
+class Tokenizer(_Handle):
+    """The RWKV World tokenizer; immutable, shareable by threads."""
+    _free = staticmethod(lib.ai00_tokenizer_free)
+    _last_error_fn = staticmethod(lib.ai00_tokenizer_last_error)
+    _kind = "Tokenizer"
+
+    def __init__(self, path: Union[str, os.PathLike], _handle: Optional[int] = None):
+        if _handle is None:
+            h, raw = c_void_p(), _text(os.fspath(path))
+            _check(lib.ai00_tokenizer_load(byref(h), raw, len(raw)))
+            _handle = h.value
+        super().__init__(_handle)
+
+    @classmethod
+    def _from_model(cls, model: Model) -> "Tokenizer":
+        h = c_void_p()
+        _check(lib.ai00_tokenizer_from_model(byref(h), model._handle))
+        return cls("", h.value)
+
+    @property
+    def vocab_size(self) -> int:
+        n = c_uint32()
+        _check(lib.ai00_tokenizer_vocab_size(byref(n), self._handle))
+        return n.value
+
+    def encode(self, text: Union[str, bytes]) -> List[int]:
+        h, raw = self._handle, _text(text)
+        buf, n = _two_call(lambda o, b, c: lib.ai00_tokenizer_encode(o, b, c, h, raw, len(raw)),
+                           c_uint32)
+        return list(buf[:n])
+
+    def decode(self, tokens: Sequence[int]) -> bytes:
+        """The exact bytes the ids stand for (may be invalid UTF-8)."""
+        h = self._handle
+        ids = (c_uint32 * max(len(tokens), 1))(*tokens)
+        buf, n = _two_call(
+            lambda o, b, c: lib.ai00_tokenizer_decode(o, b, c, h, ids, len(tokens)), ctypes.c_char)
+        return buf.raw[:n]
+
+
+# ---- grammar ----------------------------------------------------------------------------------
+
+@dataclass
+class SchemaOptions:
+    lenient: bool = False
+    strict_properties: bool = True
+    flexible_whitespace: bool = False
+    max_whitespace: int = 4
+
+    def _to_c(self) -> _ffi.SchemaOptionsC:
+        c = _ffi.SchemaOptionsC()
+        _check(lib.ai00_schema_options_default(byref(c)))
+        c.lenient, c.strict_properties = int(self.lenient), int(self.strict_properties)
+        c.flexible_whitespace, c.max_whitespace = int(self.flexible_whitespace), self.max_whitespace
+        return c
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    verdict: CheckVerdict
+    byte_offset: int
+    token_index: int
+    token_id: int
+
+    @property
+    def accepted(self) -> bool:
+        return self.verdict == CheckVerdict.ACCEPTED
+
+
+class Grammar(_Handle):
+    """A compiled grammar (KBNF, JSON Schema or tool calls); immutable, shareable."""
+    _free = staticmethod(lib.ai00_grammar_free)
+    _last_error_fn = staticmethod(lib.ai00_grammar_last_error)
+    _kind = "Grammar"
+
+    @classmethod
+    def _compile(cls, model: Model, kbnf: str) -> "Grammar":
+        h, raw = c_void_p(), _text(kbnf)
+        _check(lib.ai00_grammar_compile(byref(h), model._handle, raw, len(raw)))
+        return cls(h.value)
+
+    @classmethod
+    def _from_schema(cls, model: Model, schema: Any) -> "Grammar":
+        h, raw = c_void_p(), _json_text(schema)
+        _check(lib.ai00_grammar_from_json_schema(byref(h), model._handle, raw, len(raw)))
+        return cls(h.value)
+
+    @classmethod
+    def from_kbnf(cls, kbnf: str, *, tokenizer: Optional[Tokenizer] = None,
+                  start_rule: Optional[str] = None) -> "Grammar":
+        """KBNF at byte level (no tokenizer) or over a tokenizer's vocabulary, for checks."""
+        p = _ffi.GrammarParamsC()
+        _check(lib.ai00_grammar_params_default(byref(p)))
+        if start_rule is not None:
+            s = _text(start_rule)
+            p.start_rule, p.start_rule_len = s, len(s)
+        h, raw = c_void_p(), _text(kbnf)
+        _check(lib.ai00_grammar_new(byref(h), tokenizer._handle if tokenizer else None, raw,
+                                    len(raw), byref(p)))
+        return cls(h.value)
+
+    @classmethod
+    def from_json_schema(cls, schema: Any, *, tokenizer: Optional[Tokenizer] = None,
+                         options: Optional[SchemaOptions] = None) -> "Grammar":
+        o = (options or SchemaOptions())._to_c()
+        h, raw = c_void_p(), _json_text(schema)
+        _check(lib.ai00_grammar_new_from_json_schema(
+            byref(h), tokenizer._handle if tokenizer else None, raw, len(raw), byref(o)))
+        return cls(h.value)
+
+    @classmethod
+    def for_tools(cls, template: ChatTemplate, tools: Any, *,
+                  tokenizer: Optional[Tokenizer] = None, level: int = GrammarMode.STRUCTURAL,
+                  thinking_start: int = ThinkingStart.OPTIONAL, allow_eos_end: bool = False,
+                  schema: Optional[SchemaOptions] = None) -> "Grammar":
+        """The tool-call grammar of the template's format for `tools`."""
+        p = _ffi.ToolGrammarParamsC()
+        _check(lib.ai00_tool_grammar_params_default(byref(p)))
+        p.level, p.thinking_start, p.allow_eos_end = int(level), int(thinking_start), int(allow_eos_end)
+        so = schema._to_c() if schema else None
+        if so is not None:
+            p.schema = ctypes.pointer(so)
+        h, raw = c_void_p(), _json_text(tools)
+        _check(lib.ai00_grammar_new_for_tools(byref(h), tokenizer._handle if tokenizer else None,
+                                              template._handle, raw, len(raw), byref(p)))
+        return cls(h.value)
+
+    @property
+    def kbnf(self) -> str:
+        ptr, n = c_void_p(), c_size_t()
+        _check(lib.ai00_grammar_kbnf(byref(ptr), byref(n), self._handle))
+        return _string(ptr.value, n.value)
+
+    @property
+    def warnings(self) -> List[str]:
+        n = c_size_t()
+        _check(lib.ai00_grammar_warning_count(byref(n), self._handle))
+        out, ptr, ln = [], c_void_p(), c_size_t()
+        for i in range(n.value):
+            _check(lib.ai00_grammar_warning(byref(ptr), byref(ln), self._handle, i))
+            out.append(_string(ptr.value, ln.value))
+        return out
+
+    def accepts(self, text: Union[str, bytes]) -> bool:
+        ok, raw = c_int32(), _text(text)
+        _check(lib.ai00_grammar_accepts(byref(ok), self._handle, raw, len(raw)))
+        return bool(ok.value)
+
+    def check(self, text: Union[str, bytes]) -> CheckResult:
+        r, raw = _ffi.CheckResultC(), _text(text)
+        r.struct_size = ctypes.sizeof(r)
+        _check(lib.ai00_grammar_check(byref(r), self._handle, raw, len(raw)))
+        return CheckResult(CheckVerdict(r.verdict), r.byte_offset, r.token_index, r.token_id)
+
+
+# ---- generator --------------------------------------------------------------------------------
+
+def _generate_params(max_tokens: Optional[int], seed: Optional[int], grammar: Optional[Grammar],
+                     grammar_mode: int, stop: Sequence[str], prefill_chunk: Optional[int]):
+    p = _ffi.GenerateParamsC()
+    _check(lib.ai00_generate_params_default(byref(p)))
+    if max_tokens is not None:
+        p.max_tokens = max_tokens
+    if prefill_chunk is not None:
+        p.prefill_chunk = prefill_chunk
+    if seed is not None:
+        p.set_seed, p.seed = 1, seed
+    p.grammar_mode = int(grammar_mode)
+    if grammar is not None:
+        p.grammar = grammar._handle
+    stops = (c_char_p * max(len(stop), 1))(*[_text(s) for s in stop])
+    p.stop_sequences, p.n_stop_sequences = stops, len(stop)
+    return p, stops
+
+
+class Generator(_Handle):
+    """One turn on one State. Iterate it for :class:`Delta` values (the last is FINISH), or use
+    :meth:`run`, :meth:`step` (a token budget, for frame loops) and :meth:`cancel` (any thread).
+    It borrows the State until closed: close it (or use ``with``) before using the State again.
+    """
+    _free = staticmethod(lib.ai00_generator_free)
+    _last_error_fn = staticmethod(lib.ai00_generator_last_error)
+    _kind = "Generator"
+
+    def __init__(self, handle: int, keep: tuple):
+        super().__init__(handle)
+        self._keep = keep  # the model, State and grammar objects stay alive with us
+        self._finished = False
+
+    @classmethod
+    def chat(cls, model: Model, state: State, template: ChatTemplate, messages: Any, *,
+             tools: Any = None, thinking: int = Thinking.OFF, add_generation_prompt: bool = True,
+             assistant_name: Optional[str] = None, sampler: Optional[SamplerParams] = None,
+             max_tokens: Optional[int] = None, seed: Optional[int] = None,
+             grammar: Optional[Grammar] = None, grammar_mode: int = GrammarMode.AUTOMATIC,
+             stop: Sequence[str] = (), prefill_chunk: Optional[int] = None) -> "Generator":
+        ro, _k1 = _render_options(add_generation_prompt, thinking, tools, assistant_name)
+        sp = sampler._to_c() if sampler else None
+        gp, _k2 = _generate_params(max_tokens, seed, grammar, grammar_mode, stop, prefill_chunk)
+        conv = _json_text(messages)
+        h = c_void_p()
+        _check(lib.ai00_generator_new_chat(byref(h), model._handle, state._handle,
+                                           template._handle, conv, len(conv), byref(ro),
+                                           byref(sp[0]) if sp else None, byref(gp)))
+        return cls(h.value, (model, state, template, grammar))._borrow(state)
+
+    @classmethod
+    def raw(cls, model: Model, state: State, prompt: Union[str, bytes], *,
+            sampler: Optional[SamplerParams] = None, max_tokens: Optional[int] = None,
+            seed: Optional[int] = None, grammar: Optional[Grammar] = None,
+            stop: Sequence[str] = (), prefill_chunk: Optional[int] = None) -> "Generator":
+        sp = sampler._to_c() if sampler else None
+        gp, _k = _generate_params(max_tokens, seed, grammar, GrammarMode.AUTOMATIC, stop,
+                                  prefill_chunk)
+        raw = _text(prompt)
+        h = c_void_p()
+        _check(lib.ai00_generator_new_raw(byref(h), model._handle, state._handle, raw, len(raw),
+                                          byref(sp[0]) if sp else None, byref(gp)))
+        return cls(h.value, (model, state, grammar))._borrow(state)
+
+    def _borrow(self, state: State) -> "Generator":
+        state._borrower = weakref.ref(self)
+        return self
+
+    def __iter__(self) -> Iterator[Delta]:
+        d = _new_delta()
+        while not self._finished:
+            _check(lib.ai00_generator_next(byref(d), self._handle))
+            delta = Delta._from_c(d)
+            self._finished = delta.kind == DeltaKind.FINISH
+            yield delta
+
+    def run(self, callback: Optional[Callable[[Delta], Optional[bool]]] = None) -> FinishReason:
+        """Runs the turn to its end; `callback` gets each delta, returning True stops the turn."""
+        error: List[BaseException] = []
+
+        def trampoline(ptr, _user):
+            try:
+                return 1 if callback(Delta._from_c(ptr.contents)) else 0
+            except BaseException as e:  # never unwind through the library
+                error.append(e)
+                return 1
+
+        cb = _ffi.DeltaCallback(trampoline) if callback else _ffi.DeltaCallback()
+        reason = c_int32()
+        _check(lib.ai00_generator_run(byref(reason), self._handle, cb, None))
+        self._finished = True
+        if error:
+            raise error[0]
+        return FinishReason(reason.value)
+
+    def step(self, max_tokens: int = 1) -> List[Delta]:
+        """Bounded work (at most `max_tokens` tokens, or a prefill chunk); returns its deltas."""
+        done = c_int32()
+        _check(lib.ai00_generator_step(byref(done), self._handle, max_tokens,
+                                       _ffi.DeltaCallback(), None))
+        n = c_size_t()
+        _check(lib.ai00_generator_pending(byref(n), self._handle))
+        out, d = [], _new_delta()
+        for _ in range(n.value):
+            _check(lib.ai00_generator_next(byref(d), self._handle))
+            out.append(Delta._from_c(d))
+        if done.value or any(x.kind == DeltaKind.FINISH for x in out):
+            self._finished = True
+        return out
+
+    @property
+    def finished(self) -> bool:
+        return self._finished
+
+    def cancel(self) -> None:
+        """Stops the turn before the next token; safe from any thread while open."""
+        h = self._h
+        if h:
+            _check(lib.ai00_generator_cancel(h))
+
+    @property
+    def finish_reason(self) -> FinishReason:
+        r = c_int32()
+        _check(lib.ai00_generator_finish_reason(byref(r), self._handle))
+        return FinishReason(r.value)
+
+    @property
+    def message(self) -> Dict[str, Any]:
+        ptr, n = c_void_p(), c_size_t()
+        _check(lib.ai00_generator_message_json(byref(ptr), byref(n), self._handle))
+        return _json.loads(_string(ptr.value, n.value))
+
+    @property
+    def warnings(self) -> List[str]:
+        n = c_size_t()
+        _check(lib.ai00_generator_warning_count(byref(n), self._handle))
+        out, ptr, ln = [], c_void_p(), c_size_t()
+        for i in range(n.value):
+            _check(lib.ai00_generator_warning(byref(ptr), byref(ln), self._handle, i))
+            out.append(_string(ptr.value, ln.value))
+        return out
+
+    @property
+    def tokens(self) -> List[int]:
+        ptr, n = ctypes.POINTER(c_uint32)(), c_size_t()
+        _check(lib.ai00_generator_tokens(byref(ptr), byref(n), self._handle))
+        return list(ptr[:n.value]) if n.value else []
+
+    def text(self) -> str:
+        """Runs to the end and returns the content text."""
+        return "".join(d.text for d in self if d.kind == DeltaKind.TEXT)

@@ -1,0 +1,274 @@
+"""The behaviours every ai00 binding shows (issue 14): load, the C example's tokens, tool
+calls, JSON Schema replies, State save/load, cancel from another thread, errors."""
+import json
+import os
+import subprocess
+import threading
+
+import pytest
+
+import ai00
+from conftest import CHAT, MODEL, SHARED, TINY, TOOLS, VOCAB
+
+
+def test_versions_and_status():
+    assert ai00.version() == "0.1.0"
+    assert ai00.abi_version() == 0
+    assert ai00.status_string(ai00.Status.GRAMMAR) != ai00.status_string(ai00.Status.IO)
+    assert ai00.finish_reason_name(ai00.FinishReason.TOOL_CALLS) == "tool_calls"
+    with pytest.raises(ai00.InvalidArgumentError):
+        ai00.finish_reason_name(99)
+    assert "99" in ai00.last_error() or ai00.last_error() != ""
+
+
+def test_model_load_and_info(model):
+    info = model.info
+    assert (info.n_embd, info.n_layer, info.n_vocab, info.n_tokens) == (128, 3, 512, 512)
+    with model.new_state() as fresh:
+        assert info.state_bytes == fresh.size  # ai00_state_save size of a fresh State
+    assert model.isa in ("scalar", "sse2", "avx2", "avx512", "neon64")
+    j = model.info_json()
+    assert j["format"] == "gguf" and j["n_embd"] == 128
+    ids = model.tokenize("hello\n\n")
+    assert ids[0] == 105 and ids[-1] == 261
+    assert model.detokenize(ids) == "hello\n\n"
+    with ai00.Model(MODEL, n_threads=2, forced_isa="scalar") as m2:
+        assert m2.isa == "scalar" and m2.info.n_threads == 2
+
+
+def test_same_tokens_as_the_c_example(model, state):
+    """The turn of examples/c/chat_turn.c: same model, conversation, seed and budget."""
+    with ai00.ChatTemplate("goose") as goose, \
+            ai00.Generator.chat(model, state, goose, CHAT, max_tokens=32, seed=2024) as gen:
+        text = gen.text()
+        tokens = gen.tokens
+        assert gen.finish_reason == ai00.FinishReason.LENGTH
+    assert len(tokens) == 32
+    ref = os.environ.get("AI00_REFERENCE_TURN")
+    if ref:
+        out = subprocess.run([ref, str(MODEL)], check=True, capture_output=True, text=True)
+        assert tokens == [int(t) for t in out.stdout.strip().split(",")]
+    example = os.environ.get("AI00_EXAMPLE_CHAT_TURN")
+    if example:
+        out = subprocess.run([example, str(MODEL)], check=True, capture_output=True)
+        streamed = out.stdout.split(b"Assistant:", 1)[1].split(b"\n[finish reason", 1)[0]
+        assert streamed.decode("utf-8") == text
+    if not ref and not example:
+        pytest.skip("AI00_REFERENCE_TURN / AI00_EXAMPLE_CHAT_TURN not set (ctest sets them)")
+
+
+def test_push_pull_and_step_agree(model):
+    def turn(drive):
+        with model.new_state() as s, ai00.ChatTemplate("goose") as t, \
+                ai00.Generator.chat(model, s, t, CHAT, max_tokens=12, seed=5) as g:
+            return drive(g), g.tokens
+
+    def pull(g):
+        return [d for d in g]
+
+    def push(g):
+        got = []
+        assert g.run(got.append) == ai00.FinishReason.LENGTH
+        return got
+
+    def step(g):
+        got = []
+        while not g.finished:
+            got += g.step(2)
+        return got
+
+    a, b, c = turn(pull), turn(push), turn(step)
+    assert a == b == c
+    assert a[0][-1].kind == ai00.DeltaKind.FINISH
+
+
+def test_callback_stops_turn_and_exceptions_propagate(model, state):
+    with ai00.ChatTemplate("goose") as t:
+        with ai00.Generator.chat(model, state, t, CHAT, max_tokens=50, seed=1) as g:
+            assert g.run(lambda d: True) in (ai00.FinishReason.CANCELLED, ai00.FinishReason.STOP)
+        state.reset()
+
+        def boom(d):
+            raise KeyError("from the callback")
+        with ai00.Generator.chat(model, state, t, CHAT, max_tokens=50, seed=1) as g:
+            with pytest.raises(KeyError):
+                g.run(boom)
+
+
+def test_tool_call_parsed_into_a_structured_call():
+    reply = ('<ai00:function_calls>\n  <invoke name="get_weather">\n    <parameter '
+             'name="city">Tokyo</parameter>\n  </invoke>\n</ai00:function_calls>')
+    with ai00.ChatTemplate("ai00-v1") as v1, v1.output_parser(tools=TOOLS) as p:
+        deltas = []
+        for i in range(0, len(reply), 7):  # markers split anywhere
+            deltas += p.push(reply[i:i + 7])
+        deltas += p.finish(ai00.FinishReason.STOP)
+        calls = [d for d in deltas if d.kind == ai00.DeltaKind.TOOL_CALL]
+        assert len(calls) == 1 and calls[0].name == "get_weather" and calls[0].valid
+        assert calls[0].arguments == {"city": "Tokyo"}
+        assert calls[0].id.startswith("call_")
+        assert deltas[-1].kind == ai00.DeltaKind.FINISH
+        assert p.finish_reason == ai00.FinishReason.TOOL_CALLS
+        msg = p.message
+        assert msg["tool_calls"][0]["function"] == {"name": "get_weather",
+                                                   "arguments": {"city": "Tokyo"}}
+        assert p.warnings == []
+        # The tool grammar accepts that reply and refuses an unknown tool.
+        with ai00.Grammar.for_tools(v1, TOOLS, level=ai00.GrammarMode.SCHEMA_AWARE) as g:
+            assert "get_weather" in g.kbnf
+            assert g.check(reply).accepted
+            assert g.check(reply.replace("get_weather", "get_time")).verdict == \
+                ai00.CheckVerdict.BYTES
+
+
+def test_reasoning_and_warnings_from_the_parser():
+    with ai00.ChatTemplate("goose") as goose, \
+            goose.output_parser(thinking=ai00.Thinking.ON) as p:
+        deltas = list(p.parse(">\nI think.\n</think>\nHi!\n\nUser: x"))
+    kinds = {d.kind: "".join(x.text for x in deltas if x.kind == d.kind) for d in deltas}
+    assert kinds[ai00.DeltaKind.REASONING] == "I think."
+    assert kinds[ai00.DeltaKind.TEXT] == "Hi!"
+
+
+def test_tool_call_generation_is_constrained(model, state):
+    """A schema-aware turn with a tool: whatever the model writes parses (text or a call)."""
+    with ai00.ChatTemplate("ai00-v1") as v1:
+        msgs = [{"role": "user", "content": "Weather in Paris?"}]
+        with ai00.Generator.chat(model, state, v1, msgs, tools=TOOLS, max_tokens=64, seed=3,
+                                 grammar_mode=ai00.GrammarMode.SCHEMA_AWARE) as g:
+            deltas = list(g)
+            msg = g.message
+        for d in deltas:
+            if d.kind == ai00.DeltaKind.TOOL_CALL:
+                assert d.name == "get_weather" and "city" in d.arguments
+        assert msg["role"] == "assistant"
+
+
+def test_json_schema_constrained_reply_parses(model, state):
+    schema = {"type": "object", "properties": {"ok": {"type": "boolean"},
+                                               "mood": {"enum": ["calm", "angry"]}},
+              "required": ["ok", "mood"]}
+    with model.json_schema_grammar(schema) as g:
+        with ai00.Generator.raw(model, state, "Answer in JSON: ", grammar=g, max_tokens=40,
+                                seed=11) as gen:
+            text = gen.text()
+            assert gen.finish_reason in (ai00.FinishReason.GRAMMAR_DONE, ai00.FinishReason.STOP)
+        value = json.loads(text)
+        assert isinstance(value["ok"], bool) and value["mood"] in ("calm", "angry")
+        assert g.accepts(text)
+
+
+def test_state_save_load_continues_identically(model, tmp_path):
+    with model.new_state() as s, ai00.ChatTemplate("goose") as t:
+        with ai00.Generator.chat(model, s, t, CHAT, max_tokens=8, seed=9) as g:
+            g.text()
+        data = s.save()
+        assert len(data) == s.size > model.info.state_bytes
+        path = tmp_path / "turn.state"
+        s.save_file(path)
+        follow = CHAT + [{"role": "user", "content": "And then?"}]
+
+        def cont(st):
+            with ai00.Generator.chat(model, st, t, follow, max_tokens=10) as g2:
+                return g2.text(), g2.tokens
+
+        with ai00.State.load(model, data) as a, ai00.State.load_file(model, path) as b, \
+                s.clone() as c:
+            expected = cont(s)
+            assert cont(a) == expected
+            assert cont(b) == expected
+            assert cont(c) == expected
+        s.reset()
+        assert s.size <= len(data)
+
+
+def test_eval_sample_and_sampler_params(model, state):
+    p = ai00.SamplerParams.preset(ai00.Preset.MATH)
+    assert abs(p.temperature - 0.3) < 1e-6 and p.presence_penalty == 0
+    assert ai00.SamplerParams.default() == ai00.SamplerParams()
+    logits = state.eval([0, 69, 66])
+    assert len(logits) == 512
+    greedy = ai00.SamplerParams(method=ai00.SamplerMethod.GREEDY)
+    top = max(range(512), key=lambda i: logits[i])
+    assert state.sample(logits, greedy) == top
+    banned = ai00.SamplerParams(method=ai00.SamplerMethod.GREEDY, logit_bias={top: float("-inf")})
+    assert state.sample(logits, banned) != top
+    state.set_seed(4)
+    assert 0 <= state.sample(logits) < 512
+    with pytest.raises(ai00.InvalidArgumentError) as e:
+        state.sample(logits, ai00.SamplerParams(top_p=2.0))
+    assert "top_p" in e.value.message
+    with model.new_state() as s2:
+        rows = s2.eval_all([0, 69, 66])
+        assert len(rows) == 3 and max(abs(x - y) for x, y in zip(rows[2], logits)) < 1e-3
+        assert s2.eval([1], logits=False) is None
+    with ai00.State.load_initial(model, SHARED / "models" / "rand-rwkv7-c128-l3-v512-init.state") as s3:
+        assert s3.size >= model.info.state_bytes
+
+
+def test_cancel_from_another_thread(model, state):
+    never_stop = ai00.SamplerParams(ban_eos=True)
+    with ai00.Generator.raw(model, state, "Once upon a time", max_tokens=100000, seed=1,
+                            sampler=never_stop) as g:
+        t = None
+        n = 0
+        for d in g:
+            n += 1
+            if t is None:
+                t = threading.Thread(target=g.cancel)
+                t.start()
+        t.join()
+        assert g.finish_reason == ai00.FinishReason.CANCELLED
+        assert d.kind == ai00.DeltaKind.FINISH and d.finish_reason == ai00.FinishReason.CANCELLED
+        assert len(g.tokens) < 100000
+
+
+def test_bad_input_errors(model, state, tmp_path):
+    with pytest.raises(ai00.Ai00IOError) as e:
+        ai00.Model("/nonexistent/model.gguf")
+    assert e.value.status == ai00.Status.IO and "/nonexistent/model.gguf" in e.value.message
+    assert isinstance(e.value, OSError)
+    with pytest.raises(ai00.GrammarError) as e:
+        model.grammar("start ::= 'a' |;")
+    assert "line 1, column 16" in e.value.message
+    with pytest.raises(ai00.GrammarError) as e:
+        ai00.Grammar.from_json_schema({"type": "integer", "multipleOf": 3})
+    assert "/multipleOf" in e.value.message
+    # A State of another model.
+    with ai00.Model(TINY) as tiny, tiny.new_state() as other, ai00.ChatTemplate("goose") as t:
+        with pytest.raises(ai00.MismatchError) as e:
+            ai00.Generator.chat(model, other, t, CHAT)
+        assert e.value.message
+        with pytest.raises(ai00.MismatchError):
+            ai00.State.load(model, other.save())
+    with pytest.raises(ai00.ModelFileError):
+        ai00.State.load(model, b"AI00STAT" + b"\0" * 64)
+    with pytest.raises(ai00.Ai00IOError):
+        ai00.State.load_file(model, tmp_path / "missing.state")
+    with pytest.raises(ai00.FormatError) as e:
+        with ai00.ChatTemplate("goose") as t:
+            t.render([{"role": "nobody"}])
+    with pytest.raises(ai00.InvalidArgumentError) as e:
+        ai00.ChatTemplate("nope")
+    assert "goose" in e.value.message
+    with pytest.raises(ai00.InvalidArgumentError):
+        ai00.Generator.raw(model, state, "")
+    with pytest.raises(ai00.InvalidArgumentError):
+        state.eval([600])
+    assert "600" in state.last_error
+
+
+def test_closed_handles_are_refused_and_close_is_idempotent(model):
+    s = model.new_state()
+    s.close()
+    s.close()
+    assert s.closed
+    with pytest.raises(ai00.InvalidArgumentError):
+        s.save()
+    # Closing a State first closes the generator that borrows it.
+    s = model.new_state()
+    t = ai00.ChatTemplate("goose")
+    g = ai00.Generator.chat(model, s, t, CHAT, max_tokens=2)
+    s.close()
+    assert g.closed
+    t.close()
