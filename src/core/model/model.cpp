@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/limits.h"
 #include "base/dequant.h"
 #include "core/tokenizer/tokenizer.h"
 
@@ -75,6 +76,9 @@ std::shared_ptr<const Model> Model::load(const std::string& path, const ModelPar
     throw InvalidArgument("ModelParams.n_threads must be >= 1, got " +
                           std::to_string(params.n_threads));
   }
+  if (uint32_t max = limits().max_threads; static_cast<uint64_t>(params.n_threads) > max)
+    throw_limit(ErrorKind::invalid_argument, "ModelParams.n_threads",
+                std::to_string(params.n_threads) + " threads", "max_threads", max);
   std::shared_ptr<Model> m(new Model());
   m->kernels_ = choose_kernels(params.forced_isa);
   m->weights_ = open_weights(path);
@@ -95,7 +99,8 @@ std::shared_ptr<const Model> Model::load(const std::string& path, const ModelPar
 void Model::attach_tokenizer(const std::string& model_path, const std::string& vocab_path) {
   std::string source;
   if (!weights_->gguf_tokens.empty()) {
-    tokenizer_ = Tokenizer::from_gguf(weights_->gguf_tokens, weights_->gguf_token_types);
+    tokenizer_ = Tokenizer::from_gguf(weights_->gguf_tokens, weights_->gguf_token_types,
+                                      weights_->path, weights_->gguf_token_offsets);
     source = model_path + " (tokenizer.ggml.tokens)";
   } else if (!vocab_path.empty()) {
     tokenizer_ = Tokenizer::from_vocab_file(vocab_path);
