@@ -171,7 +171,8 @@ AI00_API ai00_status ai00_model_params_default(ai00_model_params* out_params);
 typedef struct ai00_limits {
   uint32_t struct_size;        /* sizeof(ai00_limits) of the caller's header */
   uint32_t max_nesting_depth;  /* KBNF groups, regex groups and classes, JSON arrays/objects
-                                * (conversations, tools, schemas), pickle MARKs: 256 */
+                                * (conversations, tools, schemas), pickle MARKs: 256; at most
+                                * 1000 (the parsers recurse once per level) */
   uint32_t max_threads;        /* ai00_model_params.n_threads: 1024 */
   uint32_t reserved;           /* 0 */
   uint64_t max_grammar_states; /* DFA states of all the automata of one grammar: 50,000 */
@@ -186,8 +187,8 @@ typedef struct ai00_limits {
 AI00_API ai00_status ai00_limits_default(ai00_limits* out_limits);
 /* Writes the limits in force into *out_limits (whose struct_size the caller sets). */
 AI00_API ai00_status ai00_limits_get(ai00_limits* out_limits);
-/* Replaces the process-wide limits. A zero field is AI00_ERR_INVALID_ARGUMENT naming it, and
- * nothing changes. */
+/* Replaces the process-wide limits. A zero field, or max_nesting_depth above 1000, is
+ * AI00_ERR_INVALID_ARGUMENT naming it, and nothing changes. */
 AI00_API ai00_status ai00_limits_set(const ai00_limits* limits);
 
 /* Loads a model from `path` (GGUF, safetensors/.st, rwkv.cpp .bin or PyTorch .pth); `params`

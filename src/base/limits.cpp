@@ -32,6 +32,11 @@ void set_limits(const Limits& l) {
   positive(l.max_file_bytes, "max_file_bytes");
   positive(l.max_string_bytes, "max_string_bytes");
   positive(l.max_tokens, "max_tokens");
+  // Parsers recurse once per nesting level: past this even a large thread stack may overflow.
+  if (l.max_nesting_depth > kMaxNestingDepthCap)
+    throw InvalidArgument("limit max_nesting_depth must be at most " +
+                          std::to_string(kMaxNestingDepthCap) + ", got " +
+                          std::to_string(l.max_nesting_depth));
   std::lock_guard<std::mutex> lock(limits_mutex());
   current() = l;
 }

@@ -34,9 +34,14 @@ struct Limits {
   uint64_t max_tokens = uint64_t(1) << 24;
 };
 
+// The largest accepted max_nesting_depth: the parsers recurse once per level, and this many
+// levels fit in the 8 MiB stack of a Linux thread, also under AddressSanitizer (tested).
+constexpr uint32_t kMaxNestingDepthCap = 1000;
+
 // The current limits (a copy).
 Limits limits();
-// Replaces the limits; every field must be >= 1 (InvalidArgument names the field otherwise).
+// Replaces the limits; every field must be >= 1 and max_nesting_depth <= kMaxNestingDepthCap
+// (InvalidArgument names the field otherwise).
 void set_limits(const Limits& l);
 
 // "<where>: <what> exceeds the limit <name> = <value>" as an Error of `kind`.

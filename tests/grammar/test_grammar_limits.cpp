@@ -5,6 +5,7 @@
 #include <chrono>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "base/error.h"
 #include "base/limits.h"
@@ -172,4 +173,25 @@ TEST_CASE("limits refuse zero values naming the field", "[grammar][limits]") {
   } catch (const ai00::internal::InvalidArgument& e) {
     CHECK_THAT(e.what(), Contains("max_threads"));
   }
+}
+
+TEST_CASE("the largest nesting limit still fits the stack", "[grammar][limits]") {
+  LimitsGuard guard;
+  Limits l = ai00::internal::limits();
+  l.max_nesting_depth = ai00::internal::kMaxNestingDepthCap + 1;
+  CHECK_THROWS_AS(ai00::internal::set_limits(l), ai00::internal::InvalidArgument);
+  l.max_nesting_depth = ai00::internal::kMaxNestingDepthCap;
+  ai00::internal::set_limits(l);
+  const size_t n = ai00::internal::kMaxNestingDepthCap - 1;
+  // Run on a thread with the default stack, as a library caller would.
+  std::thread t([&] {
+    CHECK(parse_kbnf("start ::= " + std::string(n, '(') + "'a'" + std::string(n, ')') + ";").ok());
+    CompiledGrammar::compile_kbnf("start ::= #'" + std::string(n, '(') + "a" + std::string(n, ')') +
+                                      "';",
+                                  nullptr);
+    CompiledGrammar::compile_kbnf("start ::= #'" + std::string(n, '[') + "a" + std::string(n, ']') +
+                                      "';",
+                                  nullptr);
+  });
+  t.join();
 }

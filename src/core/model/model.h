@@ -30,6 +30,10 @@
 #include "cpu_kernels/kernels.h"
 
 namespace ai00::internal {
+class ThreadPool;
+}  // namespace ai00::internal
+
+namespace ai00::internal {
 
 class Tokenizer;
 
@@ -147,6 +151,7 @@ class Model {
   int n_threads_ = 1;
   uint64_t fingerprint_ = 0;
   std::unique_ptr<tbb::task_arena> arena_;
+  std::shared_ptr<ThreadPool> pool_;  // instead of arena_ in ThreadSanitizer builds
   std::shared_ptr<const Tokenizer> tokenizer_;
 };
 
