@@ -8,6 +8,7 @@ packages=(
   libeigen3-dev libxsimd-dev libtbb-dev libsimdjson-dev libfmt-dev
   catch2 libbenchmark-dev
   python3-numpy
+  clang-14 libclang-rt-14-dev
 )
 
 missing=()
