@@ -16,7 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text = in.rest();
   if (mode & 1) {
     auto tools = format::parse_tools(text);
-    if (tools.ok()) (void)json::write(format::to_json(tools.value()[0]));
+    if (tools.ok())
+      for (const auto& t : tools.value()) (void)json::write(format::to_json(t));
     return 0;
   }
   auto conv = format::parse_conversation(text);
