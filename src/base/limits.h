@@ -24,7 +24,7 @@ struct Limits {
   uint32_t max_nesting_depth = 256;
   // Threads of one model's pool.
   uint32_t max_threads = 1024;
-  // One text input: KBNF source, JSON document (conversation, tools, schema), vocabulary file.
+  // One text input: KBNF source, JSON document (conversation, tools, schema), pickle.
   uint64_t max_input_bytes = uint64_t(64) << 20;
   // One file opened by the library (weights, State, vocabulary).
   uint64_t max_file_bytes = uint64_t(1) << 40;

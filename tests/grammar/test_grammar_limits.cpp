@@ -9,6 +9,7 @@
 
 #include "base/error.h"
 #include "base/limits.h"
+#include "grammar/json_schema.h"
 #include "grammar/kbnf_parser.h"
 #include "grammar/matcher.h"
 #include "grammar/regex.h"
@@ -194,4 +195,17 @@ TEST_CASE("the largest nesting limit still fits the stack", "[grammar][limits]")
                                   nullptr);
   });
   t.join();
+}
+
+TEST_CASE("JSON Schema nesting is bounded by max_nesting_depth", "[grammar][limits]") {
+  LimitsGuard guard;
+  Limits l = ai00::internal::limits();
+  l.max_nesting_depth = 5;
+  ai00::internal::set_limits(l);
+  std::string s = "{\"type\":\"string\"}";
+  for (int i = 0; i < 6; ++i) s = "{\"type\":\"array\",\"items\":" + s + "}";
+  auto r = json_schema_to_kbnf(s);
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.error().message, Contains("schema nested deeper than the limit max_nesting_depth = 5"));
+  CHECK_THAT(r.error().message, Contains("/items/items/items/items"));
 }
