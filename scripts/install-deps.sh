@@ -12,6 +12,7 @@ packages=(
   # bindings/go (cgo; cargo for bindings/rust comes with the machine's rustup)
   golang-go
   python3-pytest valgrind mono-devel
+  clang-14 libclang-rt-14-dev
 )
 
 # Node.js and npm for bindings/node: any install that provides both (Debian's nodejs + npm, or

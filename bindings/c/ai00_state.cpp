@@ -190,6 +190,12 @@ AI00_API ai00_status ai00_state_sample(uint32_t* out_token, ai00_state* state,
     require(out_token, fn, "out_token");
     require(state, fn, "state");
     require(logits, fn, "logits");
+    const size_t n_vocab = static_cast<size_t>(state->model->config().vocab);
+    if (n_logits != n_vocab)  // fewer would read past the caller's buffer, more are meaningless
+      throw ai00::internal::InvalidArgument(std::string(fn) + ": n_logits is " +
+                                            std::to_string(n_logits) +
+                                            ", the model's vocabulary has " +
+                                            std::to_string(n_vocab) + " entries");
     ai00::internal::SamplerParams p = ai00::internal::abi::sampler_params(params, fn);
     ai00::internal::SamplerInput in;
     in.logits = logits;

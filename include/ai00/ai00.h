@@ -160,6 +160,37 @@ typedef struct ai00_model_params {
  * vocabulary path). */
 AI00_API ai00_status ai00_model_params_default(ai00_model_params* out_params);
 
+/* ---- Limits ----------------------------------------------------------------------------------
+ * One set of resource limits for every parser, compiler and loader of the library. Each is
+ * checked before the work it bounds; exceeding one fails that call with the status of its input
+ * (AI00_ERR_GRAMMAR for a grammar, AI00_ERR_FORMAT for a conversation, AI00_ERR_MODEL_FILE or
+ * AI00_ERR_IO for a file, AI00_ERR_INVALID_ARGUMENT for a parameter) and a message naming the
+ * limit, its value and where: "...: group nesting exceeds the limit max_nesting_depth = 256".
+ * The limits are process-wide: ai00_limits_set affects calls that start afterwards, on every
+ * thread. Fields are only ever appended; zero is never a valid value. */
+typedef struct ai00_limits {
+  uint32_t struct_size;        /* sizeof(ai00_limits) of the caller's header */
+  uint32_t max_nesting_depth;  /* KBNF groups, regex groups and classes, JSON arrays/objects
+                                * (conversations, tools, schemas), pickle MARKs: 256; at most
+                                * 1000 (the parsers recurse once per level) */
+  uint32_t max_threads;        /* ai00_model_params.n_threads: 1024 */
+  uint32_t reserved;           /* 0 */
+  uint64_t max_grammar_states; /* DFA states of all the automata of one grammar: 50,000 */
+  uint64_t max_nfa_states;     /* NFA states of one grammar terminal: 200,000 */
+  uint64_t max_input_bytes;    /* one text input (KBNF, JSON document, pickle): 64 MiB */
+  uint64_t max_file_bytes;     /* one file the library opens (weights, State, vocab): 1 TiB */
+  uint64_t max_string_bytes;   /* one KBNF literal, regex or #substrs text: 1 MiB */
+  uint64_t max_tokens;         /* tokens of one prompt or generation (max_tokens): 16 Mi */
+} ai00_limits;
+
+/* Fills *out_limits with the documented defaults above (struct_size set). */
+AI00_API ai00_status ai00_limits_default(ai00_limits* out_limits);
+/* Writes the limits in force into *out_limits (whose struct_size the caller sets). */
+AI00_API ai00_status ai00_limits_get(ai00_limits* out_limits);
+/* Replaces the process-wide limits. A zero field, or max_nesting_depth above 1000, is
+ * AI00_ERR_INVALID_ARGUMENT naming it, and nothing changes. */
+AI00_API ai00_status ai00_limits_set(const ai00_limits* limits);
+
 /* Loads a model from `path` (GGUF, safetensors/.st, rwkv.cpp .bin or PyTorch .pth); `params`
  * may be NULL for the defaults. On success *out_model owns the model; free it with
  * ai00_model_free once no State, Grammar or Generator made from it is in use.
@@ -409,8 +440,9 @@ AI00_API ai00_status ai00_sampler_params_preset(ai00_sampler_params* out_params,
 /* Draws one token from `logits` (n_logits = n_vocab floats, e.g. from ai00_state_eval) with
  * the State's RNG and penalty table, and updates them (a manual decode loop; generators do this
  * for you, with grammars and stop strings). `params` may be NULL for the defaults. Errors:
- * AI00_ERR_INVALID_ARGUMENT for bad parameters (naming the field) or when no token can be
- * drawn; the State is unchanged then. */
+ * AI00_ERR_INVALID_ARGUMENT for bad parameters (naming the field), for n_logits other than the
+ * model's n_vocab (both counts in the message) or when no token can be drawn; the State is
+ * unchanged then. */
 AI00_API ai00_status ai00_state_sample(uint32_t* out_token, ai00_state* state,
                                        const ai00_sampler_params* params, const float* logits,
                                        size_t n_logits);

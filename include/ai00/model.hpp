@@ -29,6 +29,23 @@
 namespace ai00 {
 inline namespace api {
 
+// The process-wide resource limits (ai00.h "Limits"): nesting depth, grammar states, input,
+// file and string sizes, threads, tokens. Each is checked before the work it bounds.
+//
+//   ai00::Limits l = ai00::Limits::current();
+//   l.max_nesting_depth = 64;
+//   l.apply();  // later calls on every thread see it
+struct Limits : ai00_limits {
+  Limits() : ai00_limits{} { detail::check(ai00_limits_default(this)); }
+  static Limits defaults() { return Limits(); }
+  static Limits current() {
+    Limits l;
+    detail::check(ai00_limits_get(&l));
+    return l;
+  }
+  void apply() const { detail::check(ai00_limits_set(this)); }
+};
+
 struct ModelOptions {
   int32_t n_threads = 1;   // pool size; 1 = the calling thread only. Results never depend on it
   std::string forced_isa;  // "" = best supported; "scalar", "avx2", ... to force

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "base/error.h"
+#include "base/limits.h"
 
 namespace ai00::internal {
 
@@ -29,6 +30,10 @@ MappedFile MappedFile::open(const std::string& path) {
     throw IoError(path + ": is a directory, not a file");
   }
   f.size_ = static_cast<size_t>(st.st_size);
+  if (uint64_t max = limits().max_file_bytes; f.size_ > max) {  // before mapping or reading
+    ::close(fd);
+    throw_limit(ErrorKind::io, path, std::to_string(f.size_) + " bytes", "max_file_bytes", max);
+  }
   if (f.size_ == 0) {  // mmap of length 0 fails; an empty file is a valid (empty) view
     ::close(fd);
     return f;

@@ -1,6 +1,10 @@
 // Chooses the kernel table once, at model load (docs/model.md "Kernels and ISAs"). Detection uses
 // __builtin_cpu_supports on x86, which also checks that the OS saves the wider registers
 // (never xsimd's detector, docs/model.md "Kernels and ISAs"); NEON is baseline on aarch64.
+#if defined(__x86_64__) || defined(_M_X64)
+#include <cpuid.h>
+#endif
+
 #include <cstdlib>
 #include <cstring>
 
@@ -53,8 +57,14 @@ bool cpu_runs(const std::string& name) {
   if (name == "scalar") return true;
 #if defined(__x86_64__) || defined(_M_X64)
   if (name == "sse2") return true;  // the x86-64 baseline
-  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                    __builtin_cpu_supports("f16c");
+#if defined(__clang__) && __clang_major__ < 15
+  // clang 14 (the `fuzz` preset) has no "f16c" in __builtin_cpu_supports: CPUID.1:ECX bit 29.
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
+#else
+  const bool f16c = __builtin_cpu_supports("f16c");
+#endif
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
   if (name == "avx2") return avx2;
   // The avx512 objects are built with -mavx512f/cd/dq/bw -mf16c -mfma.
   // AVX-VNNI (VEX vpdpbusd) on top of avx2.

@@ -4,9 +4,12 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "base/json_escape.h"
+#include "base/limits.h"
+#include "base/utf8.h"
 
 namespace ai00::internal::json {
 
@@ -257,9 +260,9 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
-constexpr int kMaxDepth = 256;  // deeper documents are refused rather than risk the stack
-
 struct Reader {
+  // Deeper documents are refused rather than risk the stack (base/limits.h).
+  int max_depth = static_cast<int>(std::min<uint32_t>(limits().max_nesting_depth, 1u << 30));
   od::document* doc = nullptr;
   const char* base = nullptr;
   std::string message;  // first error, with its byte offset
@@ -286,7 +289,9 @@ struct Reader {
   }
 
   bool value(od::value v, Value& out, int depth) {
-    if (depth > kMaxDepth) return fail("nesting deeper than 256 levels");
+    if (depth >= max_depth)
+      return fail(limit_message("", "array/object nesting", "max_nesting_depth",
+                                static_cast<uint64_t>(max_depth)));
     od::json_type t;
     if (auto e = v.type().get(t)) return fail(e);
     switch (t) {
@@ -396,13 +401,22 @@ struct Reader {
 }  // namespace
 
 Result<Value> parse(std::string_view text) {
+  if (uint64_t max = limits().max_input_bytes; text.size() > max)  // before any work
+    return make_error(ErrorKind::format,
+                      limit_message("JSON document", std::to_string(text.size()) + " bytes",
+                                    "max_input_bytes", max));
   // The document must outlive every value read from it; keep all of it local to this call.
   simdjson::padded_string padded(text);
   od::parser parser;
   od::document doc;
-  if (auto e = parser.iterate(padded).get(doc))
+  if (auto e = parser.iterate(padded).get(doc)) {
+    if (e == simdjson::UTF8_ERROR)  // say where: the first byte that is not valid UTF-8
+      return make_error(ErrorKind::format,
+                        fmt::format("invalid UTF-8 at byte offset {} of the JSON document",
+                                    utf8::valid_prefix_len(text)));
     return make_error(ErrorKind::format,
                       std::string("JSON syntax error: ") + simdjson::error_message(e));
+  }
   Reader r;
   r.doc = &doc;
   r.base = padded.data();

@@ -57,54 +57,82 @@ TokenClasses* classify(const Dfa& dfa, uint32_t s, const VocabIndex& vocab) {
   return out;
 }
 
-// FIRST of the symbols rhs[from, to) into `out`; true if the whole range is nullable.
-bool first_of(const CompiledGrammar::Impl& g, const std::vector<uint64_t>& first_nt, uint32_t from,
-              uint32_t to, uint64_t* out) {
-  for (uint32_t i = from; i < to; ++i) {
-    int32_t sym = g.rhs[i];
-    const uint64_t* f = sym < 0
-                            ? &g.terminals[~sym].dfa.first_bytes[g.terminals[~sym].dfa.start * 4]
-                            : &first_nt[sym * 4];
-    for (int w = 0; w < 4; ++w) out[w] |= f[w];
-    if (sym < 0 ? !g.terminals[~sym].dfa.nullable() : !g.nullable[sym]) return false;
+// Least fixed point of set[dst] |= set[src] over `edges` (src -> dst), from the seeded sets: a
+// worklist, so each edge is revisited only when its source grows (at most 256 times).
+void propagate(std::vector<uint64_t>& sets, const std::vector<std::vector<uint32_t>>& edges) {
+  size_t n = edges.size();
+  std::vector<uint32_t> work;
+  std::vector<uint8_t> queued(n, 1);
+  for (size_t a = 0; a < n; ++a) work.push_back(uint32_t(a));
+  while (!work.empty()) {
+    uint32_t a = work.back();
+    work.pop_back();
+    queued[a] = 0;
+    for (uint32_t b : edges[a]) {
+      bool grew = false;
+      for (int w = 0; w < 4; ++w)
+        if ((sets[b * 4 + w] | sets[a * 4 + w]) != sets[b * 4 + w])
+          sets[b * 4 + w] |= sets[a * 4 + w], grew = true;
+      if (grew && !queued[b]) queued[b] = 1, work.push_back(b);
+    }
   }
-  return true;
 }
 
-// FIRST and FOLLOW fixed points over bytes, then the follow set of every rhs position.
+// FIRST and FOLLOW over bytes, then the follow set of every rhs position. Each production is
+// walked backwards once (suffix FIRST and suffix nullability), and the fixed points are
+// worklists, so the time is linear in the grammar's size times the 256 bytes.
 void compute_follow(CompiledGrammar::Impl& g) {
   size_t n = g.nullable.size(), p_count = g.prod_lhs.size();
-  std::vector<uint64_t> first(n * 4, 0), follow(n * 4, 0);
-  auto merge = [](uint64_t* dst, const uint64_t* src) {
-    bool changed = false;
-    for (int w = 0; w < 4; ++w)
-      if ((dst[w] | src[w]) != dst[w]) dst[w] |= src[w], changed = true;
-    return changed;
+  auto sym_nullable = [&](int32_t sym) {
+    return sym < 0 ? g.terminals[~sym].dfa.nullable() : g.nullable[sym] != 0;
   };
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (uint32_t p = 0; p < p_count; ++p) {
-      uint64_t f[4] = {};
-      first_of(g, first, g.prod_begin[p], g.prod_begin[p + 1], f);
-      changed |= merge(&first[g.prod_lhs[p] * 4], f);
-    }
-  }
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (uint32_t p = 0; p < p_count; ++p)
-      for (uint32_t i = g.prod_begin[p]; i < g.prod_begin[p + 1]; ++i) {
-        if (g.rhs[i] < 0) continue;
-        uint64_t f[4] = {};
-        if (first_of(g, first, i + 1, g.prod_begin[p + 1], f)) merge(f, &follow[g.prod_lhs[p] * 4]);
-        changed |= merge(&follow[g.rhs[i] * 4], f);
-      }
-  }
-  g.follow_after.assign(g.rhs.size() * 4, 0);
-  for (uint32_t p = 0; p < p_count; ++p)
+  auto term_first = [&](int32_t sym) {
+    return &g.terminals[~sym].dfa.first_bytes[g.terminals[~sym].dfa.start * 4];
+  };
+  std::vector<uint64_t> first(n * 4, 0), follow(n * 4, 0);
+  std::vector<std::vector<uint32_t>> first_edges(n), follow_edges(n);
+  for (uint32_t p = 0; p < p_count; ++p) {
+    uint32_t lhs = g.prod_lhs[p];
     for (uint32_t i = g.prod_begin[p]; i < g.prod_begin[p + 1]; ++i) {
-      uint64_t* f = &g.follow_after[i * 4];
-      if (first_of(g, first, i + 1, g.prod_begin[p + 1], f)) merge(f, &follow[g.prod_lhs[p] * 4]);
+      int32_t sym = g.rhs[i];
+      if (sym < 0) {
+        for (int w = 0; w < 4; ++w) first[lhs * 4 + w] |= term_first(sym)[w];
+      } else {
+        first_edges[sym].push_back(lhs);
+      }
+      if (!sym_nullable(sym)) break;
     }
+  }
+  propagate(first, first_edges);
+  // Suffix FIRST per position: follow_after[i] = FIRST(rhs[i+1..end)) (+ FOLLOW(lhs) later).
+  g.follow_after.assign(g.rhs.size() * 4, 0);
+  std::vector<uint8_t> tail_nullable(g.rhs.size(), 0);
+  for (uint32_t p = 0; p < p_count; ++p) {
+    uint32_t lhs = g.prod_lhs[p], begin = g.prod_begin[p], end = g.prod_begin[p + 1];
+    uint64_t acc[4] = {};
+    bool nullable = true;
+    for (uint32_t i = end; i-- > begin;) {
+      for (int w = 0; w < 4; ++w) g.follow_after[i * 4 + w] = acc[w];
+      tail_nullable[i] = nullable;
+      int32_t sym = g.rhs[i];
+      if (sym >= 0) {
+        for (int w = 0; w < 4; ++w) follow[sym * 4 + w] |= acc[w];
+        if (nullable) follow_edges[lhs].push_back(uint32_t(sym));
+      }
+      const uint64_t* f = sym < 0 ? term_first(sym) : &first[sym * 4];
+      if (!sym_nullable(sym)) {
+        for (int w = 0; w < 4; ++w) acc[w] = f[w];
+        nullable = false;
+      } else {
+        for (int w = 0; w < 4; ++w) acc[w] |= f[w];
+      }
+    }
+  }
+  propagate(follow, follow_edges);
+  for (uint32_t p = 0; p < p_count; ++p)
+    for (uint32_t i = g.prod_begin[p]; i < g.prod_begin[p + 1]; ++i)
+      if (tail_nullable[i])
+        for (int w = 0; w < 4; ++w) g.follow_after[i * 4 + w] |= follow[g.prod_lhs[p] * 4 + w];
 }
 
 }  // namespace

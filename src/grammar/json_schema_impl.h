@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "base/json_escape.h"
+#include "base/limits.h"
 #include "grammar/json_schema.h"
 #include "grammar/kbnf_writer.h"
 #include "grammar/matcher.h"
@@ -297,7 +298,9 @@ struct SchemaConverter::Impl {
       int& d;
       ~DepthGuard() { --d; }
     } guard{++depth};
-    if (depth > 256) throw SchemaError{"schema nested deeper than 256 levels at " + show(pointer)};
+    if (uint32_t max = limits().max_nesting_depth; depth > static_cast<int>(max))
+      throw SchemaError{show(pointer) + ": schema nested deeper than the limit max_nesting_depth = " +
+                        std::to_string(max)};
     const std::string body = schema_expr(resolve(pointer, "schema"), pointer, mode, terminator);
     rule_lines.push_back(name + " ::= " + body + ";");
     memo_guard.done = true;

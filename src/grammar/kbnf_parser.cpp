@@ -8,6 +8,7 @@
 #include <cstring>
 #include <utility>
 
+#include "base/limits.h"
 #include "base/utf8.h"
 
 namespace ai00::internal::grammar {
@@ -191,8 +192,12 @@ class Parser {
   }
 
   Expr parse_group(char close, ExprKind kind, size_t open_at) {
-    if (++depth_ > kMaxDepth) {  // bounded recursion: hostile input cannot exhaust the stack
-      fail_at(open_at, "at most " + std::to_string(kMaxDepth) + " nested groups");
+    if (++depth_ > max_depth_) {  // bounded recursion: hostile input cannot exhaust the stack
+      if (error_.message.empty())
+        error_ = make_error(ErrorKind::grammar,
+                            at_message(pos_at(open_at), limit_message("", "group nesting",
+                                                                      "max_nesting_depth",
+                                                                      max_depth_)));
       return {};
     }
     ++i_;
@@ -273,8 +278,8 @@ class Parser {
   std::string_view text_;
   std::vector<size_t> line_starts_;
   size_t i_ = 0;
-  int depth_ = 0;
-  static constexpr int kMaxDepth = 500;
+  uint32_t depth_ = 0;
+  uint32_t max_depth_ = limits().max_nesting_depth;
   ErrorInfo error_;
 };
 
@@ -363,6 +368,10 @@ Result<std::string> unescape_kbnf_literal(std::string_view s, SourcePos pos) {
 }
 
 Result<Grammar> parse_kbnf(std::string_view text, const ParseOptions& options) {
+  if (uint64_t max = limits().max_input_bytes; text.size() > max)
+    return make_error(ErrorKind::grammar,
+                      limit_message("KBNF grammar", std::to_string(text.size()) + " bytes",
+                                    "max_input_bytes", max));
   return Parser(text).run(options);
 }
 

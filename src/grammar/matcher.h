@@ -51,10 +51,11 @@ enum class EndPolicy {
 struct CompileOptions {
   // Bound on the determinised automata of one grammar (all its regexes together): past it,
   // compile() fails with a GrammarError naming the regex being built (docs/grammar.md
-  // "Regex automata").
-  size_t max_dfa_states = 50000;
-  // Bound on one regex's NFA (counted repeats such as {0,200} expand into copies).
-  size_t max_nfa_states = 200000;
+  // "Regex automata"). 0: the process-wide limit max_grammar_states (base/limits.h).
+  size_t max_dfa_states = 0;
+  // Bound on one regex's NFA (counted repeats such as {0,200} expand into copies). 0: the
+  // process-wide limit max_nfa_states.
+  size_t max_nfa_states = 0;
   EndPolicy end_policy = EndPolicy::eos;
 };
 

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "base/error.h"
+#include "base/limits.h"
 
 namespace ai00::internal::grammar {
 namespace {
@@ -36,8 +37,11 @@ class Lowering {
  public:
   Lowering(const Grammar& g, const CompileOptions& o, CompiledGrammar::Impl& impl)
       : g_(g), impl_(impl) {
-    budget_.max_dfa_states = o.max_dfa_states;
-    budget_.max_nfa_states = o.max_nfa_states;
+    Limits lim = limits();
+    budget_.max_dfa_states = o.max_dfa_states ? o.max_dfa_states : lim.max_grammar_states;
+    budget_.max_nfa_states = o.max_nfa_states ? o.max_nfa_states : lim.max_nfa_states;
+    budget_.dfa_limit = budget_.max_dfa_states;
+    budget_.max_string_bytes = lim.max_string_bytes;
   }
 
   void run() {
@@ -158,6 +162,44 @@ class Lowering {
   int32_t symbol_or_group(const Expr& e) { return symbol(e); }
 
   // Productive analysis, nullable sets, CSR layout.
+  // marked[a] = 1 when some production of a has only terminals t with term[t] and marked
+  // nonterminals; each production keeps a count of its unmarked symbols (the classic linear
+  // algorithm for productive and nullable nonterminals).
+  void mark_fixed_point(const std::vector<uint8_t>& term, std::vector<uint8_t>& marked) {
+    size_t n = prods_.size();
+    marked.assign(n, 0);
+    std::vector<std::pair<uint32_t, uint32_t>> prod_ids;  // (lhs, index within lhs)
+    std::vector<uint32_t> pending;                         // unmarked symbols per production
+    std::vector<std::vector<uint32_t>> uses(n);            // nonterminal -> productions using it
+    std::vector<uint32_t> work;
+    for (size_t a = 0; a < n; ++a)
+      for (size_t k = 0; k < prods_[a].size(); ++k) {
+        uint32_t id = static_cast<uint32_t>(prod_ids.size());
+        prod_ids.push_back({uint32_t(a), uint32_t(k)});
+        uint32_t count = 0;
+        bool dead = false;
+        for (int32_t s : prods_[a][k]) {
+          if (s < 0) {
+            if (!term[~s]) dead = true;
+          } else {
+            ++count;
+            uses[s].push_back(id);
+          }
+        }
+        pending.push_back(dead ? UINT32_MAX : count);
+        if (!dead && count == 0 && !marked[a]) marked[a] = 1, work.push_back(uint32_t(a));
+      }
+    while (!work.empty()) {
+      uint32_t b = work.back();
+      work.pop_back();
+      for (uint32_t id : uses[b]) {
+        if (pending[id] == UINT32_MAX || pending[id] == 0) continue;
+        uint32_t a = prod_ids[id].first;
+        if (--pending[id] == 0 && !marked[a]) marked[a] = 1, work.push_back(a);
+      }
+    }
+  }
+
   void finish() {
     size_t n = prods_.size();
     std::vector<uint8_t> productive(n, 0), term_ok(impl_.terminals.size());
@@ -165,40 +207,17 @@ class Lowering {
       const Dfa& d = impl_.terminals[t].dfa;
       term_ok[t] = d.accepting[d.start] || d.live_out[d.start];
     }
+    // Productive, then nullable: least fixed points by a worklist over the occurrences of each
+    // nonterminal, linear in the grammar's size (a 50,000-rule chain is no harder than a short one).
+    std::vector<uint8_t> term_null(term_ok.size());
+    for (size_t t = 0; t < term_ok.size(); ++t)
+      term_null[t] = term_ok[t] && impl_.terminals[t].dfa.nullable();
+    mark_fixed_point(term_ok, productive);
     auto sym_ok = [&](int32_t s) { return s < 0 ? term_ok[~s] != 0 : productive[s] != 0; };
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (size_t a = 0; a < n; ++a) {
-        if (productive[a]) continue;
-        for (const auto& seq : prods_[a])
-          if (std::all_of(seq.begin(), seq.end(), sym_ok)) {
-            productive[a] = 1;
-            changed = true;
-            break;
-          }
-      }
-    }
     if (!productive[0])
       throw GrammarError("the grammar accepts no string (start rule `" + g_.start +
                          "` cannot complete)");
-    impl_.nullable.assign(n, 0);
-    auto sym_null = [&](int32_t s) {
-      if (s < 0) return impl_.terminals[~s].dfa.nullable();
-      return impl_.nullable[s] != 0;
-    };
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (size_t a = 0; a < n; ++a) {
-        if (impl_.nullable[a]) continue;
-        for (const auto& seq : prods_[a])
-          if (std::all_of(seq.begin(), seq.end(), sym_ok) &&
-              std::all_of(seq.begin(), seq.end(), sym_null)) {
-            impl_.nullable[a] = 1;
-            changed = true;
-            break;
-          }
-      }
-    }
+    mark_fixed_point(term_null, impl_.nullable);
     impl_.prod_begin.push_back(0);
     impl_.nt_prod_begin.push_back(0);
     for (size_t a = 0; a < n; ++a) {

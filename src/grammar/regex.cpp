@@ -7,11 +7,17 @@
 #include <string>
 #include <unordered_map>
 
+#include "base/limits.h"
 #include "base/utf8.h"
 #include "grammar/regex_internal.h"
 
 namespace ai00::internal::grammar {
 namespace {
+
+ErrorInfo budget_error(const DfaBudget& budget) {
+  return make_error(ErrorKind::grammar, limit_message("", "the number of DFA states",
+                                                      "max_grammar_states", budget.dfa_limit));
+}
 
 enum class EdgeKind : uint8_t { byte, eps, start_assert, end_assert };
 
@@ -211,7 +217,9 @@ class SubsetBuilder {
     make_classes();
     std::vector<uint32_t> init;
     closure({nfa_.start}, true, false, init);
-    add_state(std::move(init), /*initial=*/true, 0);
+    // The budget may run out on the very first state of this terminal: report it, never go on
+    // with an automaton that has no states.
+    if (add_state(std::move(init), /*initial=*/true, 0) == Dfa::kDead) return error_;
     std::vector<uint32_t> seeds, next;
     for (size_t s = 0; s < sets_.size(); ++s) {
       if (!expand_[s]) continue;
@@ -324,8 +332,7 @@ class SubsetBuilder {
 
   uint32_t add_state(std::vector<uint32_t> set, bool initial, uint8_t u8) {
     if (budget_.max_dfa_states == 0) {
-      error_ =
-          make_error(ErrorKind::grammar, "automaton larger than the grammar's DFA state bound");
+      error_ = budget_error(budget_);
       return Dfa::kDead;
     }
     --budget_.max_dfa_states;
@@ -400,23 +407,70 @@ class SubsetBuilder {
   ErrorInfo error_;
 };
 
-// #substrs: position states 0..n, the start reaches every position by epsilon, all accept.
-Nfa substrings_nfa(std::string_view text) {
-  Nfa nfa;
-  size_t n = text.size();
-  nfa.states.resize(n + 3);
-  uint32_t start = static_cast<uint32_t>(n + 1), accept = static_cast<uint32_t>(n + 2);
-  for (size_t i = 0; i <= n; ++i) {
-    nfa.states[start].push_back(Edge{EdgeKind::eps, 0, 0, uint32_t(i)});
-    nfa.states[i].push_back(Edge{EdgeKind::eps, 0, 0, accept});
-    if (i < n) {
-      uint8_t b = static_cast<uint8_t>(text[i]);
-      nfa.states[i].push_back(Edge{EdgeKind::byte, b, b, uint32_t(i + 1)});
+// #substrs: the suffix automaton of the text (Blumer et al.), built online in O(n * classes)
+// time with at most 2n - 1 states, every one accepting (each is reached by a substring). Its
+// states count against the grammar's budget as they are made, so a text too large for the
+// budget fails after work proportional to the budget.
+Result<Dfa> substrings_dfa(std::string_view text, DfaBudget& budget) {
+  Dfa dfa;
+  bool present[256] = {};
+  for (unsigned char b : text) present[b] = true;
+  uint32_t k = 1;  // class 0: bytes absent from the text (always dead)
+  for (int b = 0; b < 256; ++b) dfa.byte_class[b] = present[b] ? static_cast<uint8_t>(k++) : 0;
+  dfa.num_classes = k;
+  std::vector<uint32_t> len, link;
+  auto add = [&](uint32_t l) -> uint32_t {
+    if (budget.max_dfa_states == 0) return Dfa::kDead;
+    --budget.max_dfa_states;
+    len.push_back(l);
+    link.push_back(Dfa::kDead);
+    dfa.next.resize(dfa.next.size() + k, Dfa::kDead);
+    return static_cast<uint32_t>(len.size() - 1);
+  };
+  if (add(0) == Dfa::kDead) return budget_error(budget);
+  uint32_t last = 0;
+  for (unsigned char byte : text) {
+    uint32_t c = dfa.byte_class[byte];
+    uint32_t cur = add(len[last] + 1);
+    if (cur == Dfa::kDead) return budget_error(budget);
+    uint32_t p = last;
+    while (p != Dfa::kDead && dfa.next[p * k + c] == Dfa::kDead) {
+      dfa.next[p * k + c] = cur;
+      p = link[p];
     }
+    if (p == Dfa::kDead) {
+      link[cur] = 0;
+    } else {
+      uint32_t q = dfa.next[p * k + c];
+      if (len[p] + 1 == len[q]) {
+        link[cur] = q;
+      } else {
+        uint32_t clone = add(len[p] + 1);
+        if (clone == Dfa::kDead) return budget_error(budget);
+        std::copy(dfa.next.begin() + size_t(q) * k, dfa.next.begin() + size_t(q + 1) * k,
+                  dfa.next.begin() + size_t(clone) * k);
+        link[clone] = link[q];
+        while (p != Dfa::kDead && dfa.next[p * k + c] == q) {
+          dfa.next[p * k + c] = clone;
+          p = link[p];
+        }
+        link[q] = link[cur] = clone;
+      }
+    }
+    last = cur;
   }
-  nfa.start = start;
-  nfa.accept = accept;
-  return nfa;
+  size_t n = len.size();
+  dfa.accepting.assign(n, 1);
+  dfa.live_out.assign(n, 0);
+  dfa.first_bytes.assign(n * 4, 0);
+  for (size_t s = 0; s < n; ++s)
+    for (int b = 0; b < 256; ++b)
+      if (dfa.next[s * k + dfa.byte_class[b]] != Dfa::kDead) {
+        dfa.live_out[s] = 1;
+        dfa.first_bytes[s * 4 + (b >> 6)] |= uint64_t(1) << (b & 63);
+      }
+  dfa.start = 0;
+  return dfa;
 }
 
 rx::Ast literal_ast(std::string_view text) {
@@ -442,10 +496,12 @@ Result<Dfa> build_terminal_dfa(ExprKind kind, std::string_view text, DfaBudget& 
   Mode mode = kind == ExprKind::regex_early        ? Mode::early
               : kind == ExprKind::regex_complement ? Mode::complement
                                                    : Mode::plain;
+  if (text.size() > budget.max_string_bytes)  // before any work
+    return make_error(ErrorKind::grammar,
+                      limit_message("", "a terminal of " + std::to_string(text.size()) + " bytes",
+                                    "max_string_bytes", budget.max_string_bytes));
   if (kind == ExprKind::substrings) {
-    if (text.size() + 3 > budget.max_nfa_states)
-      return make_error(ErrorKind::grammar, "#substrs text longer than the automaton bound");
-    nfa = substrings_nfa(text);
+    return substrings_dfa(text, budget);
   } else {
     rx::Ast ast;
     if (kind == ExprKind::literal) {
@@ -456,9 +512,9 @@ Result<Dfa> build_terminal_dfa(ExprKind kind, std::string_view text, DfaBudget& 
       ast = std::move(parsed).value();
     }
     if (!NfaBuilder(ast, budget.max_nfa_states).build(nfa))
-      return make_error(ErrorKind::grammar, "regex expands to more than " +
-                                                std::to_string(budget.max_nfa_states) +
-                                                " NFA states (a counted repeat too large?)");
+      return make_error(ErrorKind::grammar,
+                        limit_message("", "the regex's NFA (a counted repeat too large?)",
+                                      "max_nfa_states", budget.max_nfa_states));
   }
   return SubsetBuilder(nfa, mode, budget).run();
 }

@@ -18,8 +18,11 @@
 //
 // Ownership and threading: a Dfa is an immutable value after build_terminal_dfa returns.
 // Errors: build_terminal_dfa returns ErrorKind::grammar with "regex offset N: ..." for syntax
-// errors and "automaton larger than N states" when the budget runs out; the compiler prefixes
-// the terminal's line:column.
+// errors, "... exceeds the limit max_grammar_states = N" when the budget runs out (also on the
+// first state of a terminal) and "... exceeds the limit max_string_bytes = N" for a text too
+// long, checked before any work; the compiler prefixes the terminal's line:column.
+// #substrs builds the suffix automaton of its text directly (linear time and at most 2n states),
+// never a subset construction over position sets.
 #pragma once
 
 #include <cstddef>
@@ -51,6 +54,8 @@ struct Dfa {
 struct DfaBudget {
   size_t max_dfa_states = 50000;   // remaining for the whole grammar; decremented
   size_t max_nfa_states = 200000;  // per terminal
+  size_t dfa_limit = 50000;        // the initial max_dfa_states, named in the error
+  size_t max_string_bytes = size_t(1) << 20;  // one terminal's text, checked before any work
 };
 
 // Builds the automaton of one terminal (kind is one of the five terminal ExprKinds; text as in

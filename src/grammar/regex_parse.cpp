@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "base/utf8.h"
+#include "base/limits.h"
 #include "grammar/regex_internal.h"
 
 namespace ai00::internal::grammar {
@@ -205,7 +206,7 @@ struct Flags {
 
 class RegexParser {
  public:
-  explicit RegexParser(std::string_view p) : p_(p) {}
+  explicit RegexParser(std::string_view p) : p_(p), max_depth_(limits().max_nesting_depth) {}
 
   Result<Ast> run() {
     Flags f;
@@ -370,8 +371,8 @@ class RegexParser {
   }
 
   int parse_group(Flags& f) {
-    if (depth_ >= kMaxDepth) {  // bounded recursion: hostile input cannot exhaust the stack
-      fail("more than " + std::to_string(kMaxDepth) + " nested groups");
+    if (depth_ >= max_depth_) {  // bounded recursion: hostile input cannot exhaust the stack
+      fail(limit_message("", "group nesting", "max_nesting_depth", max_depth_));
       return -1;
     }
     ++i_;  // '('
@@ -663,8 +664,21 @@ class RegexParser {
     return true;
   }
 
-  bool parse_class(const Flags& f, CodeRanges& out) {
-    size_t open = i_++;
+  // A class `[...]`; with `operand`, the right operand of `&&`/`--`, whose `[` is implied (it
+  // runs to the enclosing class's `]`). Nested classes and operands count as nesting levels.
+  bool parse_class(const Flags& f, CodeRanges& out, bool operand = false) {
+    if (depth_ >= max_depth_) {  // bounded recursion: `[[[[...` cannot exhaust the stack
+      fail(limit_message("", "character class nesting", "max_nesting_depth", max_depth_));
+      return false;
+    }
+    ++depth_;
+    bool ok = parse_class_body(f, out, operand);
+    --depth_;
+    return ok;
+  }
+
+  bool parse_class_body(const Flags& f, CodeRanges& out, bool operand) {
+    size_t open = operand ? i_ : i_++;
     bool neg = i_ < p_.size() && p_[i_] == '^';
     if (neg) ++i_;
     CodeRanges acc;
@@ -679,16 +693,12 @@ class RegexParser {
       if (p_.compare(i_, 2, "&&") == 0 || p_.compare(i_, 2, "--") == 0) {
         bool sub = p_[i_] == '-';
         i_ += 2;
-        // The rest of this class is the right operand.
+        // The rest of this class is the right operand (parsed in place: no copy of the rest).
         CodeRanges rhs;
-        std::string wrapped = "[" + std::string(p_.substr(i_));
-        RegexParser sub_parser(wrapped);
-        sub_parser.i_ = 0;
-        if (!sub_parser.parse_class(f, rhs)) {
+        if (!parse_class(f, rhs, /*operand=*/true)) {
           fail("bad class operand after `&&`/`--`");
           return false;
         }
-        i_ += sub_parser.i_ - 1;
         normalize(acc);
         normalize(rhs);
         acc = intersect(acc, sub ? negate(rhs) : rhs);
@@ -709,8 +719,8 @@ class RegexParser {
 
   std::string_view p_;
   size_t i_ = 0;
-  int depth_ = 0;
-  static constexpr int kMaxDepth = 500;
+  uint32_t depth_ = 0;
+  uint32_t max_depth_;
   Ast ast_;
   ErrorInfo err_;
 };

@@ -94,10 +94,11 @@ TEST_CASE("regex errors", "[grammar][regex]") {
 
 TEST_CASE("size bounds stop exponential automata", "[grammar][regex]") {
   DfaBudget budget;
-  budget.max_dfa_states = 1000;
+  budget.max_dfa_states = budget.dfa_limit = 1000;
   auto r = build_terminal_dfa(ExprKind::regex, "(a|b)*a(a|b){12}", budget);
   REQUIRE_FALSE(r.ok());
-  CHECK_THAT(r.error().message, Contains("automaton larger than"));
+  CHECK_THAT(r.error().message,
+             Contains("the number of DFA states exceeds the limit max_grammar_states = 1000"));
   DfaBudget ok_budget;
   CHECK(build_terminal_dfa(ExprKind::regex, "[^\"]{0,200}", ok_budget).ok());
 }

@@ -37,12 +37,20 @@ std::vector<uint32_t> parse_tokens(const std::string& s) {
 
 // A serialized State (magic AI00STAT, ai00_state_save_file) or an ai00 `.state` file
 // (safetensors, a state-tuned initial state).
+// Every error names the file (--state-file).
 ai00::State load_state(const ai00::Model& model, const std::string& path) {
   char magic[8] = {};
   std::ifstream f(path, std::ios::binary);
   const bool serialized =
       f && f.read(magic, sizeof magic) && std::memcmp(magic, "AI00STAT", 8) == 0;
-  return serialized ? ai00::State::load_file(model, path) : ai00::State::load_initial(model, path);
+  try {
+    return serialized ? ai00::State::load_file(model, path)
+                      : ai00::State::load_initial(model, path);
+  } catch (const ai00::Error& e) {
+    const std::string what = e.what();
+    if (what.rfind(path, 0) == 0) throw;  // already starts with the file name
+    throw ai00::Error(e.status(), "--state-file " + path + ": " + what);
+  }
 }
 
 void write_file(const std::string& path, const std::vector<float>& v) {
@@ -57,7 +65,7 @@ int run_logits(const std::vector<std::string>& argv) {
   ai00::cli::Args args(argv, {"--model", "--tokens", "--state-file", "--threads", "--isa", "--out"},
                        {"--all"});
   ai00::ModelOptions options;
-  options.n_threads = static_cast<int32_t>(args.get_int("--threads", 1));
+  options.n_threads = static_cast<int32_t>(args.get_int("--threads", 1, 1, INT32_MAX));
   options.forced_isa = args.get("--isa").value_or("");
   const std::vector<uint32_t> tokens = parse_tokens(args.require("--tokens"));
   const std::string out_path = args.require("--out");

@@ -3,6 +3,7 @@
 // message on stderr and exit code 2.
 #pragma once
 
+#include <climits>
 #include <cstdio>
 #include <map>
 #include <optional>
@@ -31,7 +32,10 @@ class Args {
   bool has(const std::string& flag) const;
   std::optional<std::string> get(const std::string& flag) const;
   std::string require(const std::string& flag) const;
-  long long get_int(const std::string& flag, long long fallback) const;
+  // An integer flag in [min, max]; a value outside is a UsageError naming the range (never
+  // truncated into a narrower field).
+  long long get_int(const std::string& flag, long long fallback, long long min = LLONG_MIN,
+                    long long max = LLONG_MAX) const;
   double get_double(const std::string& flag, double fallback) const;
   const std::vector<std::string>& positional() const { return positional_; }
 

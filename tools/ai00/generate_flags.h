@@ -22,7 +22,7 @@ inline const std::vector<std::string>& sampler_value_flags() {
 
 inline ai00::Model load_model_flag(const Args& args) {
   ai00::ModelOptions mo;
-  mo.n_threads = static_cast<int32_t>(args.get_int("--threads", 1));
+  mo.n_threads = static_cast<int32_t>(args.get_int("--threads", 1, 1, INT32_MAX));
   mo.vocab_path = args.get("--vocab").value_or("");
   mo.forced_isa = args.get("--isa").value_or("");
   return ai00::Model::load(args.require("--model"), mo);
@@ -65,8 +65,7 @@ inline ai00::SamplerParams sampler_flags(const Args& args) {
   f("--frequency", p.frequency_penalty);
   f("--decay", p.penalty_decay);
   f("--repetition", p.repetition_penalty);
-  long long k = args.get_int("--top-k", p.top_k);
-  if (k < 0) throw UsageError("--top-k must be >= 0");
+  long long k = args.get_int("--top-k", p.top_k, 0, UINT32_MAX);
   p.top_k = static_cast<uint32_t>(k);
   if (args.has("--ban-eos")) p.ban_eos = 1;
   return p;
@@ -75,10 +74,9 @@ inline ai00::SamplerParams sampler_flags(const Args& args) {
 inline ai00::GenerateOptions generate_options(const Args& args) {
   ai00::GenerateOptions o;
   o.sampler = sampler_flags(args);
-  long long max = args.get_int("--max-tokens", 256);
-  if (max < 1) throw UsageError("--max-tokens must be >= 1");
+  long long max = args.get_int("--max-tokens", 256, 1, UINT32_MAX);
   o.max_tokens = static_cast<uint32_t>(max);
-  if (args.has("--seed")) o.seed = static_cast<uint64_t>(args.get_int("--seed", 0));
+  if (args.has("--seed")) o.seed = static_cast<uint64_t>(args.get_int("--seed", 0, 0, LLONG_MAX));
   if (auto s = args.get("--stop")) o.stop_sequences.push_back(*s);
   return o;
 }

@@ -1,5 +1,8 @@
 // Entry point of the `ai00` tool: `ai00 <command> [flags]`. Errors from the library are printed
 // on stderr as "ai00 <command>: <message>" and exit with code 2.
+#include <ai00/model.hpp>
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -81,14 +84,19 @@ std::string Args::require(const std::string& flag) const {
   return *v;
 }
 
-long long Args::get_int(const std::string& flag, long long fallback) const {
+long long Args::get_int(const std::string& flag, long long fallback, long long min,
+                        long long max) const {
   auto v = get(flag);
   if (!v) return fallback;
   char* end = nullptr;
   errno = 0;
   long long x = std::strtoll(v->c_str(), &end, 10);
-  if (v->empty() || *end != '\0' || errno != 0)
+  if (v->empty() || *end != '\0' || (errno != 0 && errno != ERANGE))
     throw UsageError(flag + " needs an integer, got '" + *v + "'");
+  // Never truncated: a value outside the field's range is an error naming the range.
+  if (errno == ERANGE || x < min || x > max)
+    throw UsageError(flag + " must be in [" + std::to_string(min) + ", " + std::to_string(max) +
+                     "], got '" + *v + "'");
   return x;
 }
 
@@ -113,9 +121,63 @@ std::string read_all_stdin() {
 }
 
 std::string read_text_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw std::runtime_error(path + ": is a directory, not a file");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
-  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  std::string data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (f.bad()) throw std::runtime_error(path + ": read failed");
+  return data;
+}
+
+// `--limit NAME=VALUE` (any number, before or after the command's flags): sets one of the
+// library's process-wide limits (ai00.h "Limits") for this run; removed from `args`.
+void apply_limit_flags(std::vector<std::string>& args) {
+  std::vector<std::string> rest;
+  ai00::Limits limits = ai00::Limits::current();
+  bool changed = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string spec;
+    if (args[i] == "--limit") {
+      if (i + 1 >= args.size()) throw UsageError("--limit needs NAME=VALUE");
+      spec = args[++i];
+    } else if (args[i].rfind("--limit=", 0) == 0) {
+      spec = args[i].substr(8);
+    } else {
+      rest.push_back(args[i]);
+      continue;
+    }
+    const size_t eq = spec.find('=');
+    const std::string name = spec.substr(0, eq);
+    const std::string value = eq == std::string::npos ? "" : spec.substr(eq + 1);
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long v = std::strtoull(value.c_str(), &end, 10);
+    if (value.empty() || value[0] == '-' || *end != '\0' || errno != 0 || v == 0)
+      throw UsageError("--limit " + spec + ": expected NAME=VALUE with VALUE >= 1");
+    auto set32 = [&](uint32_t& field) {
+      if (v > 0xffffffffull)
+        throw UsageError("--limit " + spec + ": " + name + " must be at most 4294967295");
+      field = static_cast<uint32_t>(v);
+    };
+    if (name == "max_nesting_depth") set32(limits.max_nesting_depth);
+    else if (name == "max_threads") set32(limits.max_threads);
+    else if (name == "max_grammar_states") limits.max_grammar_states = v;
+    else if (name == "max_nfa_states") limits.max_nfa_states = v;
+    else if (name == "max_input_bytes") limits.max_input_bytes = v;
+    else if (name == "max_file_bytes") limits.max_file_bytes = v;
+    else if (name == "max_string_bytes") limits.max_string_bytes = v;
+    else if (name == "max_tokens") limits.max_tokens = v;
+    else
+      throw UsageError("--limit: unknown limit '" + name +
+                       "' (max_nesting_depth, max_threads, max_grammar_states, max_nfa_states, "
+                       "max_input_bytes, max_file_bytes, max_string_bytes, max_tokens)");
+    changed = true;
+  }
+  if (changed) limits.apply();
+  args = std::move(rest);
 }
 
 void write_stdout(const std::string& bytes) {
@@ -128,8 +190,13 @@ void write_stdout(const std::string& bytes) {
 namespace {
 
 void print_help() {
-  std::fprintf(stdout, "usage: ai00 <command> [options]\n\ncommands:\n");
+  std::fprintf(stdout, "usage: ai00 <command> [options] [--limit NAME=VALUE]...\n\ncommands:\n");
   for (const auto& [name, c] : ai00::cli::commands()) std::fprintf(stdout, "%s\n", c.usage);
+  std::fprintf(stdout,
+               "\nevery command takes --limit NAME=VALUE (repeatable) to change a library limit:\n"
+               "  max_nesting_depth (256), max_threads (1024), max_grammar_states (50000),\n"
+               "  max_nfa_states (200000), max_input_bytes (67108864), max_file_bytes\n"
+               "  (1099511627776), max_string_bytes (1048576), max_tokens (16777216)\n");
 }
 
 }  // namespace
@@ -154,6 +221,7 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> args(argv + first_arg, argv + argc);
   try {
+    apply_limit_flags(args);
     return it->second.run(args);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "ai00 %s: %s\nusage:\n%s\n", name.c_str(), e.what(), it->second.usage);

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/limits.h"
+#include "core/model/thread_pool.h"
 #include "base/dequant.h"
 #include "core/tokenizer/tokenizer.h"
 
@@ -75,6 +77,9 @@ std::shared_ptr<const Model> Model::load(const std::string& path, const ModelPar
     throw InvalidArgument("ModelParams.n_threads must be >= 1, got " +
                           std::to_string(params.n_threads));
   }
+  if (uint32_t max = limits().max_threads; static_cast<uint64_t>(params.n_threads) > max)
+    throw_limit(ErrorKind::invalid_argument, "ModelParams.n_threads",
+                std::to_string(params.n_threads) + " threads", "max_threads", max);
   std::shared_ptr<Model> m(new Model());
   m->kernels_ = choose_kernels(params.forced_isa);
   m->weights_ = open_weights(path);
@@ -83,10 +88,14 @@ std::shared_ptr<const Model> Model::load(const std::string& path, const ModelPar
   m->fingerprint_ = compute_fingerprint(m->config_, m->global_);
   m->attach_tokenizer(path, params.vocab_path);
   m->n_threads_ = params.n_threads;
+#ifdef AI00_STD_THREAD_POOL
+  if (params.n_threads > 1) m->pool_ = std::make_shared<ThreadPool>(params.n_threads - 1);
+#else
   if (params.n_threads > 1) {
     // One slot is reserved for the calling thread, which joins the work in execute().
     m->arena_ = std::make_unique<tbb::task_arena>(params.n_threads, 1);
   }
+#endif
   return m;
 }
 
@@ -95,7 +104,8 @@ std::shared_ptr<const Model> Model::load(const std::string& path, const ModelPar
 void Model::attach_tokenizer(const std::string& model_path, const std::string& vocab_path) {
   std::string source;
   if (!weights_->gguf_tokens.empty()) {
-    tokenizer_ = Tokenizer::from_gguf(weights_->gguf_tokens, weights_->gguf_token_types);
+    tokenizer_ = Tokenizer::from_gguf(weights_->gguf_tokens, weights_->gguf_token_types,
+                                      weights_->path, weights_->gguf_token_offsets);
     source = model_path + " (tokenizer.ggml.tokens)";
   } else if (!vocab_path.empty()) {
     tokenizer_ = Tokenizer::from_vocab_file(vocab_path);
@@ -220,6 +230,10 @@ void Model::parallel_blocks(int64_t n, int64_t block,
   if (n <= 0) return;
   const int64_t n_blocks = (n + block - 1) / block;
   auto run = [&](int64_t b) { body(b * block, std::min(n, (b + 1) * block)); };
+  if (pool_ && n_blocks > 1) {
+    pool_->run(n_blocks, run);
+    return;
+  }
   if (!arena_ || n_blocks == 1) {
     for (int64_t b = 0; b < n_blocks; ++b) run(b);
     return;

@@ -31,6 +31,10 @@
 #include "cpu_kernels/kernels.h"
 
 namespace ai00::internal {
+class ThreadPool;
+}  // namespace ai00::internal
+
+namespace ai00::internal {
 
 class Tokenizer;
 
@@ -153,6 +157,7 @@ class Model {
   uint64_t fingerprint_ = 0;
   std::unique_ptr<tbb::task_arena> arena_;
   mutable std::atomic<uint64_t> fork_joins_{0};
+  std::shared_ptr<ThreadPool> pool_;  // instead of arena_ in ThreadSanitizer builds
   std::shared_ptr<const Tokenizer> tokenizer_;
 };
 

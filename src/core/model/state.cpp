@@ -2,6 +2,7 @@
 #include "core/model/state.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -72,11 +73,26 @@ State State::clone() const {
 
 void State::reset() { std::memset(data_.get(), 0, size_bytes()); }
 
+namespace {
+// Which dimension differs first, or that only the weights (fingerprint) differ.
+std::string first_difference(const int64_t (&state)[4], const int64_t (&model)[4]) {
+  static const char* const kNames[4] = {"n_layer", "n_embd", "n_head", "head_size"};
+  for (int k = 0; k < 4; ++k)
+    if (state[k] != model[k])
+      return std::string(kNames[k]) + " differs (state " + std::to_string(state[k]) +
+             ", model " + std::to_string(model[k]) + ")";
+  return "the dimensions agree but the weights differ (fingerprint)";
+}
+}  // namespace
+
 void State::check_model(const Model& model) const {
   if (model.fingerprint() == fingerprint_) return;
   const ModelConfig& c = model.config();
+  const int64_t mine[4] = {n_layer_, n_embd_, n_head_, head_size_};
+  const int64_t theirs[4] = {c.n_layer, c.n_embd, c.n_head, c.head_size};
   throw MismatchError(
-      "state belongs to another model: state has n_layer " + std::to_string(n_layer_) +
+      "state belongs to another model: " + first_difference(mine, theirs) +
+      "; state has n_layer " + std::to_string(n_layer_) +
       ", n_embd " + std::to_string(n_embd_) + ", n_head " + std::to_string(n_head_) +
       ", fingerprint " + std::to_string(fingerprint_) + "; model has n_layer " +
       std::to_string(c.n_layer) + ", n_embd " + std::to_string(c.n_embd) + ", n_head " +
@@ -136,8 +152,10 @@ State State::deserialize(const Model& model, const uint8_t* bytes, size_t size) 
                            get<uint32_t>(bytes, 32), get<uint32_t>(bytes, 36)};
   if (fp != s.fingerprint_ || dims[0] != s.n_layer_ || dims[1] != s.n_embd_ ||
       dims[2] != s.n_head_ || dims[3] != s.head_size_) {
+    const int64_t mine[4] = {s.n_layer_, s.n_embd_, s.n_head_, s.head_size_};
     throw MismatchError(
-        "serialized state belongs to another model: it has n_layer " + std::to_string(dims[0]) +
+        "serialized state belongs to another model: " + first_difference(dims, mine) +
+        "; it has n_layer " + std::to_string(dims[0]) +
         ", n_embd " + std::to_string(dims[1]) + ", n_head " + std::to_string(dims[2]) +
         ", fingerprint " + std::to_string(fp) + "; this model has n_layer " +
         std::to_string(s.n_layer_) + ", n_embd " + std::to_string(s.n_embd_) + ", n_head " +
@@ -172,6 +190,11 @@ State State::deserialize(const Model& model, const uint8_t* bytes, size_t size) 
                          std::to_string(kHeaderBytes) + ".." + std::to_string(size) + ")");
   }
   std::memcpy(s.data_.get(), bytes + kHeaderBytes, s.size_bytes());
+  for (size_t i = 0; i < s.size_; ++i)  // a NaN or infinity would poison every later token
+    if (!std::isfinite(s.data_[i]))
+      throw ModelFileError(at(kHeaderBytes + 4 * i) + "float " + std::to_string(i) + " is " +
+                           (std::isnan(s.data_[i]) ? "NaN" : "infinite") +
+                           " (a State must hold finite values)");
   if (version >= 2) {
     try {
       s.sampler_ = SamplerState::deserialize(bytes + payload_end + 8, static_cast<size_t>(m));
@@ -203,6 +226,11 @@ void State::import_rwkv_cpp(const float* in, size_t n) {
     throw InvalidArgument("import_rwkv_cpp: buffer of " + std::to_string(n) + " floats, need " +
                           std::to_string(size_));
   }
+  for (size_t i = 0; i < n; ++i)  // checked before anything is overwritten
+    if (!std::isfinite(in[i]))
+      throw InvalidArgument("import_rwkv_cpp: float " + std::to_string(i) + " is " +
+                            (std::isnan(in[i]) ? "NaN" : "infinite") +
+                            " (a State must hold finite values)");
   const size_t C = static_cast<size_t>(n_embd_), per = static_cast<size_t>(per_layer());
   for (int64_t l = 0; l < n_layer_; ++l) {
     const float* src = in + static_cast<size_t>(l) * per;

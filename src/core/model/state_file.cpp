@@ -3,6 +3,7 @@
 
 #include <simdjson.h>
 
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <string>
@@ -80,15 +81,23 @@ std::map<std::string, Entry> parse_header(const uint8_t* bytes, size_t size,
   return out;
 }
 
-// Copies one (H, N, N) tensor stored [h][j][i] into S[h][i][j].
-void transpose_into(const Entry& e, const uint8_t* data, int64_t H, int64_t N, float* S) {
+// Copies one (H, N, N) tensor stored [h][j][i] into S[h][i][j]. A NaN or infinity is an error
+// naming the tensor, the element and its byte offset (`data` is at file offset `data_offset`).
+void transpose_into(const Entry& e, const uint8_t* data, int64_t H, int64_t N, float* S,
+                    const std::string& name, const std::string& key, uint64_t data_offset) {
   const DType t = dtype_from_name(e.dtype).value_or(DType::F32);  // checked F32/F16/BF16 above
   const auto es = static_cast<size_t>(dtype_block_bytes(t));
   for (int64_t h = 0; h < H; ++h) {
     for (int64_t j = 0; j < N; ++j) {
       for (int64_t i = 0; i < N; ++i) {
-        const uint8_t* p = data + es * static_cast<size_t>((h * N + j) * N + i);
-        dequantize_row(t, p, 1, &S[(h * N + i) * N + j]);
+        const size_t at = es * static_cast<size_t>((h * N + j) * N + i);
+        float& v = S[(h * N + i) * N + j];
+        dequantize_row(t, data + at, 1, &v);
+        if (!std::isfinite(v))
+          fail(name, data_offset + at,
+               "tensor '" + key + "' element [" + std::to_string(h) + ", " + std::to_string(j) +
+                   ", " + std::to_string(i) + "] is " + (std::isnan(v) ? "NaN" : "infinite") +
+                   " (a State must hold finite values)");
       }
     }
   }
@@ -127,7 +136,8 @@ State load_ai00_state_bytes(const Model& model, const uint8_t* bytes, size_t siz
                ") must hold " + std::to_string(need) + " bytes inside the data area of " +
                std::to_string(data_size) + " bytes");
     }
-    transpose_into(e, bytes + data_start + e.begin, H, N, st.wkv(l));
+    transpose_into(e, bytes + data_start + e.begin, H, N, st.wkv(l), name, key,
+                   data_start + e.begin);
   }
   return st;
 }

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "base/error.h"
+#include "base/limits.h"
 #include "base/rng.h"
 #include "core/model/model.h"
 #include "core/model/rwkv7.h"
@@ -105,6 +106,9 @@ void Generator::init_common(const GenerateOptions& options) {
   state_.check_model(*model_);
   validate(options.sampler);
   if (options.max_tokens == 0) throw InvalidArgument("Generator: max_tokens must be >= 1");
+  if (uint64_t max = limits().max_tokens; options.max_tokens > max)
+    throw_limit(ErrorKind::invalid_argument, "Generator", "max_tokens " +
+                std::to_string(options.max_tokens), "max_tokens", max);
   if (options.prefill_chunk == 0) throw InvalidArgument("Generator: prefill_chunk must be >= 1");
   options_ = options;
   vocab_ = static_cast<size_t>(model_->config().vocab);
@@ -120,6 +124,10 @@ void Generator::init_common(const GenerateOptions& options) {
 }
 
 void Generator::check_prompt() {
+  if (uint64_t max = limits().max_tokens; prompt_tokens_.size() > max)  // before any prefill
+    throw_limit(ErrorKind::invalid_argument, "Generator",
+                "a prompt of " + std::to_string(prompt_tokens_.size()) + " tokens", "max_tokens",
+                max);
   if (!prompt_tokens_.empty()) return;
   if (options_.initial_logits.size() != vocab_)
     throw InvalidArgument("Generator: the prompt is empty and initial_logits has " +

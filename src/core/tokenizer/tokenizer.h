@@ -54,9 +54,13 @@ class Tokenizer {
   // (docs/weight-files.md "GGUF"): entries are escaped byte strings (\t \n \r \xHH un-escaped, any
   // other escaped char taken literally). Type 3 (CONTROL, e.g. index 0 "<s>") and 5 (UNUSED,
   // "[PAD{i}]") entries have no text. `types` may be empty (then index 0 is control, all others are
-  // text). vocab_size() = tokens.size(). Throws ModelFileError naming the entry index.
+  // text). vocab_size() = tokens.size(). Throws ModelFileError naming the entry index and, when
+  // `path` and `offsets` (file offset of each entry's first byte) are given, the file and the
+  // byte offset of the bad escape.
   static std::shared_ptr<const Tokenizer> from_gguf(const std::vector<std::string>& tokens,
-                                                    const std::vector<int32_t>& types);
+                                                    const std::vector<int32_t>& types,
+                                                    const std::string& path = {},
+                                                    const std::vector<uint64_t>& offsets = {});
   // Identity byte vocabulary for byte-level models (e.g. the tiny fixture, vocab 256):
   // id b (1..255) is the byte b; id 0 is end of text, so the byte 0x00 cannot be encoded and
   // encode() throws InvalidArgument for it. ids >= 256 (if vocab_size > 256) have no text.

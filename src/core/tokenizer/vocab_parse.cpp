@@ -158,12 +158,13 @@ std::string parse_python_literal(std::string_view lit, std::string& out) {
   return {};
 }
 
-std::string unescape_gguf(std::string_view s, std::string& out) {
+std::string unescape_gguf(std::string_view s, std::string& out, size_t* error_at) {
   for (size_t k = 0; k < s.size(); ++k) {
     if (s[k] != '\\') {
       out.push_back(s[k]);
       continue;
     }
+    if (error_at) *error_at = k;
     if (k + 1 >= s.size()) return "dangling backslash at the end of the token";
     const char e = s[++k];
     if (e == 'x') {
@@ -329,8 +330,11 @@ std::shared_ptr<const Tokenizer> Tokenizer::from_vocab_file(const std::string& p
 }
 
 std::shared_ptr<const Tokenizer> Tokenizer::from_gguf(const std::vector<std::string>& tokens,
-                                                      const std::vector<int32_t>& types) {
-  const std::string name = "GGUF tokenizer.ggml.tokens";
+                                                      const std::vector<int32_t>& types,
+                                                      const std::string& path,
+                                                      const std::vector<uint64_t>& offsets) {
+  const std::string name =
+      (path.empty() ? std::string() : path + ": ") + "GGUF tokenizer.ggml.tokens";
   if (tokens.empty()) throw ModelFileError(name + " is empty");
   if (!types.empty() && types.size() != tokens.size()) {
     throw ModelFileError("GGUF tokenizer.ggml.token_type has " + std::to_string(types.size()) +
@@ -342,8 +346,14 @@ std::shared_ptr<const Tokenizer> Tokenizer::from_gguf(const std::vector<std::str
   for (size_t i = 1; i < tokens.size(); ++i) {
     if (!types.empty() && (types[i] == kControl || types[i] == kUnused)) continue;
     const size_t start = v.storage.size();
-    std::string err = vocab::unescape_gguf(tokens[i], v.storage);
-    if (!err.empty()) throw ModelFileError(name + "[" + std::to_string(i) + "]: " + err);
+    size_t at = 0;
+    std::string err = vocab::unescape_gguf(tokens[i], v.storage, &at);
+    if (!err.empty()) {
+      std::string where = name + "[" + std::to_string(i) + "]";
+      if (i < offsets.size()) where += " at byte offset " + std::to_string(offsets[i] + at);
+      else where += " at byte " + std::to_string(at) + " of the entry";
+      throw ModelFileError(where + ": " + err);
+    }
     v.spans[i] = uint64_t(start) << 32 | (v.storage.size() - start);
   }
   return build(v.views(), name);

@@ -28,8 +28,9 @@ struct Entries {
 std::string parse_python_literal(std::string_view literal, std::string& out);
 
 // Appends the bytes of one GGUF rwkv token: \t \n \r and \xHH are un-escaped, a backslash before
-// any other character yields that character. Returns "" on success, else what was wrong.
-std::string unescape_gguf(std::string_view escaped, std::string& out);
+// any other character yields that character. Returns "" on success, else what was wrong; then
+// *error_at (if given) is the offset in `escaped` of the backslash that starts the bad escape.
+std::string unescape_gguf(std::string_view escaped, std::string& out, size_t* error_at = nullptr);
 
 // rwkv_vocab_v20230424.txt lines `ID LITERAL LENGTH`, ids 1..N contiguous in file order.
 Entries parse_txt(std::string_view content, const std::string& name);

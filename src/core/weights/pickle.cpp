@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 
+#include "base/limits.h"
 #include "core/weights/weights_internal.h"
 
 namespace ai00::internal {
@@ -107,6 +108,7 @@ class Machine {
   size_t op_pos_ = 0;
   std::vector<Ref> stack_;
   std::vector<size_t> marks_;
+  uint32_t max_depth_ = limits().max_nesting_depth;
   std::map<uint64_t, Ref> memo_;
   std::vector<std::unique_ptr<Obj>> arena_;
 };
@@ -329,6 +331,9 @@ bool Machine::step(uint8_t op) {
       r_.u64("FRAME");
       return true;  // protocol 4 framing: frames are not needed
     case '(':
+      // Open MARKs are the pickle's nesting: bounded like every other nesting (base/limits.h).
+      if (marks_.size() >= max_depth_)
+        error(limit_message("", "MARK nesting", "max_nesting_depth", max_depth_));
       marks_.push_back(stack_.size());
       return true;  // MARK
     case 'q':
@@ -372,6 +377,9 @@ std::vector<std::pair<std::string, PickleTensor>> read_torch_state_dict(const ui
                                                                         size_t size,
                                                                         const std::string& path,
                                                                         uint64_t base_offset) {
+  if (uint64_t max = limits().max_input_bytes; size > max)  // before interpreting anything
+    fail(path, "", base_offset,
+         limit_message("pickle", std::to_string(size) + " bytes", "max_input_bytes", max));
   Machine m(data, size, path, base_offset);
   Ref root = m.run();
   auto not_state_dict = [&](const std::string& why) {

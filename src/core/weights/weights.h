@@ -68,6 +68,8 @@ class WeightFile {
   // and `tokenizer.ggml.token_type`; empty for other formats or a GGUF without a tokenizer.
   std::vector<std::string> gguf_tokens;
   std::vector<int32_t> gguf_token_types;
+  // Byte offset in the file of the first byte of each gguf_tokens entry (for located errors).
+  std::vector<uint64_t> gguf_token_offsets;
   // Scalar metadata rendered as text: GGUF key/values (e.g. "rwkv7.block_count" -> "3"),
   // safetensors `__metadata__`, rwkv.cpp header fields ("rwkv_cpp.version", ...).
   std::map<std::string, std::string> metadata;

@@ -169,6 +169,7 @@ void read_array(Reader& r, WeightFile& wf, const std::string& key) {
   if (types) wf.gguf_token_types.reserve(count);
   for (uint64_t i = 0; i < count; ++i) {
     int64_t v = 0;
+    if (tokens) wf.gguf_token_offsets.push_back(r.pos() + 8);  // after the u64 length
     std::string s = read_scalar(r, elem, &v);
     if (tokens) wf.gguf_tokens.push_back(std::move(s));
     if (types) wf.gguf_token_types.push_back(static_cast<int32_t>(v));
