@@ -653,3 +653,33 @@ fn json_schema_with_options() {
     assert_eq!(Grammar::from_json_schema_with_options(&model, "{\"type\":", &d).err().unwrap()
                    .status, Status::Grammar);
 }
+
+#[test]
+fn hand_written_structs_match_the_library_sizes() {
+    // Each *_default writes the library's sizeof into struct_size: call it on a large zeroed
+    // buffer (never on a possibly too short struct) and compare with the Rust declaration.
+    use std::mem::size_of;
+    fn lib_size<T>(f: unsafe extern "C" fn(*mut T) -> i32) -> usize {
+        let mut buf = [0u64; 64];
+        assert_eq!(unsafe { f(buf.as_mut_ptr() as *mut T) }, 0);
+        (buf[0] & 0xffff_ffff) as usize
+    }
+    assert_eq!(lib_size(sys::ai00_model_params_default), size_of::<sys::ai00_model_params>());
+    assert_eq!(lib_size(sys::ai00_limits_default), size_of::<sys::ai00_limits>());
+    assert_eq!(lib_size(sys::ai00_convert_params_default), size_of::<sys::ai00_convert_params>());
+    assert_eq!(lib_size(sys::ai00_sampler_params_default), size_of::<sys::ai00_sampler_params>());
+    assert_eq!(lib_size(sys::ai00_render_options_default), size_of::<sys::ai00_render_options>());
+    assert_eq!(lib_size(sys::ai00_generate_params_default),
+               size_of::<sys::ai00_generate_params>());
+    assert_eq!(lib_size(sys::ai00_parse_options_default), size_of::<sys::ai00_parse_options>());
+    assert_eq!(lib_size(sys::ai00_grammar_params_default), size_of::<sys::ai00_grammar_params>());
+    assert_eq!(lib_size(sys::ai00_schema_options_default), size_of::<sys::ai00_schema_options>());
+    assert_eq!(lib_size(sys::ai00_tool_grammar_params_default),
+               size_of::<sys::ai00_tool_grammar_params>());
+    // Deltas: the library refuses a struct_size it does not know.
+    let t = ChatTemplate::new(Format::Ai00V1).unwrap();
+    let mut p = OutputParser::new(&t, &ParseOptions::default()).unwrap();
+    p.push("hi").unwrap();
+    p.finish(FinishReason::Stop).unwrap();
+    assert!(!p.drain().unwrap().is_empty());
+}
