@@ -120,6 +120,17 @@ func cbytes(b []byte) (*C.char, C.size_t) {
 	return (*C.char)(unsafe.Pointer(&b[0])), C.size_t(len(b))
 }
 
+// emptyC is a static "" for inputs that may be empty but not NULL.
+var emptyC = C.CString("")
+
+// cbytesNonNil is cbytes with a non-NULL pointer for an empty input.
+func cbytesNonNil(b []byte) (*C.char, C.size_t) {
+	if len(b) == 0 {
+		return emptyC, 0
+	}
+	return cbytes(b)
+}
+
 // cstr is a C copy of s for struct fields (cgo forbids Go pointers inside C structs); nil for
 // "". The caller frees it with freeStr.
 func cstr(s string) (*C.char, C.size_t) {

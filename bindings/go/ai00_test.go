@@ -388,7 +388,17 @@ func TestToolConstrainedChatTurn(t *testing.T) {
 func TestJSONSchemaConstrainedReplyParses(t *testing.T) {
 	m := load(t)
 	schema := `{"type": "object", "properties": {"answer": {"enum": ["yes", "no"]}, "sure": {"type": "boolean"}}, "required": ["answer", "sure"]}`
-	g := must[*Grammar](t)(GrammarFromJSONSchema(m, schema))
+	// The defaults read a schema as a validator does (any whitespace, any extra keys), which a
+	// random model wanders in: generation takes the canonical layout and strict properties.
+	loose := must[*Grammar](t)(GrammarFromJSONSchema(m, schema))
+	defer loose.Close()
+	if !must[bool](t)(loose.Accepts(`{ "answer": "yes", "sure": true, "x": 1 }`)) {
+		t.Fatal("the default schema grammar is a validator's")
+	}
+	strict := DefaultSchemaOptions()
+	strict.FlexibleWhitespace = false
+	strict.StrictProperties = true
+	g := must[*Grammar](t)(GrammarFromJSONSchemaWithOptions(m, schema, &strict))
 	defer g.Close()
 	s := must[*State](t)(NewState(m))
 	defer s.Close()
@@ -413,16 +423,16 @@ func TestJSONSchemaConstrainedReplyParses(t *testing.T) {
 	if !must[bool](t)(g.Accepts(text.String())) {
 		t.Fatal("not accepted")
 	}
-	unsupported := `{"type": "integer", "multipleOf": 3}`
+	unsupported := `{"type": "array", "contains": {}}`
 	lenient := DefaultSchemaOptions()
 	lenient.Lenient = true
 	w := must[*Grammar](t)(NewGrammarFromJSONSchema(nil, unsupported, &lenient))
 	defer w.Close()
-	if ws := must[[]string](t)(w.Warnings()); len(ws) != 1 || !strings.Contains(ws[0], "multipleOf") {
+	if ws := must[[]string](t)(w.Warnings()); len(ws) != 1 || !strings.Contains(ws[0], "contains") {
 		t.Fatal(ws)
 	}
 	_, err := NewGrammarFromJSONSchema(nil, unsupported, nil)
-	wantStatus(t, err, ErrGrammar, "/multipleOf")
+	wantStatus(t, err, ErrGrammar, "/contains")
 	tok := must[*Tokenizer](t)(TokenizerFromModel(m))
 	defer tok.Close()
 	kb := must[*Grammar](t)(NewGrammar(tok, `s ::= "ab";`, &GrammarOptions{StartRule: "s"}))
@@ -655,4 +665,226 @@ func TestChatREPLExampleRunsWithPipedInput(t *testing.T) {
 	if strings.Count(s, "assistant> ") != 2 || !strings.Contains(s, "[tool get_weather") || !strings.Contains(s, "bye") {
 		t.Fatal(s)
 	}
+}
+
+func TestConvertModelWithProgressAndCancel(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "converted.gguf")
+	params := DefaultConvertParams()
+	if params.WeightType != WeightF16 || params.FileFormat != FileGGUF || params.Overwrite {
+		t.Fatalf("%+v", params)
+	}
+	calls := 0
+	var last [2]uint64
+	params.Progress = func(done, total uint64) bool {
+		calls++
+		last = [2]uint64{done, total}
+		return true
+	}
+	ok(t, ConvertModel(context.Background(), modelPath(), out, &params))
+	if calls == 0 || last[0] != last[1] || last[1] == 0 {
+		t.Fatal(calls, last)
+	}
+	m := must[*Model](t)(LoadModel(out, nil))
+	if info := must[ModelInfo](t)(m.Info()); info.Vocab != 512 {
+		t.Fatalf("%+v", info)
+	}
+	m.Close()
+	// The output exists and Overwrite is off.
+	wantStatus(t, ConvertModel(context.Background(), modelPath(), out, nil), ErrIO, out)
+	// Cancelled by the callback, and by the context: nothing written.
+	st := filepath.Join(dir, "converted.st")
+	params = DefaultConvertParams()
+	params.FileFormat = FileSafetensors
+	params.Progress = func(done, total uint64) bool { return false }
+	wantStatus(t, ConvertModel(context.Background(), modelPath(), st, &params), ErrCancelled, "")
+	params.Progress = nil
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	wantStatus(t, ConvertModel(ctx, modelPath(), st, &params), ErrCancelled, "")
+	if _, err := os.Stat(st); !os.IsNotExist(err) {
+		t.Fatal("a cancelled conversion wrote", st, err)
+	}
+	params.WeightType = WeightQ8_0
+	wantStatus(t, ConvertModel(context.Background(), modelPath(), st, &params), ErrUnsupported, "")
+	wantStatus(t, ConvertModel(context.Background(), "/nonexistent/m.bin", st, nil), ErrIO, "/nonexistent/m.bin")
+	params = DefaultConvertParams()
+	params.Overwrite = true
+	ok(t, ConvertModel(context.Background(), modelPath(), out, &params))
+}
+
+func TestLimitsGetSetRejectZero(t *testing.T) {
+	d := DefaultLimits()
+	if d.MaxNestingDepth != 256 || d.MaxGrammarStates != 50000 {
+		t.Fatalf("%+v", d)
+	}
+	if cur := must[Limits](t)(GetLimits()); cur != d {
+		t.Fatalf("%+v", cur)
+	}
+	bad := d
+	bad.MaxTokens = 0
+	wantStatus(t, SetLimits(bad), ErrInvalidArgument, "max_tokens")
+	bad = d
+	bad.MaxNestingDepth = 100000
+	wantStatus(t, SetLimits(bad), ErrInvalidArgument, "")
+	// A real limit, then back to the defaults.
+	low := d
+	low.MaxNestingDepth = 8
+	ok(t, SetLimits(low))
+	defer func() { ok(t, SetLimits(d)) }()
+	_, err := NewGrammar(nil, "start ::= ((((((((('a')))))))));", nil)
+	wantStatus(t, err, ErrGrammar, "max_nesting_depth = 8")
+	if cur := must[Limits](t)(GetLimits()); cur != low {
+		t.Fatalf("%+v", cur)
+	}
+}
+
+func TestTemplateConfigPresetsFIMFilesTranscript(t *testing.T) {
+	const toml = "[prompts]\nrole_user = \"human\"\n[prompts.goose]\nprepend_token0 = true\n" +
+		"[presets.math]\ntemperature = 0.25\n"
+	v1 := must[*ChatTemplate](t)(NewChatTemplateWithConfig(FormatAi00V1, toml))
+	defer v1.Close()
+	text := must[string](t)(v1.Render(`[{"role":"user","content":"Hi"}]`, nil))
+	if !strings.HasPrefix(text, "<ai00:human>\nHi\n</ai00:human>") {
+		t.Fatal(text)
+	}
+	math := must[SamplerParams](t)(v1.SamplerPreset("math"))
+	if math.Temperature != 0.25 || math.TopP != 0.3 {
+		t.Fatalf("%+v", math)
+	}
+	_, err := v1.SamplerPreset("wild")
+	wantStatus(t, err, ErrInvalidArgument, "known: math, chat, creative")
+	_, err = NewChatTemplateWithConfig(FormatGoose, "[prompts]\nrole_user = 3\n")
+	wantStatus(t, err, ErrFormat, "config:2:13")
+	g := must[*ChatTemplate](t)(NewChatTemplateWithConfig(FormatGoose, toml))
+	defer g.Close()
+	must[string](t)(g.Render("[]", nil))
+	if j := must[string](t)(g.LastRenderJSON()); !strings.Contains(j, `"prepend_token0": true`) {
+		t.Fatal(j)
+	}
+	no := false
+	must[string](t)(g.Render("[]", &RenderOptions{PrependToken0: &no}))
+	if j := must[string](t)(g.LastRenderJSON()); !strings.Contains(j, `"prepend_token0": false`) {
+		t.Fatal(j)
+	}
+	_, err = g.RenderFIM("a", "b")
+	wantStatus(t, err, ErrUnsupported, "")
+	_, err = g.Render("[]", &RenderOptions{Reflect: true})
+	wantStatus(t, err, ErrUnsupported, "")
+
+	o := must[*ChatTemplate](t)(NewChatTemplate(FormatOpenChatML))
+	defer o.Close()
+	if p := must[string](t)(o.Render("[]", &RenderOptions{Reflect: true, Introspect: true})); !strings.Contains(p, "<|reflect|>") || !strings.Contains(p, "<|introspect|>") {
+		t.Fatal(p)
+	}
+	if p := must[string](t)(o.RenderFIM("ab", "cd")); p != "<|fim_prefix|>ab<|fim_middle|><|fim_suffix|>cd" {
+		t.Fatal(p)
+	}
+	if p := must[string](t)(o.RenderFIM("ab", "")); p != "<|fim_prefix|>ab<|fim_middle|><|fim_suffix|>" {
+		t.Fatal(p)
+	}
+	_, err = o.RenderFIM("<|im_end|>", "")
+	wantStatus(t, err, ErrFormat, "prefix: contains")
+	if p := must[string](t)(o.RenderFiles([]string{"one", "two"}, false)); p != "one\n<|file_separator|>\ntwo" {
+		t.Fatal(p)
+	}
+	if p := must[string](t)(o.RenderFiles([]string{"one"}, true)); p != "<|file_separator|>\none" {
+		t.Fatal(p)
+	}
+	j := must[string](t)(o.ParseTranscript("<|im_start|>user name=Eric\nHi\n<|im_end|>\n<|im_start|>assistant\nHello\n<|im_end|>"))
+	var msgs []map[string]interface{}
+	ok(t, json.Unmarshal([]byte(j), &msgs))
+	if len(msgs) != 2 || msgs[0]["name"] != "Eric" || msgs[1]["role"] != "assistant" {
+		t.Fatal(j)
+	}
+	_, err = o.ParseTranscript("<|im_start|>bot\nx<|im_end|>")
+	wantStatus(t, err, ErrFormat, `unknown role "bot"`)
+	o.Close()
+	_, err = o.RenderFIM("a", "b")
+	wantStatus(t, err, ErrInvalidArgument, "closed")
+}
+
+func TestOutputParserStreamsToolCalls(t *testing.T) {
+	const out = "<ai00:function_calls>\n  <invoke name=\"get_weather\">\n    <parameter " +
+		"name=\"city\">Oslo</parameter>\n    <parameter name=\"days\">3</parameter>\n  </invoke>\n" +
+		"</ai00:function_calls>"
+	v1 := must[*ChatTemplate](t)(NewChatTemplate(FormatAi00V1))
+	defer v1.Close()
+	p := must[*OutputParser](t)(NewOutputParser(v1, &ParseOptions{StreamToolCalls: true}))
+	defer p.Close()
+	var deltas []Delta
+	for i := range out {
+		must[int](t)(p.Push(out[i : i+1]))
+		deltas = append(deltas, must[[]Delta](t)(p.Drain())...)
+	}
+	ok(t, p.Finish(FinishStop))
+	deltas = append(deltas, must[[]Delta](t)(p.Drain())...)
+	starts := 0
+	var args strings.Builder
+	var whole *ToolCall
+	for _, d := range deltas {
+		switch d.Kind {
+		case DeltaToolCallStart:
+			starts++
+			if d.ToolCall.Index != 0 || d.ToolCall.Name != "get_weather" || len(d.ToolCall.ID) != 13 || args.Len() != 0 {
+				t.Fatalf("%+v", d.ToolCall)
+			}
+		case DeltaToolCallArguments:
+			if d.ToolCall.Index != 0 {
+				t.Fatalf("%+v", d.ToolCall)
+			}
+			args.WriteString(d.Text)
+		case DeltaToolCall:
+			whole = d.ToolCall
+		}
+	}
+	if starts != 1 || whole == nil || !whole.Valid || args.String() != whole.Arguments {
+		t.Fatalf("%d %+v %q", starts, whole, args.String())
+	}
+	if last := deltas[len(deltas)-1]; last.Kind != DeltaFinish || last.FinishReason != FinishToolCalls {
+		t.Fatalf("%+v", last)
+	}
+	plain := must[*OutputParser](t)(NewOutputParser(v1, nil))
+	defer plain.Close()
+	must[int](t)(plain.Push(out))
+	ok(t, plain.Finish(FinishStop))
+	for _, d := range must[[]Delta](t)(plain.Drain()) {
+		if d.Kind == DeltaToolCallStart || d.Kind == DeltaToolCallArguments {
+			t.Fatalf("%+v", d)
+		}
+	}
+}
+
+func TestJSONSchemaWithOptions(t *testing.T) {
+	m := load(t)
+	schema := `{"type":"object","properties":{"a":{"type":"number"}}}`
+	d := DefaultSchemaOptions()
+	if !d.FlexibleWhitespace || d.Compact || d.StrictProperties || d.MaxWhitespace != 0 {
+		t.Fatalf("%+v", d)
+	}
+	accepts := func(opts *SchemaOptions, text string) bool {
+		t.Helper()
+		g := must[*Grammar](t)(GrammarFromJSONSchemaWithOptions(m, schema, opts))
+		defer g.Close()
+		return must[bool](t)(g.Accepts(text))
+	}
+	if !accepts(nil, "{ \"a\" : 1.0 ,\n \"b\": [] }") || !accepts(&d, "{ \"a\" : 1.0 ,\n \"b\": [] }") {
+		t.Fatal("defaults are a validator's")
+	}
+	compact := d
+	compact.FlexibleWhitespace, compact.Compact, compact.StrictProperties = false, true, true
+	if !accepts(&compact, `{"a":1}`) || accepts(&compact, `{"a": 1}`) || accepts(&compact, `{"a":1,"b":2}`) {
+		t.Fatal("compact")
+	}
+	canonical := compact
+	canonical.Compact = false
+	if !accepts(&canonical, `{"a": 1}`) {
+		t.Fatal("canonical")
+	}
+	bad := d
+	bad.MaxWhitespace = 65
+	_, err := GrammarFromJSONSchemaWithOptions(m, schema, &bad)
+	wantStatus(t, err, ErrInvalidArgument, "max_whitespace")
+	_, err = GrammarFromJSONSchemaWithOptions(m, `{"type":`, nil)
+	wantStatus(t, err, ErrGrammar, "")
 }

@@ -1,5 +1,6 @@
 // Push and step with a Go callback: the C trampoline hands each delta to the exported Go
-// function goAi00Delta with the cgo.Handle that user_data carries.
+// function goAi00Delta with the cgo.Handle that user_data carries. Conversion progress goes the
+// same way to goAi00Progress.
 #include <ai00/ai00.h>
 #include <stdint.h>
 
@@ -19,4 +20,16 @@ ai00_status ai00go_generator_step(int32_t* out_finished, ai00_generator* gen, ui
                                   uintptr_t handle) {
   return ai00_generator_step(out_finished, gen, max_tokens, handle ? ai00go_trampoline : NULL,
                              (void*)handle);
+}
+
+static int32_t ai00go_progress_trampoline(uint64_t done, uint64_t total, void* user_data) {
+  return goAi00Progress(done, total, (uintptr_t)user_data);
+}
+
+ai00_status ai00go_model_convert(const char* path_in, size_t path_in_len, const char* path_out,
+                                 size_t path_out_len, ai00_convert_params* params,
+                                 uintptr_t handle) {
+  params->progress = handle ? ai00go_progress_trampoline : NULL;
+  params->user_data = (void*)handle;
+  return ai00_model_convert(path_in, path_in_len, path_out, path_out_len, params);
 }

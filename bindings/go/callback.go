@@ -31,3 +31,29 @@ func goAi00Delta(d *C.ai00_delta, handle C.uintptr_t) C.int32_t {
 	}()
 	return stop
 }
+
+// progressSink is the Go side of a conversion progress callback (see deltaSink).
+type progressSink struct {
+	fn    func(done, total uint64) bool
+	panic interface{}
+}
+
+//export goAi00Progress
+func goAi00Progress(done, total C.uint64_t, handle C.uintptr_t) C.int32_t {
+	sink := cgo.Handle(handle).Value().(*progressSink)
+	if sink.panic != nil {
+		return 1
+	}
+	stop := C.int32_t(1)
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				sink.panic = r
+			}
+		}()
+		if sink.fn(uint64(done), uint64(total)) {
+			stop = 0
+		}
+	}()
+	return stop
+}

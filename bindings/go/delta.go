@@ -12,6 +12,14 @@ const (
 	DeltaReasoning DeltaKind = C.AI00_DELTA_REASONING
 	DeltaToolCall  DeltaKind = C.AI00_DELTA_TOOL_CALL
 	DeltaFinish    DeltaKind = C.AI00_DELTA_FINISH
+	// DeltaToolCallStart (only with ParseOptions.StreamToolCalls): a call starts; ToolCall
+	// has Index, ID and Name. The DeltaToolCall of the same Index follows and stays the
+	// authoritative whole call.
+	DeltaToolCallStart DeltaKind = C.AI00_DELTA_TOOL_CALL_START
+	// DeltaToolCallArguments (only with ParseOptions.StreamToolCalls): Text is the next piece
+	// of the arguments JSON text of call ToolCall.Index; the pieces concatenate to the
+	// DeltaToolCall's Arguments.
+	DeltaToolCallArguments DeltaKind = C.AI00_DELTA_TOOL_CALL_ARGUMENTS
 )
 
 // FinishReason is why a turn ended (ai00_finish_reason).
@@ -50,8 +58,8 @@ type ToolCall struct {
 // Delta is one streamed piece of a reply, copied out of the library.
 type Delta struct {
 	Kind         DeltaKind
-	Text         string       // DeltaText / DeltaReasoning text
-	ToolCall     *ToolCall    // DeltaToolCall
+	Text         string       // DeltaText / DeltaReasoning text, DeltaToolCallArguments piece
+	ToolCall     *ToolCall    // DeltaToolCall, DeltaToolCallStart; Index only for arguments
 	FinishReason FinishReason // DeltaFinish; FinishNone otherwise
 	// Err is set on the last value of Generator.Stream when the stream ended with an error.
 	Err error
@@ -71,6 +79,12 @@ func deltaFromC(d *C.ai00_delta) Delta {
 	case DeltaToolCall:
 		out.ToolCall = &ToolCall{Index: int(d.call), ID: text(d.id, d.id_len),
 			Name: text(d.name, d.name_len), Arguments: text(d.text, d.text_len), Valid: d.valid != 0}
+	case DeltaToolCallStart:
+		out.ToolCall = &ToolCall{Index: int(d.call), ID: text(d.id, d.id_len),
+			Name: text(d.name, d.name_len), Valid: true}
+	case DeltaToolCallArguments:
+		out.Text = text(d.text, d.text_len)
+		out.ToolCall = &ToolCall{Index: int(d.call), Valid: true}
 	}
 	return out
 }

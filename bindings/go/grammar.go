@@ -38,18 +38,26 @@ type GrammarOptions struct {
 
 // SchemaOptions are JSON Schema conversion options (ai00_schema_options).
 type SchemaOptions struct {
-	Lenient            bool   // unsupported keywords become warnings
-	StrictProperties   bool   // no keys beyond properties unless additionalProperties says so
-	FlexibleWhitespace bool   // runs of [ \t\n] around punctuation
-	MaxWhitespace      uint32 // longest run with FlexibleWhitespace (<= 64)
+	Lenient bool // unsupported keywords become warnings
+	// StrictProperties: no keys beyond properties unless additionalProperties says so (the
+	// default, false, is JSON Schema's: any).
+	StrictProperties bool
+	// FlexibleWhitespace: JSON whitespace wherever JSON allows it, as validators read it (the
+	// default); false: one canonical layout.
+	FlexibleWhitespace bool
+	MaxWhitespace      uint32 // longest run with FlexibleWhitespace (<= 64; 0 = unbounded)
+	// Compact, with FlexibleWhitespace false: the canonical layout without spaces,
+	// {"a":1,"b":[1,2]}.
+	Compact bool
 }
 
 // DefaultSchemaOptions are the library's defaults.
 func DefaultSchemaOptions() SchemaOptions {
 	var o C.ai00_schema_options
 	C.ai00_schema_options_default(&o)
-	return SchemaOptions{o.lenient != 0, o.strict_properties != 0, o.flexible_whitespace != 0,
-		uint32(o.max_whitespace)}
+	return SchemaOptions{Lenient: o.lenient != 0, StrictProperties: o.strict_properties != 0,
+		FlexibleWhitespace: o.flexible_whitespace != 0, MaxWhitespace: uint32(o.max_whitespace),
+		Compact: o.compact != 0}
 }
 
 func (s *SchemaOptions) toC() *C.ai00_schema_options {
@@ -62,6 +70,7 @@ func (s *SchemaOptions) toC() *C.ai00_schema_options {
 	o.strict_properties = boolInt(s.StrictProperties)
 	o.flexible_whitespace = boolInt(s.FlexibleWhitespace)
 	o.max_whitespace = C.uint32_t(s.MaxWhitespace)
+	o.compact = boolInt(s.Compact)
 	return o
 }
 
@@ -129,6 +138,24 @@ func GrammarFromJSONSchema(m *Model, schema string) (*Grammar, error) {
 	s, n := cbytes([]byte(schema))
 	return newGrammar(func(out **C.ai00_grammar) C.ai00_status {
 		return C.ai00_grammar_from_json_schema(out, mp, s, n)
+	})
+}
+
+// GrammarFromJSONSchemaWithOptions is GrammarFromJSONSchema with conversion options (for
+// generation e.g. the compact layout and strict properties); nil options are the defaults. Bad
+// options are ErrInvalidArgument.
+func GrammarFromJSONSchemaWithOptions(m *Model, schema string, opts *SchemaOptions) (*Grammar, error) {
+	mp, err := m.raw()
+	if err != nil {
+		return nil, err
+	}
+	o := opts.toC()
+	if o != nil {
+		defer C.free(unsafe.Pointer(o))
+	}
+	s, n := cbytes([]byte(schema))
+	return newGrammar(func(out **C.ai00_grammar) C.ai00_status {
+		return C.ai00_grammar_from_json_schema_with_options(out, mp, s, n, o)
 	})
 }
 

@@ -14,6 +14,9 @@ type ParseOptions struct {
 	Thinking  Thinking // the thinking level the prompt was rendered with
 	ToolsJSON string   // JSON array of the tools the prompt offered, or ""
 	IDSeed    uint64   // tool call ids are "call_<8 hex>" of (IDSeed, position)
+	// StreamToolCalls also emits DeltaToolCallStart and DeltaToolCallArguments as each call
+	// streams (OpenAI-style streaming tool calls).
+	StreamToolCalls bool
 }
 
 // OutputParser parses a reply produced elsewhere (a server, a log) into deltas and a message,
@@ -33,6 +36,7 @@ func NewOutputParser(t *ChatTemplate, opts *ParseOptions) (*OutputParser, error)
 		o.tools_json, o.tools_json_len = cstr(opts.ToolsJSON)
 		defer freeStr(o.tools_json)
 		o.id_seed = C.uint64_t(opts.IDSeed)
+		o.stream_tool_calls = boolInt(opts.StreamToolCalls)
 	}
 	var p *C.ai00_output_parser
 	if err := call(func() C.ai00_status { return C.ai00_output_parser_new(&p, t.raw(), o) }); err != nil {

@@ -98,6 +98,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         }
                     }
                     Delta::Finish(reason) => println!("\n[{}]", reason.name()),
+                    // Streaming tool-call pieces come only with ParseOptions::stream_tool_calls.
+                    _ => {}
                 }
                 std::io::stdout().flush().ok();
             }

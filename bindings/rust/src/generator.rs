@@ -57,12 +57,20 @@ pub struct ToolCall {
     pub valid: bool,
 }
 
-/// One streamed piece of a reply (`ai00_delta`), copied out of the library.
+/// One streamed piece of a reply (`ai00_delta`), copied out of the library. Delta kinds are
+/// only ever appended to the ABI, so the enum is `#[non_exhaustive]`: match with a `_` arm.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Delta {
     Text(String),
     Reasoning(String),
     ToolCall(ToolCall),
+    /// With [`crate::ParseOptions::stream_tool_calls`]: a call starts (its name is parsed);
+    /// the [`Delta::ToolCall`] of the same `index` follows and stays authoritative.
+    ToolCallStart { index: u32, id: String, name: String },
+    /// With [`crate::ParseOptions::stream_tool_calls`]: the next piece of call `index`'s
+    /// arguments JSON text; the pieces concatenate to the call's arguments.
+    ToolCallArguments { index: u32, text: String },
     /// The last delta of a turn.
     Finish(FinishReason),
 }
@@ -80,6 +88,12 @@ impl Delta {
                     arguments: copy_bytes(d.text, d.text_len),
                     valid: d.valid != 0,
                 }),
+                4 => Delta::ToolCallStart {
+                    index: d.call,
+                    id: copy_bytes(d.id, d.id_len),
+                    name: copy_bytes(d.name, d.name_len),
+                },
+                5 => Delta::ToolCallArguments { index: d.call, text: copy_bytes(d.text, d.text_len) },
                 _ => Delta::Finish(FinishReason::from_raw(d.finish_reason)
                     .unwrap_or(FinishReason::Error)),
             }

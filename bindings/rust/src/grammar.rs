@@ -14,12 +14,17 @@ pub struct GrammarParams {
 pub struct SchemaOptions {
     /// Unsupported keywords become warnings instead of errors.
     pub lenient: bool,
-    /// No keys beyond `properties` unless additionalProperties says so (default true).
+    /// No keys beyond `properties` unless additionalProperties says so (default false: JSON
+    /// Schema allows any).
     pub strict_properties: bool,
-    /// Runs of [ \t\n] around punctuation.
+    /// JSON whitespace wherever JSON allows it, as validators read it (default true); false:
+    /// one canonical layout.
     pub flexible_whitespace: bool,
-    /// Longest run with flexible_whitespace (<= 64; default 4).
+    /// Longest whitespace run with flexible_whitespace (<= 64; default 0 = unbounded).
     pub max_whitespace: u32,
+    /// With `flexible_whitespace` false: the canonical layout without spaces,
+    /// `{"a":1,"b":[1,2]}` (default false).
+    pub compact: bool,
 }
 
 impl Default for SchemaOptions {
@@ -31,6 +36,7 @@ impl Default for SchemaOptions {
             strict_properties: raw.strict_properties != 0,
             flexible_whitespace: raw.flexible_whitespace != 0,
             max_whitespace: raw.max_whitespace,
+            compact: raw.compact != 0,
         }
     }
 }
@@ -43,6 +49,7 @@ impl SchemaOptions {
         raw.strict_properties = self.strict_properties as i32;
         raw.flexible_whitespace = self.flexible_whitespace as i32;
         raw.max_whitespace = self.max_whitespace;
+        raw.compact = self.compact as i32;
         raw
     }
 }
@@ -128,6 +135,18 @@ impl Grammar {
     pub fn compile(model: &Model, kbnf: &str) -> Result<Grammar> {
         Grammar::build(|g| unsafe {
             sys::ai00_grammar_compile(g, model.raw(), kbnf.as_ptr() as *const _, kbnf.len())
+        })
+    }
+
+    /// [`Grammar::from_json_schema`] with conversion options (e.g. the compact layout and
+    /// strict properties for generation); bad options are [`crate::Status::InvalidArgument`].
+    pub fn from_json_schema_with_options(model: &Model, schema_json: &str,
+                                         options: &SchemaOptions) -> Result<Grammar> {
+        let o = options.to_raw();
+        Grammar::build(|g| unsafe {
+            sys::ai00_grammar_from_json_schema_with_options(g, model.raw(),
+                                                            schema_json.as_ptr() as *const _,
+                                                            schema_json.len(), &o)
         })
     }
 

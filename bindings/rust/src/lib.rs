@@ -58,6 +58,7 @@
 
 pub mod sys;
 
+mod convert;
 mod generator;
 mod grammar;
 mod model;
@@ -67,6 +68,8 @@ mod state;
 mod template;
 mod tokenizer;
 
+pub use convert::{convert, convert_with_progress, ConvertParams, FileFormat, Limits,
+                  WeightType};
 pub use generator::{Canceller, Deltas, Delta, FinishReason, GenerateParams, Generator,
                     GrammarMode, ToolCall};
 pub use grammar::{CheckResult, CheckVerdict, Grammar, GrammarParams, SchemaOptions,

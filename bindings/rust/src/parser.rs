@@ -11,6 +11,9 @@ pub struct ParseOptions {
     pub tools_json: Option<String>,
     /// Tool call ids are "call_<8 hex>" of (id_seed, position).
     pub id_seed: u64,
+    /// Also emit [`Delta::ToolCallStart`] and [`Delta::ToolCallArguments`] as each call
+    /// streams (OpenAI-style); default false.
+    pub stream_tool_calls: bool,
 }
 
 impl Default for ParseOptions {
@@ -20,7 +23,8 @@ impl Default for ParseOptions {
             sys::ai00_parse_options_default(raw.as_mut_ptr());
             raw.assume_init()
         };
-        ParseOptions { thinking: Thinking::Off, tools_json: None, id_seed: raw.id_seed }
+        ParseOptions { thinking: Thinking::Off, tools_json: None, id_seed: raw.id_seed,
+                       stream_tool_calls: raw.stream_tool_calls != 0 }
     }
 }
 
@@ -43,6 +47,7 @@ impl OutputParser {
         o.thinking = options.thinking as i32;
         (o.tools_json, o.tools_json_len) = opt_str(&options.tools_json);
         o.id_seed = options.id_seed;
+        o.stream_tool_calls = options.stream_tool_calls as i32;
         let mut raw = std::ptr::null_mut();
         check(unsafe { sys::ai00_output_parser_new(&mut raw, template.raw(), &o) })?;
         Ok(OutputParser { raw })

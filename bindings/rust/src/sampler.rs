@@ -62,7 +62,7 @@ impl SamplerParams {
         SamplerParams { method: SamplerMethod::Greedy, ..SamplerParams::default() }
     }
 
-    fn from_raw(r: &sys::ai00_sampler_params) -> SamplerParams {
+    pub(crate) fn from_raw(r: &sys::ai00_sampler_params) -> SamplerParams {
         SamplerParams {
             method: match r.method {
                 1 => SamplerMethod::Typical,

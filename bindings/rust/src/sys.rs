@@ -54,6 +54,36 @@ pub struct ai00_model_params {
 
 #[repr(C)]
 #[derive(Clone, Copy, Default)]
+pub struct ai00_limits {
+    pub struct_size: u32,
+    pub max_nesting_depth: u32,
+    pub max_threads: u32,
+    pub reserved: u32,
+    pub max_grammar_states: u64,
+    pub max_nfa_states: u64,
+    pub max_input_bytes: u64,
+    pub max_file_bytes: u64,
+    pub max_string_bytes: u64,
+    pub max_tokens: u64,
+}
+
+pub type ai00_progress_callback =
+    Option<unsafe extern "C" fn(done: u64, total: u64, user_data: *mut c_void) -> i32>;
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ai00_convert_params {
+    pub struct_size: u32,
+    pub weight_type: i32,
+    pub file_format: i32,
+    pub overwrite: i32,
+    pub vocab_path: *const c_char,
+    pub progress: ai00_progress_callback,
+    pub user_data: *mut c_void,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
 pub struct ai00_model_info {
     pub struct_size: u32,
     pub n_layer: u32,
@@ -104,6 +134,9 @@ pub struct ai00_render_options {
     pub tools_json_len: usize,
     pub assistant_name: *const c_char,
     pub assistant_name_len: usize,
+    pub reflect: i32,
+    pub introspect: i32,
+    pub prepend_token0: i32,
 }
 
 #[repr(C)]
@@ -147,6 +180,7 @@ pub struct ai00_parse_options {
     pub tools_json: *const c_char,
     pub tools_json_len: usize,
     pub id_seed: u64,
+    pub stream_tool_calls: i32,
 }
 
 #[repr(C)]
@@ -165,6 +199,7 @@ pub struct ai00_schema_options {
     pub strict_properties: i32,
     pub flexible_whitespace: i32,
     pub max_whitespace: u32,
+    pub compact: i32,
 }
 
 #[repr(C)]
@@ -199,6 +234,9 @@ extern "C" {
     pub fn ai00_model_params_default(out_params: *mut ai00_model_params) -> ai00_status;
     pub fn ai00_model_load(out_model: *mut *mut ai00_model, path: *const c_char, path_len: usize,
                            params: *const ai00_model_params) -> ai00_status;
+    pub fn ai00_limits_default(out_limits: *mut ai00_limits) -> ai00_status;
+    pub fn ai00_limits_get(out_limits: *mut ai00_limits) -> ai00_status;
+    pub fn ai00_limits_set(limits: *const ai00_limits) -> ai00_status;
     pub fn ai00_model_free(model: *mut ai00_model) -> ai00_status;
     pub fn ai00_model_last_error(model: *const ai00_model) -> *const c_char;
     pub fn ai00_model_get_info(out_info: *mut ai00_model_info, model: *const ai00_model)
@@ -207,6 +245,10 @@ extern "C" {
                                -> ai00_status;
     pub fn ai00_model_info_json(out_len: *mut usize, json: *mut c_char, capacity: usize,
                                 model: *const ai00_model) -> ai00_status;
+    pub fn ai00_convert_params_default(out_params: *mut ai00_convert_params) -> ai00_status;
+    pub fn ai00_model_convert(path_in: *const c_char, path_in_len: usize,
+                              path_out: *const c_char, path_out_len: usize,
+                              params: *const ai00_convert_params) -> ai00_status;
     pub fn ai00_model_tokenize(out_count: *mut usize, tokens: *mut u32, capacity: usize,
                                model: *const ai00_model, text: *const c_char, text_len: usize)
                                -> ai00_status;
@@ -252,6 +294,27 @@ extern "C" {
     pub fn ai00_render_options_default(out_options: *mut ai00_render_options) -> ai00_status;
     pub fn ai00_chat_template_new(out_template: *mut *mut ai00_chat_template,
                                   name: *const c_char, name_len: usize) -> ai00_status;
+    pub fn ai00_chat_template_new_with_config(out_template: *mut *mut ai00_chat_template,
+                                              name: *const c_char, name_len: usize,
+                                              config_toml: *const c_char, config_len: usize)
+                                              -> ai00_status;
+    pub fn ai00_chat_template_sampler_preset(out_params: *mut ai00_sampler_params,
+                                             tmpl: *const ai00_chat_template,
+                                             name: *const c_char, name_len: usize)
+                                             -> ai00_status;
+    pub fn ai00_chat_template_render_fim(out_prompt: *mut *const c_char, out_len: *mut usize,
+                                         tmpl: *mut ai00_chat_template, prefix: *const c_char,
+                                         prefix_len: usize, suffix: *const c_char,
+                                         suffix_len: usize) -> ai00_status;
+    pub fn ai00_chat_template_render_files(out_prompt: *mut *const c_char, out_len: *mut usize,
+                                           tmpl: *mut ai00_chat_template,
+                                           files: *const *const c_char, file_lens: *const usize,
+                                           n_files: usize, leading_separator: i32)
+                                           -> ai00_status;
+    pub fn ai00_chat_template_parse_transcript(out_json: *mut *const c_char, out_len: *mut usize,
+                                               tmpl: *mut ai00_chat_template,
+                                               text: *const c_char, text_len: usize)
+                                               -> ai00_status;
     pub fn ai00_chat_template_free(tmpl: *mut ai00_chat_template) -> ai00_status;
     pub fn ai00_chat_template_last_error(tmpl: *const ai00_chat_template) -> *const c_char;
     pub fn ai00_chat_template_render(out_prompt: *mut *const c_char, out_len: *mut usize,
@@ -271,6 +334,12 @@ extern "C" {
     pub fn ai00_grammar_from_json_schema(out_grammar: *mut *mut ai00_grammar,
                                          model: *const ai00_model, schema_json: *const c_char,
                                          schema_len: usize) -> ai00_status;
+    pub fn ai00_grammar_from_json_schema_with_options(out_grammar: *mut *mut ai00_grammar,
+                                                      model: *const ai00_model,
+                                                      schema_json: *const c_char,
+                                                      schema_len: usize,
+                                                      options: *const ai00_schema_options)
+                                                      -> ai00_status;
     pub fn ai00_grammar_free(grammar: *mut ai00_grammar) -> ai00_status;
     pub fn ai00_grammar_last_error(grammar: *const ai00_grammar) -> *const c_char;
     pub fn ai00_grammar_accepts(out_accepted: *mut i32, grammar: *const ai00_grammar,

@@ -1,5 +1,5 @@
 //! `ai00_chat_template`: a chat format and its last rendered prompt.
-use crate::{check, copy_cstr, opt_str, owned_text, sys, Result};
+use crate::{check, copy_cstr, opt_str, owned_text, sys, Result, SamplerParams};
 
 /// The chat formats the library knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +45,13 @@ pub struct RenderOptions {
     pub tools_json: Option<String>,
     /// Speaker name of the generated turn.
     pub assistant_name: Option<String>,
+    /// OpenChatML `<|reflect|>` flag in the system message (other formats refuse it).
+    pub reflect: bool,
+    /// OpenChatML `<|introspect|>` flag in the system message (other formats refuse it).
+    pub introspect: bool,
+    /// Feed token 0 before the prompt: `Some(true)` / `Some(false)`, or `None` (default) for
+    /// the template's own setting.
+    pub prepend_token0: Option<bool>,
 }
 
 impl Default for RenderOptions {
@@ -59,6 +66,13 @@ impl Default for RenderOptions {
             thinking: Thinking::Off,
             tools_json: None,
             assistant_name: None,
+            reflect: raw.reflect != 0,
+            introspect: raw.introspect != 0,
+            prepend_token0: match raw.prepend_token0 {
+                0 => Some(false),
+                1 => Some(true),
+                _ => None,
+            },
         }
     }
 }
@@ -75,6 +89,13 @@ impl RenderOptions {
         raw.thinking = self.thinking as i32;
         (raw.tools_json, raw.tools_json_len) = opt_str(&self.tools_json);
         (raw.assistant_name, raw.assistant_name_len) = opt_str(&self.assistant_name);
+        raw.reflect = self.reflect as i32;
+        raw.introspect = self.introspect as i32;
+        raw.prepend_token0 = match self.prepend_token0 {
+            Some(true) => 1,
+            Some(false) => 0,
+            None => -1,
+        };
         raw
     }
 }
@@ -100,6 +121,65 @@ impl ChatTemplate {
             sys::ai00_chat_template_new(&mut raw, name.as_ptr() as *const _, name.len())
         })?;
         Ok(ChatTemplate { raw })
+    }
+
+    /// A template configured by TOML text (docs/chat-formats.md "Configuration"); a TOML error
+    /// is [`crate::Status::Format`] with "config:LINE:COLUMN: ...".
+    pub fn with_config(format: Format, config_toml: &str) -> Result<ChatTemplate> {
+        ChatTemplate::by_name_with_config(format.name(), config_toml)
+    }
+
+    /// [`ChatTemplate::with_config`] by format name.
+    pub fn by_name_with_config(name: &str, config_toml: &str) -> Result<ChatTemplate> {
+        let mut raw = std::ptr::null_mut();
+        check(unsafe {
+            sys::ai00_chat_template_new_with_config(&mut raw, name.as_ptr() as *const _,
+                                                    name.len(),
+                                                    config_toml.as_ptr() as *const _,
+                                                    config_toml.len())
+        })?;
+        Ok(ChatTemplate { raw })
+    }
+
+    /// The sampling preset `name` of the template's configuration ("math", "chat",
+    /// "creative", or a `[presets.NAME]` it adds); an unknown name is an error listing them.
+    pub fn sampler_preset(&self, name: &str) -> Result<SamplerParams> {
+        let mut raw = std::mem::MaybeUninit::<sys::ai00_sampler_params>::zeroed();
+        check(unsafe {
+            sys::ai00_chat_template_sampler_preset(raw.as_mut_ptr(), self.raw,
+                                                   name.as_ptr() as *const _, name.len())
+        })?;
+        Ok(SamplerParams::from_raw(unsafe { &raw.assume_init() }))
+    }
+
+    /// A fill-in-the-middle prompt: the model writes the middle between `prefix` and `suffix`.
+    pub fn render_fim(&mut self, prefix: &str, suffix: &str) -> Result<String> {
+        owned_text(|p, len| unsafe {
+            sys::ai00_chat_template_render_fim(p, len, self.raw, prefix.as_ptr() as *const _,
+                                               prefix.len(), suffix.as_ptr() as *const _,
+                                               suffix.len())
+        })
+    }
+
+    /// A multi-file sequence: the files joined by file separators, starting with one when
+    /// `leading_separator` is true.
+    pub fn render_files<S: AsRef<str>>(&mut self, files: &[S], leading_separator: bool)
+                                       -> Result<String> {
+        let ptrs: Vec<*const std::os::raw::c_char> =
+            files.iter().map(|f| f.as_ref().as_ptr() as *const _).collect();
+        let lens: Vec<usize> = files.iter().map(|f| f.as_ref().len()).collect();
+        owned_text(|p, len| unsafe {
+            sys::ai00_chat_template_render_files(p, len, self.raw, ptrs.as_ptr(), lens.as_ptr(),
+                                                 files.len(), leading_separator as i32)
+        })
+    }
+
+    /// A rendered conversation read back into a JSON array of seed 004 messages.
+    pub fn parse_transcript(&mut self, text: &str) -> Result<String> {
+        owned_text(|p, len| unsafe {
+            sys::ai00_chat_template_parse_transcript(p, len, self.raw, text.as_ptr() as *const _,
+                                                     text.len())
+        })
     }
 
     /// Renders a conversation (JSON array of seed 004 messages) into a prompt.

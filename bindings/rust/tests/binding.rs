@@ -316,7 +316,13 @@ fn parse_json(s: &str) -> bool {
 fn json_schema_constrained_reply_parses() {
     let model = load();
     let schema = r#"{"type": "object", "properties": {"answer": {"enum": ["yes", "no"]}, "sure": {"type": "boolean"}}, "required": ["answer", "sure"]}"#;
-    let g = Grammar::from_json_schema(&model, schema).unwrap();
+    // The defaults read a schema as a validator does (any whitespace, any extra keys), which a
+    // random model wanders in: generation takes the canonical layout and strict properties.
+    let loose = Grammar::from_json_schema(&model, schema).unwrap();
+    assert!(loose.accepts("{ \"answer\": \"yes\", \"sure\": true, \"x\": 1 }").unwrap());
+    let strict = SchemaOptions { flexible_whitespace: false, strict_properties: true,
+                                 ..SchemaOptions::default() };
+    let g = Grammar::from_json_schema_with_options(&model, schema, &strict).unwrap();
     let mut state = State::new(&model).unwrap();
     let params = GenerateParams { max_tokens: 64, seed: Some(11), grammar: Some(&g),
                                   ..Default::default() };
@@ -333,13 +339,13 @@ fn json_schema_constrained_reply_parses() {
     assert!(g.accepts(&text).unwrap());
     // Byte-level schema grammars, options and warnings.
     let lenient = SchemaOptions { lenient: true, ..SchemaOptions::default() };
-    let w = Grammar::new_from_json_schema(None, r#"{"type": "integer", "multipleOf": 3}"#,
-                                          &lenient).unwrap();
-    assert!(w.warnings().unwrap()[0].contains("multipleOf"));
-    let err = Grammar::new_from_json_schema(None, r#"{"type": "integer", "multipleOf": 3}"#,
-                                            &SchemaOptions::default()).err().unwrap();
+    let unsupported = r#"{"type": "array", "contains": {}}"#;
+    let w = Grammar::new_from_json_schema(None, unsupported, &lenient).unwrap();
+    assert!(w.warnings().unwrap()[0].contains("contains"));
+    let err = Grammar::new_from_json_schema(None, unsupported, &SchemaOptions::default())
+        .err().unwrap();
     assert_eq!(err.status, Status::Grammar);
-    assert!(err.message.contains("/multipleOf"));
+    assert!(err.message.contains("/contains"));
     let kb = Grammar::new(Some(&Tokenizer::from_model(&model).unwrap()), "s ::= \"ab\";",
                          &GrammarParams { start_rule: Some("s".into()) }).unwrap();
     assert_eq!(kb.check("ab").unwrap().verdict, CheckVerdict::Accepted);
@@ -485,4 +491,195 @@ fn chat_repl_example_runs_with_piped_input() {
     assert_eq!(stdout.matches("assistant> ").count(), 2, "{stdout}");
     assert!(stdout.contains("[tool get_weather"), "{stdout}");
     assert!(stdout.contains("bye"), "{stdout}");
+}
+
+#[test]
+fn convert_with_progress_and_cancel() {
+    let dir = std::env::temp_dir();
+    let out = dir.join(format!("ai00-rust-convert-{}.gguf", std::process::id()));
+    let _ = std::fs::remove_file(&out);
+    let params = ConvertParams::default();
+    assert_eq!((params.weight_type, params.file_format, params.overwrite),
+               (WeightType::F16, FileFormat::Gguf, false));
+    let mut calls = 0u32;
+    let mut last = (0u64, 0u64);
+    convert_with_progress(model_path(), &out, &params, |done, total| {
+        calls += 1;
+        last = (done, total);
+        true
+    }).unwrap();
+    assert!(calls > 0 && last.0 == last.1 && last.1 > 0, "{calls} {last:?}");
+    let converted = Model::load(&out).unwrap();
+    assert_eq!(converted.info().unwrap().n_vocab, 512);
+    // The output exists and overwrite is off: Io naming the path.
+    let err = convert(model_path(), &out, &params).unwrap_err();
+    assert_eq!(err.status, Status::Io);
+    // Cancelled by the callback: nothing written.
+    let out2 = dir.join(format!("ai00-rust-convert-{}-2.st", std::process::id()));
+    let st = ConvertParams { file_format: FileFormat::Safetensors, ..ConvertParams::default() };
+    let err = convert_with_progress(model_path(), &out2, &st, |_, _| false).unwrap_err();
+    assert_eq!(err.status, Status::Cancelled);
+    assert!(!out2.exists());
+    // A quantized type into safetensors is unsupported.
+    let q = ConvertParams { weight_type: WeightType::Q8_0, ..st.clone() };
+    assert_eq!(convert(model_path(), &out2, &q).unwrap_err().status, Status::Unsupported);
+    assert_eq!(convert("/nonexistent/m.bin", &out2, &st).unwrap_err().status, Status::Io);
+    let over = ConvertParams { overwrite: true, ..params };
+    convert(model_path(), &out, &over).unwrap();
+    drop(converted);
+    let _ = std::fs::remove_file(&out);
+}
+
+#[test]
+fn limits_get_set_and_reject_zero() {
+    // Limits are process-wide and tests run in parallel: only values that change nothing.
+    let d = Limits::default();
+    assert_eq!(d.max_nesting_depth, 256);
+    assert_eq!(d.max_grammar_states, 50_000);
+    assert_eq!(Limits::get().unwrap(), d);
+    let err = Limits { max_tokens: 0, ..d }.set().unwrap_err();
+    assert_eq!(err.status, Status::InvalidArgument);
+    assert!(err.message.contains("max_tokens"), "{}", err.message);
+    assert_eq!(Limits { max_nesting_depth: 100_000, ..d }.set().unwrap_err().status,
+               Status::InvalidArgument);
+    assert_eq!(Limits::get().unwrap(), d);
+    d.set().unwrap();
+}
+
+#[test]
+fn template_config_presets_fim_files_transcript() {
+    let toml = "[prompts]\nrole_user = \"human\"\n[prompts.goose]\nprepend_token0 = true\n\
+                [presets.math]\ntemperature = 0.25\n";
+    let mut t = ChatTemplate::with_config(Format::Ai00V1, toml).unwrap();
+    let text = t.render(r#"[{"role":"user","content":"Hi"}]"#, &RenderOptions::default()).unwrap();
+    assert!(text.starts_with("<ai00:human>\nHi\n</ai00:human>"), "{text}");
+    let math = t.sampler_preset("math").unwrap();
+    assert_eq!((math.temperature, math.top_p), (0.25, 0.3));
+    let err = t.sampler_preset("wild").unwrap_err();
+    assert_eq!(err.status, Status::InvalidArgument);
+    assert!(err.message.contains("known: math, chat, creative"), "{}", err.message);
+    let err = ChatTemplate::by_name_with_config("goose", "[prompts]\nrole_user = 3\n").err().unwrap();
+    assert_eq!(err.status, Status::Format);
+    assert!(err.message.contains("config:2:13"), "{}", err.message);
+    let mut g = ChatTemplate::with_config(Format::Goose, toml).unwrap();
+    g.render("[]", &RenderOptions::default()).unwrap();
+    assert!(g.last_render_json().unwrap().contains("\"prepend_token0\": true"));
+    g.render("[]", &RenderOptions { prepend_token0: Some(false), ..Default::default() }).unwrap();
+    assert!(g.last_render_json().unwrap().contains("\"prepend_token0\": false"));
+    assert_eq!(g.render_fim("a", "b").unwrap_err().status, Status::Unsupported);
+    let reflect = RenderOptions { reflect: true, ..Default::default() };
+    assert_eq!(g.render("[]", &reflect).unwrap_err().status, Status::Unsupported);
+
+    let mut o = ChatTemplate::new(Format::OpenChatML).unwrap();
+    assert!(o.render("[]", &reflect).unwrap().contains("<|reflect|>"));
+    assert_eq!(o.render_fim("ab", "cd").unwrap(), "<|fim_prefix|>ab<|fim_middle|><|fim_suffix|>cd");
+    let err = o.render_fim("<|im_end|>", "").unwrap_err();
+    assert_eq!(err.status, Status::Format);
+    assert!(err.message.contains("prefix: contains"), "{}", err.message);
+    assert_eq!(o.render_files(&["one", "two"], false).unwrap(), "one\n<|file_separator|>\ntwo");
+    assert_eq!(o.render_files(&["one".to_string()], true).unwrap(), "<|file_separator|>\none");
+    let json = o.parse_transcript("<|im_start|>user name=Eric\nHi\n<|im_end|>\n\
+                                   <|im_start|>assistant\nHello\n<|im_end|>").unwrap();
+    assert!(json.contains("\"name\":\"Eric\"") && json.contains("\"role\":\"assistant\""), "{json}");
+    let err = o.parse_transcript("<|im_start|>bot\nx<|im_end|>").unwrap_err();
+    assert_eq!(err.status, Status::Format);
+    assert!(err.message.contains("unknown role \"bot\""), "{}", err.message);
+}
+
+#[test]
+fn output_parser_streams_tool_calls() {
+    let out = "<ai00:function_calls>\n  <invoke name=\"get_weather\">\n    <parameter \
+               name=\"city\">Oslo</parameter>\n    <parameter name=\"days\">3</parameter>\n  \
+               </invoke>\n</ai00:function_calls>";
+    let t = ChatTemplate::new(Format::Ai00V1).unwrap();
+    assert!(!ParseOptions::default().stream_tool_calls);
+    let opts = ParseOptions { stream_tool_calls: true, ..Default::default() };
+    let mut p = OutputParser::new(&t, &opts).unwrap();
+    let mut deltas = Vec::new();
+    for ch in out.chars() {
+        p.push(&ch.to_string()).unwrap();
+        deltas.extend(p.drain().unwrap());
+    }
+    p.finish(FinishReason::Stop).unwrap();
+    deltas.extend(p.drain().unwrap());
+    let (mut starts, mut args, mut whole) = (0, String::new(), None);
+    for d in &deltas {
+        match d {
+            Delta::ToolCallStart { index, id, name } => {
+                starts += 1;
+                assert_eq!((*index, name.as_str(), id.len(), args.len()), (0, "get_weather", 13, 0));
+            }
+            Delta::ToolCallArguments { index, text } => {
+                assert_eq!(*index, 0);
+                args.push_str(text);
+            }
+            Delta::ToolCall(c) => whole = Some(c.clone()),
+            _ => {}
+        }
+    }
+    assert_eq!(starts, 1);
+    let whole = whole.expect("a whole tool call");
+    assert!(whole.valid);
+    assert_eq!(args, whole.arguments);
+    assert_eq!(deltas.last(), Some(&Delta::Finish(FinishReason::ToolCalls)));
+    // Without the option: no streaming deltas.
+    let mut p = OutputParser::new(&t, &ParseOptions::default()).unwrap();
+    p.push(out).unwrap();
+    p.finish(FinishReason::Stop).unwrap();
+    assert!(p.drain().unwrap().iter().all(|d| !matches!(d,
+        Delta::ToolCallStart { .. } | Delta::ToolCallArguments { .. })));
+}
+
+#[test]
+fn json_schema_with_options() {
+    let model = load();
+    let schema = r#"{"type":"object","properties":{"a":{"type":"number"}}}"#;
+    let d = SchemaOptions::default();
+    assert!(d.flexible_whitespace && !d.compact && !d.strict_properties && d.max_whitespace == 0);
+    let g = Grammar::from_json_schema_with_options(&model, schema, &d).unwrap();
+    assert!(g.accepts("{ \"a\" : 1.0 ,\n \"b\": [] }").unwrap());
+    let compact = SchemaOptions { flexible_whitespace: false, compact: true,
+                                  strict_properties: true, ..d };
+    let g = Grammar::from_json_schema_with_options(&model, schema, &compact).unwrap();
+    assert!(g.accepts("{\"a\":1}").unwrap());
+    assert!(!g.accepts("{\"a\": 1}").unwrap());
+    assert!(!g.accepts("{\"a\":1,\"b\":2}").unwrap());
+    let canonical = SchemaOptions { compact: false, ..compact };
+    let g = Grammar::from_json_schema_with_options(&model, schema, &canonical).unwrap();
+    assert!(g.accepts("{\"a\": 1}").unwrap());
+    let bad = SchemaOptions { max_whitespace: 65, ..d };
+    assert_eq!(Grammar::from_json_schema_with_options(&model, schema, &bad).err().unwrap().status,
+               Status::InvalidArgument);
+    assert_eq!(Grammar::from_json_schema_with_options(&model, "{\"type\":", &d).err().unwrap()
+                   .status, Status::Grammar);
+}
+
+#[test]
+fn hand_written_structs_match_the_library_sizes() {
+    // Each *_default writes the library's sizeof into struct_size: call it on a large zeroed
+    // buffer (never on a possibly too short struct) and compare with the Rust declaration.
+    use std::mem::size_of;
+    fn lib_size<T>(f: unsafe extern "C" fn(*mut T) -> i32) -> usize {
+        let mut buf = [0u64; 64];
+        assert_eq!(unsafe { f(buf.as_mut_ptr() as *mut T) }, 0);
+        (buf[0] & 0xffff_ffff) as usize
+    }
+    assert_eq!(lib_size(sys::ai00_model_params_default), size_of::<sys::ai00_model_params>());
+    assert_eq!(lib_size(sys::ai00_limits_default), size_of::<sys::ai00_limits>());
+    assert_eq!(lib_size(sys::ai00_convert_params_default), size_of::<sys::ai00_convert_params>());
+    assert_eq!(lib_size(sys::ai00_sampler_params_default), size_of::<sys::ai00_sampler_params>());
+    assert_eq!(lib_size(sys::ai00_render_options_default), size_of::<sys::ai00_render_options>());
+    assert_eq!(lib_size(sys::ai00_generate_params_default),
+               size_of::<sys::ai00_generate_params>());
+    assert_eq!(lib_size(sys::ai00_parse_options_default), size_of::<sys::ai00_parse_options>());
+    assert_eq!(lib_size(sys::ai00_grammar_params_default), size_of::<sys::ai00_grammar_params>());
+    assert_eq!(lib_size(sys::ai00_schema_options_default), size_of::<sys::ai00_schema_options>());
+    assert_eq!(lib_size(sys::ai00_tool_grammar_params_default),
+               size_of::<sys::ai00_tool_grammar_params>());
+    // Deltas: the library refuses a struct_size it does not know.
+    let t = ChatTemplate::new(Format::Ai00V1).unwrap();
+    let mut p = OutputParser::new(&t, &ParseOptions::default()).unwrap();
+    p.push("hi").unwrap();
+    p.finish(FinishReason::Stop).unwrap();
+    assert!(!p.drain().unwrap().is_empty());
 }
