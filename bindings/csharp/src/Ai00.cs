@@ -20,7 +20,11 @@ namespace Ai00
         Internal = -99
     }
     public enum Thinking { Off = 0, On = 1, ABit = 2, ALot = 3 }
-    public enum DeltaKind { Text = 0, Reasoning = 1, ToolCall = 2, Finish = 3 }
+    /// <summary>ToolCallStart and ToolCallArguments come only with streamed tool calls
+    /// (OutputParser streamToolCalls): the call's id and name, then pieces of its arguments JSON.</summary>
+    public enum DeltaKind { Text = 0, Reasoning = 1, ToolCall = 2, Finish = 3, ToolCallStart = 4, ToolCallArguments = 5 }
+    public enum WeightType { F32 = 0, F16 = 1, BF16 = 2, Q8_0 = 3, Q4_0 = 4, Q4_1 = 5, Q5_0 = 6, Q5_1 = 7 }
+    public enum FileFormat { Gguf = 0, Safetensors = 1 }
     public enum FinishReason { None = -1, Stop = 0, Length = 1, ToolCalls = 2, Cancelled = 3, GrammarDone = 4, Error = 5 }
     public enum GrammarMode { Automatic = 0, None = 1, Structural = 2, SchemaAware = 3 }
     public enum SamplerMethod { Nucleus = 0, Typical = 1, MirostatV2 = 2, Greedy = 3 }
@@ -97,6 +101,88 @@ namespace Ai00
             var list = new List<string>();
             for (int i = 0; i < count; ++i) { Check(at(out IntPtr p, out UIntPtr n, (UIntPtr)i)); list.Add(Utf8(p, n)); }
             return list;
+        }
+    }
+
+    /// <summary>The process-wide resource limits of every parser, compiler and loader.</summary>
+    public sealed class Limits
+    {
+        public uint MaxNestingDepth, MaxThreads;
+        public ulong MaxGrammarStates, MaxNfaStates, MaxInputBytes, MaxFileBytes, MaxStringBytes, MaxTokens;
+
+        Limits(LimitsC c)
+        {
+            MaxNestingDepth = c.max_nesting_depth; MaxThreads = c.max_threads; MaxGrammarStates = c.max_grammar_states;
+            MaxNfaStates = c.max_nfa_states; MaxInputBytes = c.max_input_bytes; MaxFileBytes = c.max_file_bytes;
+            MaxStringBytes = c.max_string_bytes; MaxTokens = c.max_tokens;
+        }
+        /// <summary>The documented defaults.</summary>
+        public static Limits Default() { Lib.Check(Native.ai00_limits_default(out LimitsC c)); return new Limits(c); }
+        /// <summary>The limits in force.</summary>
+        public static Limits Current()
+        {
+            var c = new LimitsC { struct_size = (uint)Marshal.SizeOf(typeof(LimitsC)) };
+            Lib.Check(Native.ai00_limits_get(ref c));
+            return new Limits(c);
+        }
+        /// <summary>Makes these the process-wide limits; a zero field (or MaxNestingDepth above 1000)
+        /// throws (InvalidArgument) and changes nothing.</summary>
+        public void Apply()
+        {
+            Lib.Check(Native.ai00_limits_default(out LimitsC c));
+            c.max_nesting_depth = MaxNestingDepth; c.max_threads = MaxThreads; c.max_grammar_states = MaxGrammarStates;
+            c.max_nfa_states = MaxNfaStates; c.max_input_bytes = MaxInputBytes; c.max_file_bytes = MaxFileBytes;
+            c.max_string_bytes = MaxStringBytes; c.max_tokens = MaxTokens;
+            Lib.Check(Native.ai00_limits_set(ref c));
+        }
+    }
+
+    /// <summary>Options of Converter.Convert.</summary>
+    public sealed class ConvertOptions
+    {
+        public WeightType WeightType = WeightType.F16;
+        public FileFormat FileFormat = FileFormat.Gguf;
+        public bool Overwrite;
+        public string VocabPath;
+        /// <summary>Called with (done, total) on the calling thread; return true to cancel
+        /// (the call then throws Cancelled and writes nothing). An exception it throws cancels
+        /// the conversion and is rethrown.</summary>
+        public Func<ulong, ulong, bool> Progress;
+    }
+
+    /// <summary>Rewrites weight files as GGUF or safetensors in one weight type.</summary>
+    public static class Converter
+    {
+        public static void Convert(string pathIn, string pathOut, ConvertOptions options = null)
+        {
+            options = options ?? new ConvertOptions();
+            Lib.Check(Native.ai00_convert_params_default(out ConvertParamsC p));
+            p.weight_type = (int)options.WeightType; p.file_format = (int)options.FileFormat;
+            p.overwrite = options.Overwrite ? 1 : 0;
+            Exception error = null;
+            ProgressCallback cb = null;
+            if (options.Progress != null)
+            {
+                var progress = options.Progress;
+                cb = (done, total, user) =>
+                {
+                    try { return progress(done, total) ? 1 : 0; }
+                    catch (Exception e) { error = e; return 1; }  // never unwind through the library
+                };
+                p.progress = Marshal.GetFunctionPointerForDelegate(cb);
+            }
+            var vocab = Lib.Bytes(options.VocabPath == null ? null : options.VocabPath + "\0");
+            var pin = GCHandle.Alloc(vocab, GCHandleType.Pinned);
+            try
+            {
+                if (vocab != null) p.vocab_path = pin.AddrOfPinnedObject();
+                var a = Lib.Bytes(pathIn); var b = Lib.Bytes(pathOut);
+                int status = Native.ai00_model_convert(a, Lib.Len(a), b, Lib.Len(b), ref p);
+                GC.KeepAlive(cb);
+                if (error != null) throw error;
+                Lib.Check(status);
+            }
+            finally { pin.Free(); }
         }
     }
 
@@ -209,10 +295,18 @@ namespace Ai00
             Lib.Check(Native.ai00_grammar_compile(out IntPtr g, Handle, raw, Lib.Len(raw)));
             return new Grammar(g);
         }
-        public Grammar JsonSchemaGrammar(string schemaJson)
+        /// <summary>One JSON document valid under the schema (validator semantics by default;
+        /// options for strict properties or a canonical/compact layout).</summary>
+        public Grammar JsonSchemaGrammar(string schemaJson, SchemaOptions options = null)
         {
             var raw = Lib.Bytes(schemaJson);
-            Lib.Check(Native.ai00_grammar_from_json_schema(out IntPtr g, Handle, raw, Lib.Len(raw)));
+            IntPtr g;
+            if (options == null) Lib.Check(Native.ai00_grammar_from_json_schema(out g, Handle, raw, Lib.Len(raw)));
+            else
+            {
+                var o = options.ToC();
+                Lib.Check(Native.ai00_grammar_from_json_schema_with_options(out g, Handle, raw, Lib.Len(raw), ref o));
+            }
             return new Grammar(g);
         }
     }
@@ -300,7 +394,7 @@ namespace Ai00
         public bool BanEos;
         public Dictionary<uint, float> LogitBias = new Dictionary<uint, float>();
 
-        SamplerParams(SamplerParamsC c)
+        internal SamplerParams(SamplerParamsC c)
         {
             Method = (SamplerMethod)c.method; Temperature = c.temperature; TopK = c.top_k; TopP = c.top_p; MinP = c.min_p;
             TypicalTau = c.typical_tau; MirostatTau = c.mirostat_tau; MirostatRate = c.mirostat_rate;
@@ -361,6 +455,10 @@ namespace Ai00
         public Thinking Thinking = Thinking.Off;
         public string ToolsJson;
         public string AssistantName;
+        /// <summary>OpenChatML &lt;|reflect|&gt; / &lt;|introspect|&gt; flags (other formats refuse them).</summary>
+        public bool Reflect, Introspect;
+        /// <summary>Feed token 0 before the prompt; null keeps the template's setting.</summary>
+        public bool? PrependToken0;
 
         internal sealed class Pinned : IDisposable
         {
@@ -372,6 +470,8 @@ namespace Ai00
                 if (o == null) return;
                 C.add_generation_prompt = o.AddGenerationPrompt ? 1 : 0;
                 C.thinking = (int)o.Thinking;
+                C.reflect = o.Reflect ? 1 : 0; C.introspect = o.Introspect ? 1 : 0;
+                if (o.PrependToken0.HasValue) C.prepend_token0 = o.PrependToken0.Value ? 1 : 0;
                 if (o.ToolsJson != null) { var b = Lib.Bytes(o.ToolsJson); tools = GCHandle.Alloc(b, GCHandleType.Pinned); C.tools_json = tools.AddrOfPinnedObject(); C.tools_json_len = Lib.Len(b); }
                 if (o.AssistantName != null) { var b = Lib.Bytes(o.AssistantName); name = GCHandle.Alloc(b, GCHandleType.Pinned); C.assistant_name = name.AddrOfPinnedObject(); C.assistant_name_len = Lib.Len(b); }
             }
@@ -385,12 +485,58 @@ namespace Ai00
     public sealed class ChatTemplate : Ai00Object<TemplateHandle>
     {
         public string Name { get; }
-        public ChatTemplate(string name) : base(New(name)) { Name = name; }
-        static IntPtr New(string name)
+        public ChatTemplate(string name) : base(New(name, null)) { Name = name; }
+        /// <summary>A template configured by TOML text (docs/chat-formats.md "Configuration");
+        /// a Format exception names config:LINE:COLUMN.</summary>
+        public ChatTemplate(string name, string configToml) : base(New(name, configToml)) { Name = name; }
+        static IntPtr New(string name, string config)
         {
             var raw = Lib.Bytes(name);
-            Lib.Check(Native.ai00_chat_template_new(out IntPtr h, raw, Lib.Len(raw)));
+            IntPtr h;
+            if (config == null) Lib.Check(Native.ai00_chat_template_new(out h, raw, Lib.Len(raw)));
+            else { var toml = Lib.Bytes(config); Lib.Check(Native.ai00_chat_template_new_with_config(out h, raw, Lib.Len(raw), toml, Lib.Len(toml))); }
             return h;
+        }
+        /// <summary>The sampling preset of this template's configuration ("chat", "math", "creative" or one it adds).</summary>
+        public SamplerParams SamplerPreset(string name)
+        {
+            var raw = Lib.Bytes(name);
+            Lib.Check(Native.ai00_chat_template_sampler_preset(out SamplerParamsC c, Handle, raw, Lib.Len(raw)));
+            return new SamplerParams(c);
+        }
+        /// <summary>A fill-in-the-middle prompt (OpenChatML).</summary>
+        public string RenderFim(string prefix, string suffix)
+        {
+            var a = Lib.Bytes(prefix); var b = Lib.Bytes(suffix);
+            Lib.Check(Native.ai00_chat_template_render_fim(out IntPtr p, out UIntPtr n, Handle, a, Lib.Len(a), b, Lib.Len(b)));
+            return Lib.Utf8(p, n);
+        }
+        /// <summary>A multi-file sequence joined by the file separator (OpenChatML).</summary>
+        public string RenderFiles(IList<string> files, bool leadingSeparator = false)
+        {
+            var pins = new GCHandle[files.Count];
+            var ptrs = new IntPtr[Math.Max(files.Count, 1)];
+            var lens = new UIntPtr[Math.Max(files.Count, 1)];
+            try
+            {
+                for (int i = 0; i < files.Count; ++i)
+                {
+                    var b = Lib.Bytes(files[i] ?? "");
+                    pins[i] = GCHandle.Alloc(b, GCHandleType.Pinned);
+                    ptrs[i] = pins[i].AddrOfPinnedObject(); lens[i] = Lib.Len(b);
+                }
+                Lib.Check(Native.ai00_chat_template_render_files(out IntPtr p, out UIntPtr n, Handle, ptrs, lens,
+                    (UIntPtr)files.Count, leadingSeparator ? 1 : 0));
+                return Lib.Utf8(p, n);
+            }
+            finally { foreach (var h in pins) if (h.IsAllocated) h.Free(); }
+        }
+        /// <summary>A rendered conversation read back as a JSON array of messages (OpenChatML).</summary>
+        public string ParseTranscript(string text)
+        {
+            var raw = Lib.Bytes(text);
+            Lib.Check(Native.ai00_chat_template_parse_transcript(out IntPtr p, out UIntPtr n, Handle, raw, Lib.Len(raw)));
+            return Lib.Utf8(p, n);
         }
         public string LastError => Lib.Utf8z(Native.ai00_chat_template_last_error(Handle));
 
@@ -414,18 +560,22 @@ namespace Ai00
         {
             get { Lib.Check(Native.ai00_chat_template_last_render_json(out IntPtr p, out UIntPtr n, Handle)); return Lib.Utf8(p, n); }
         }
-        public OutputParser OutputParser(Thinking thinking = Thinking.Off, string toolsJson = null, ulong idSeed = 0)
-            => new OutputParser(this, thinking, toolsJson, idSeed);
+        /// <summary>streamToolCalls: also ToolCallStart and ToolCallArguments deltas as each call streams.</summary>
+        public OutputParser OutputParser(Thinking thinking = Thinking.Off, string toolsJson = null, ulong idSeed = 0,
+            bool streamToolCalls = false)
+            => new OutputParser(this, thinking, toolsJson, idSeed, streamToolCalls);
     }
 
     /// <summary>Parses a reply produced elsewhere into the deltas a generator would give.</summary>
     public sealed class OutputParser : Ai00Object<OutputParserHandle>
     {
-        internal OutputParser(ChatTemplate t, Thinking thinking, string toolsJson, ulong idSeed) : base(New(t, thinking, toolsJson, idSeed)) { }
-        static IntPtr New(ChatTemplate t, Thinking thinking, string toolsJson, ulong idSeed)
+        internal OutputParser(ChatTemplate t, Thinking thinking, string toolsJson, ulong idSeed, bool stream)
+            : base(New(t, thinking, toolsJson, idSeed, stream)) { }
+        static IntPtr New(ChatTemplate t, Thinking thinking, string toolsJson, ulong idSeed, bool stream)
         {
             Lib.Check(Native.ai00_parse_options_default(out ParseOptionsC o));
             o.thinking = (int)thinking;
+            o.stream_tool_calls = stream ? 1 : 0;
             o.id_seed = idSeed;
             var tools = Lib.Bytes(toolsJson);
             var pin = GCHandle.Alloc(tools, GCHandleType.Pinned);
@@ -490,15 +640,25 @@ namespace Ai00
         public string LastError => Lib.Utf8z(Native.ai00_tokenizer_last_error(Handle));
     }
 
+    /// <summary>JSON Schema conversion options; the defaults are the library's (validator
+    /// semantics: extra keys allowed, any JSON whitespace). Compact with FlexibleWhitespace off
+    /// gives the layout without spaces.</summary>
     public sealed class SchemaOptions
     {
-        public bool Lenient, StrictProperties = true, FlexibleWhitespace;
-        public uint MaxWhitespace = 4;
+        public bool Lenient, StrictProperties, FlexibleWhitespace, Compact;
+        public uint MaxWhitespace;
+        public SchemaOptions()
+        {
+            Lib.Check(Native.ai00_schema_options_default(out SchemaOptionsC c));
+            Lenient = c.lenient != 0; StrictProperties = c.strict_properties != 0;
+            FlexibleWhitespace = c.flexible_whitespace != 0; MaxWhitespace = c.max_whitespace; Compact = c.compact != 0;
+        }
         internal SchemaOptionsC ToC()
         {
             Lib.Check(Native.ai00_schema_options_default(out SchemaOptionsC c));
             c.lenient = Lenient ? 1 : 0; c.strict_properties = StrictProperties ? 1 : 0;
             c.flexible_whitespace = FlexibleWhitespace ? 1 : 0; c.max_whitespace = MaxWhitespace;
+            c.compact = Compact ? 1 : 0;
             return c;
         }
     }

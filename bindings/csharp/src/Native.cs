@@ -21,6 +21,24 @@ namespace Ai00.Interop
     }
 
     [StructLayout(LayoutKind.Sequential)]
+    public struct LimitsC
+    {
+        public uint struct_size, max_nesting_depth, max_threads, reserved;
+        public ulong max_grammar_states, max_nfa_states, max_input_bytes, max_file_bytes,
+            max_string_bytes, max_tokens;
+    }
+
+    [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+    public delegate int ProgressCallback(ulong done, ulong total, IntPtr userData);
+
+    [StructLayout(LayoutKind.Sequential)]
+    public struct ConvertParamsC
+    {
+        public uint struct_size; public int weight_type; public int file_format; public int overwrite;
+        public IntPtr vocab_path; public IntPtr progress; public IntPtr user_data;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
     public struct LogitBias { public uint token; public float bias; }
 
     [StructLayout(LayoutKind.Sequential)]
@@ -38,6 +56,7 @@ namespace Ai00.Interop
         public uint struct_size; public int add_generation_prompt; public int thinking;
         public IntPtr tools_json; public UIntPtr tools_json_len;
         public IntPtr assistant_name; public UIntPtr assistant_name_len;
+        public int reflect; public int introspect; public int prepend_token0;
     }
 
     [StructLayout(LayoutKind.Sequential)]
@@ -60,7 +79,7 @@ namespace Ai00.Interop
     public struct ParseOptionsC
     {
         public uint struct_size; public int thinking; public IntPtr tools_json; public UIntPtr tools_json_len;
-        public ulong id_seed;
+        public ulong id_seed; public int stream_tool_calls;
     }
 
     [StructLayout(LayoutKind.Sequential)]
@@ -70,7 +89,7 @@ namespace Ai00.Interop
     public struct SchemaOptionsC
     {
         public uint struct_size; public int lenient; public int strict_properties;
-        public int flexible_whitespace; public uint max_whitespace;
+        public int flexible_whitespace; public uint max_whitespace; public int compact;
     }
 
     [StructLayout(LayoutKind.Sequential)]
@@ -101,12 +120,17 @@ namespace Ai00.Interop
         [DllImport(L, CallingConvention = C)] public static extern IntPtr ai00_last_error();
         // Model
         [DllImport(L, CallingConvention = C)] public static extern int ai00_model_params_default(out ModelParams p);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_limits_default(out LimitsC l);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_limits_get(ref LimitsC l);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_limits_set(ref LimitsC l);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_model_load(out IntPtr model, byte[] path, UIntPtr len, ref ModelParams p);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_model_free(IntPtr model);
         [DllImport(L, CallingConvention = C)] public static extern IntPtr ai00_model_last_error(IntPtr model);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_model_get_info(ref ModelInfoC info, SafeHandle model);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_model_isa_name(out IntPtr name, SafeHandle model);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_model_info_json(out UIntPtr len, byte[] json, UIntPtr cap, SafeHandle model);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_convert_params_default(out ConvertParamsC p);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_model_convert(byte[] pathIn, UIntPtr inLen, byte[] pathOut, UIntPtr outLen, ref ConvertParamsC p);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_model_tokenize(out UIntPtr count, uint[] tokens, UIntPtr cap, SafeHandle model, byte[] text, UIntPtr len);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_model_detokenize(out UIntPtr len, byte[] text, UIntPtr cap, SafeHandle model, uint[] tokens, UIntPtr n);
         // State
@@ -130,15 +154,21 @@ namespace Ai00.Interop
         // Chat template
         [DllImport(L, CallingConvention = C)] public static extern int ai00_render_options_default(out RenderOptionsC o);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_chat_template_new(out IntPtr tmpl, byte[] name, UIntPtr len);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_chat_template_new_with_config(out IntPtr tmpl, byte[] name, UIntPtr len, byte[] toml, UIntPtr tomlLen);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_chat_template_sampler_preset(out SamplerParamsC p, SafeHandle tmpl, byte[] name, UIntPtr len);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_chat_template_free(IntPtr tmpl);
         [DllImport(L, CallingConvention = C)] public static extern IntPtr ai00_chat_template_last_error(SafeHandle tmpl);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_chat_template_render(out IntPtr prompt, out UIntPtr len, SafeHandle tmpl, byte[] conv, UIntPtr convLen, ref RenderOptionsC o);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_chat_template_render_fim(out IntPtr prompt, out UIntPtr len, SafeHandle tmpl, byte[] prefix, UIntPtr prefixLen, byte[] suffix, UIntPtr suffixLen);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_chat_template_render_files(out IntPtr prompt, out UIntPtr len, SafeHandle tmpl, IntPtr[] files, UIntPtr[] fileLens, UIntPtr n, int leadingSeparator);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_chat_template_parse_transcript(out IntPtr json, out UIntPtr len, SafeHandle tmpl, byte[] text, UIntPtr textLen);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_chat_template_stop_count(out UIntPtr n, SafeHandle tmpl);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_chat_template_stop(out IntPtr text, out UIntPtr len, SafeHandle tmpl, UIntPtr index);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_chat_template_last_render_json(out IntPtr json, out UIntPtr len, SafeHandle tmpl);
         // Grammar
         [DllImport(L, CallingConvention = C)] public static extern int ai00_grammar_compile(out IntPtr g, SafeHandle model, byte[] kbnf, UIntPtr len);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_grammar_from_json_schema(out IntPtr g, SafeHandle model, byte[] schema, UIntPtr len);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_grammar_from_json_schema_with_options(out IntPtr g, SafeHandle model, byte[] schema, UIntPtr len, ref SchemaOptionsC o);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_grammar_free(IntPtr g);
         [DllImport(L, CallingConvention = C)] public static extern IntPtr ai00_grammar_last_error(SafeHandle g);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_grammar_accepts(out int ok, SafeHandle g, byte[] text, UIntPtr len);

@@ -79,7 +79,7 @@ namespace Ai00.Tests
                 Assert.Equal("scalar", m2.Isa);
                 Assert.Equal(2u, m2.Info.Threads);
             }
-            Assert.True(new[] { "scalar", "sse2", "avx2", "avx512", "neon64" }.Contains(M.Isa), "isa name");
+            Assert.True(new[] { "scalar", "sse2", "avx2", "avx512", "avx512_vnni", "avx512_bf16", "neon64" }.Contains(M.Isa), "isa name");
         }
 
         public static void TestSameTokensAsTheCExample()
@@ -176,6 +176,80 @@ namespace Ai00.Tests
             }
         }
 
+        public static void TestStreamedToolCallDeltas()
+        {
+            const string reply = "<ai00:function_calls>\n  <invoke name=\"get_weather\">\n    <parameter " +
+                "name=\"city\">Tokyo</parameter>\n  </invoke>\n</ai00:function_calls>";
+            using (var v1 = new ChatTemplate("ai00-v1"))
+            {
+                List<Delta> deltas;
+                using (var p = v1.OutputParser(toolsJson: Fixtures.Tools, streamToolCalls: true))
+                {
+                    deltas = p.Push(reply);
+                    deltas.AddRange(p.Finish());
+                }
+                using (var plain = v1.OutputParser(toolsJson: Fixtures.Tools))
+                {
+                    var d = plain.Push(reply); d.AddRange(plain.Finish());
+                    Assert.True(!d.Exists(x => x.Kind == DeltaKind.ToolCallStart), "no start without streaming");
+                }
+                int si = deltas.FindIndex(d => d.Kind == DeltaKind.ToolCallStart);
+                int ci = deltas.FindIndex(d => d.Kind == DeltaKind.ToolCall);
+                Assert.True(si >= 0 && si < ci, "start before the call");
+                Assert.Equal("get_weather", deltas[si].Name);
+                Assert.Equal(deltas[ci].Id, deltas[si].Id);
+                var pieces = string.Concat(deltas.Where(d => d.Kind == DeltaKind.ToolCallArguments).Select(d => d.Text));
+                Assert.Equal("Tokyo", (string)JsonValue.Parse(pieces)["city"]);
+                Assert.Equal(DeltaKind.Finish, deltas[deltas.Count - 1].Kind);
+            }
+        }
+
+        public static void TestLimits()
+        {
+            var d = Limits.Default();
+            Assert.Equal(256u, d.MaxNestingDepth); Assert.Equal(1024u, d.MaxThreads);
+            Assert.Equal(d.MaxTokens, Limits.Current().MaxTokens);
+            try
+            {
+                var low = Limits.Default(); low.MaxNestingDepth = 3; low.Apply();
+                Assert.Equal(3u, Limits.Current().MaxNestingDepth);
+                Assert.Contains("max_nesting_depth", Assert.Throws(Status.Grammar, () => Grammar.FromKbnf("start ::= ((((('a')))));")).LibraryMessage);
+                var bad = Limits.Default(); bad.MaxTokens = 0;
+                Assert.Contains("max_tokens", Assert.Throws(Status.InvalidArgument, () => bad.Apply()).LibraryMessage);
+                Assert.Equal(3u, Limits.Current().MaxNestingDepth);
+            }
+            finally { d.Apply(); }
+            Assert.Equal(256u, Limits.Current().MaxNestingDepth);
+        }
+
+        public static void TestConvertWithProgress()
+        {
+            var src = Path.Combine(Fixtures.Shared, "models", "rand-rwkv7-c128-l3-v512-FP32.bin");
+            var dir = Path.Combine(Path.GetTempPath(), "ai00-cs-convert-" + Process.GetCurrentProcess().Id);
+            Directory.CreateDirectory(dir);
+            var dst = Path.Combine(dir, "m.gguf"); var st = Path.Combine(dir, "m.st");
+            try
+            {
+                ulong last = 0, total = 0; int calls = 0;
+                Converter.Convert(src, dst, new ConvertOptions { WeightType = WeightType.Q8_0, Progress = (d, t) => { ++calls; last = d; total = t; return false; } });
+                Assert.True(calls > 0 && total > 0 && last == total, "progress reached the total");
+                using (var m = Model.Load(dst)) Assert.Equal(128u, m.Info.Embedding);
+                Assert.Contains("exists", Assert.Throws(Status.IO, () => Converter.Convert(src, dst)).LibraryMessage);
+                Assert.Contains("Q4_0", Assert.Throws(Status.Unsupported, () => Converter.Convert(src, st,
+                    new ConvertOptions { FileFormat = FileFormat.Safetensors, WeightType = WeightType.Q4_0 })).LibraryMessage);
+                Assert.Throws(Status.Cancelled, () => Converter.Convert(src, st, new ConvertOptions { Progress = (d, t) => true }));
+                Assert.True(!File.Exists(st), "nothing written when cancelled");
+                try
+                {
+                    Converter.Convert(src, st, new ConvertOptions { Progress = (d, t) => { throw new InvalidOperationException("boom"); } });
+                    Assert.True(false, "the callback's exception propagates");
+                }
+                catch (InvalidOperationException) { }
+                Assert.True(!File.Exists(st), "nothing written after an exception");
+            }
+            finally { Directory.Delete(dir, true); }
+        }
+
         public static void TestReasoningFromTheParser()
         {
             using (var goose = new ChatTemplate("goose"))
@@ -205,7 +279,8 @@ namespace Ai00.Tests
         {
             const string schema = "{\"type\":\"object\",\"properties\":{\"ok\":{\"type\":\"boolean\"}," +
                 "\"mood\":{\"enum\":[\"calm\",\"angry\"]}},\"required\":[\"ok\",\"mood\"]}";
-            using (var grammar = M.JsonSchemaGrammar(schema))
+            // The canonical layout and strict keys: a random model would otherwise write whitespace.
+            using (var grammar = M.JsonSchemaGrammar(schema, new SchemaOptions { FlexibleWhitespace = false, StrictProperties = true }))
             using (var s = M.NewState())
             using (var g = Generator.Raw(M, s, "Answer in JSON: ", new GenerateOptions { Grammar = grammar, MaxTokens = 40, Seed = 11 }))
             {
@@ -312,7 +387,7 @@ namespace Ai00.Tests
             Assert.Contains("/nonexistent/model.gguf", e.LibraryMessage);
             Assert.Contains("/nonexistent/model.gguf", e.Message);
             Assert.Contains("line 1, column 16", Assert.Throws(Status.Grammar, () => M.CompileGrammar("start ::= 'a' |;")).LibraryMessage);
-            Assert.Contains("/multipleOf", Assert.Throws(Status.Grammar, () => Grammar.FromJsonSchema("{\"type\": \"integer\", \"multipleOf\": 3}")).LibraryMessage);
+            Assert.Contains("/contains", Assert.Throws(Status.Grammar, () => Grammar.FromJsonSchema("{\"type\": \"array\", \"contains\": {}}")).LibraryMessage);
             using (var tiny = Model.Load(Fixtures.TinyPath))
             using (var other = tiny.NewState())
             using (var t = new ChatTemplate("goose"))
@@ -383,6 +458,59 @@ namespace Ai00.Tests
             }
         }
 
+        const string Toml = "[prompts]\nrole_user = \"human\"\n[prompts.goose]\nprepend_token0 = true\n" +
+            "[presets.math]\ntemperature = 0.25\n";
+
+        public static void TestConfigurationAndPresets()
+        {
+            using (var t = new ChatTemplate("ai00-v1", Toml))
+            {
+                Assert.True(t.Render("[{\"role\":\"user\",\"content\":\"Hi\"}]").Prompt.StartsWith("<ai00:human>\nHi\n</ai00:human>"), "configured role");
+                var math = t.SamplerPreset("math");
+                Assert.Equal(0.25f, math.Temperature); Assert.Equal(0.3f, math.TopP);
+                Assert.Contains("known: math, chat, creative", Assert.Throws(Status.InvalidArgument, () => t.SamplerPreset("wild")).LibraryMessage);
+            }
+            Assert.Contains("config:2:13: prompts.role_user", Assert.Throws(Status.Format, () => new ChatTemplate("goose", "[prompts]\nrole_user = 3\n")).LibraryMessage);
+            using (var g = new ChatTemplate("goose", Toml))
+            {
+                g.Render("[]");
+                Assert.Contains("\"prepend_token0\": true", g.LastRenderJson);
+                g.Render("[]", new RenderOptions { PrependToken0 = false });
+                Assert.Contains("\"prepend_token0\": false", g.LastRenderJson);
+                Assert.Throws(Status.Unsupported, () => g.Render("[]", new RenderOptions { Reflect = true }));
+                Assert.Throws(Status.Unsupported, () => g.RenderFim("a", "b"));
+            }
+        }
+
+        public static void TestOpenChatMLFimFilesTranscript()
+        {
+            using (var o = new ChatTemplate("openchatml"))
+            {
+                Assert.Contains("<|reflect|>", o.Render("[]", new RenderOptions { Reflect = true }).Prompt);
+                Assert.Contains("<|introspect|>", o.Render("[]", new RenderOptions { Introspect = true }).Prompt);
+                Assert.Equal("<|fim_prefix|>ab<|fim_middle|><|fim_suffix|>cd", o.RenderFim("ab", "cd"));
+                Assert.Contains("prefix: contains", Assert.Throws(Status.Format, () => o.RenderFim("<|im_end|>", "")).LibraryMessage);
+                Assert.Equal("one\n<|file_separator|>\ntwo", o.RenderFiles(new[] { "one", "two" }));
+                Assert.Equal("<|file_separator|>\nx", o.RenderFiles(new[] { "x" }, true));
+                var msgs = JsonValue.Parse(o.ParseTranscript("<|im_start|>user name=Eric\nHi\n<|im_end|>\n<|im_start|>assistant\nHello\n<|im_end|>"));
+                Assert.Equal("Eric", (string)msgs[0]["name"]); Assert.Equal("assistant", (string)msgs[1]["role"]);
+                Assert.Contains("byte 12: unknown role \"bot\"", Assert.Throws(Status.Format, () => o.ParseTranscript("<|im_start|>bot\nx<|im_end|>")).LibraryMessage);
+            }
+        }
+
+        public static void TestSchemaOptionsDefaultsAndCompact()
+        {
+            var d = new SchemaOptions();
+            Assert.True(d.FlexibleWhitespace && !d.StrictProperties && d.MaxWhitespace == 0 && !d.Compact, "validator defaults");
+            const string schema = "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}}}";
+            using (var g = Fixtures.Model.JsonSchemaGrammar(schema)) Assert.True(g.Accepts("{ \"a\" : 1.0 ,\n \"b\": [] }"), "validator reading");
+            using (var g = Fixtures.Model.JsonSchemaGrammar(schema, new SchemaOptions { FlexibleWhitespace = false, Compact = true, StrictProperties = true }))
+            {
+                Assert.True(g.Accepts("{\"a\":1}") && !g.Accepts("{\"a\": 1}") && !g.Accepts("{\"a\":1,\"b\":2}"), "compact and strict");
+            }
+            Assert.Contains("max_whitespace = 65", Assert.Throws(Status.InvalidArgument, () => Fixtures.Model.JsonSchemaGrammar(schema, new SchemaOptions { MaxWhitespace = 65 })).LibraryMessage);
+        }
+
         public static void TestTokenizer()
         {
             using (var tok = Tokenizer.Load(Fixtures.VocabPath))
@@ -425,9 +553,9 @@ namespace Ai00.Tests
                 Assert.True(g.Accepts("{\"x\": 12}") && !g.Accepts("{\"x\": \"a\"}"), "schema");
                 Assert.Contains("start", g.Kbnf); Assert.Equal(0, g.Warnings.Count);
             }
-            using (var g = Grammar.FromJsonSchema("{\"type\": \"integer\", \"multipleOf\": 3}", null, new SchemaOptions { Lenient = true }))
+            using (var g = Grammar.FromJsonSchema("{\"type\": \"array\", \"contains\": {}}", null, new SchemaOptions { Lenient = true }))
             {
-                Assert.Equal(1, g.Warnings.Count); Assert.Contains("multipleOf", g.Warnings[0]);
+                Assert.Equal(1, g.Warnings.Count); Assert.Contains("contains", g.Warnings[0]);
             }
             using (var g = Grammar.FromJsonSchema(schema, null, new SchemaOptions { FlexibleWhitespace = true, MaxWhitespace = 2 }))
                 Assert.True(g.Accepts("{ \"x\" : 1 }"), "flexible whitespace");

@@ -29,6 +29,16 @@ koffi.struct('ai00_model_info', {
   struct_size: 'uint32_t', n_layer: 'uint32_t', n_embd: 'uint32_t', n_head: 'uint32_t', head_size: 'uint32_t',
   n_vocab: 'uint32_t', n_tokens: 'uint32_t', n_threads: 'uint32_t', state_bytes: 'uint64_t',
 });
+koffi.struct('ai00_limits', {
+  struct_size: 'uint32_t', max_nesting_depth: 'uint32_t', max_threads: 'uint32_t', reserved: 'uint32_t',
+  max_grammar_states: 'uint64_t', max_nfa_states: 'uint64_t', max_input_bytes: 'uint64_t',
+  max_file_bytes: 'uint64_t', max_string_bytes: 'uint64_t', max_tokens: 'uint64_t',
+});
+koffi.proto('int32_t ai00_progress_callback(uint64_t done, uint64_t total, void *user_data)');
+koffi.struct('ai00_convert_params', {
+  struct_size: 'uint32_t', weight_type: 'int32_t', file_format: 'int32_t', overwrite: 'int32_t',
+  vocab_path: 'const char *', progress: 'ai00_progress_callback *', user_data: 'void *',
+});
 koffi.struct('ai00_logit_bias', { token: 'uint32_t', bias: 'float' });
 koffi.struct('ai00_sampler_params', {
   struct_size: 'uint32_t', method: 'int32_t', temperature: 'float', top_k: 'uint32_t', top_p: 'float',
@@ -39,6 +49,7 @@ koffi.struct('ai00_sampler_params', {
 koffi.struct('ai00_render_options', {
   struct_size: 'uint32_t', add_generation_prompt: 'int32_t', thinking: 'int32_t',
   tools_json: 'void *', tools_json_len: 'size_t', assistant_name: 'void *', assistant_name_len: 'size_t',
+  reflect: 'int32_t', introspect: 'int32_t', prepend_token0: 'int32_t',
 });
 koffi.struct('ai00_delta', {
   struct_size: 'uint32_t', kind: 'int32_t', call: 'uint32_t', finish_reason: 'int32_t',
@@ -52,11 +63,12 @@ koffi.struct('ai00_generate_params', {
 });
 koffi.struct('ai00_parse_options', {
   struct_size: 'uint32_t', thinking: 'int32_t', tools_json: 'void *', tools_json_len: 'size_t', id_seed: 'uint64_t',
+  stream_tool_calls: 'int32_t',
 });
 koffi.struct('ai00_grammar_params', { struct_size: 'uint32_t', start_rule: 'void *', start_rule_len: 'size_t' });
 koffi.struct('ai00_schema_options', {
   struct_size: 'uint32_t', lenient: 'int32_t', strict_properties: 'int32_t', flexible_whitespace: 'int32_t',
-  max_whitespace: 'uint32_t',
+  max_whitespace: 'uint32_t', compact: 'int32_t',
 });
 koffi.struct('ai00_tool_grammar_params', {
   struct_size: 'uint32_t', level: 'int32_t', thinking_start: 'int32_t', allow_eos_end: 'int32_t',
@@ -74,12 +86,17 @@ const FUNCTIONS = [
   'const char *ai00_last_error()',
   // Model
   'int ai00_model_params_default(_Out_ ai00_model_params *p)',
+  'int ai00_limits_default(_Out_ ai00_limits *l)',
+  'int ai00_limits_get(_Inout_ ai00_limits *l)',
+  'int ai00_limits_set(const ai00_limits *l)',
   'int ai00_model_load(_Out_ ai00_model **out, const void *path, size_t len, const ai00_model_params *p)',
   'int ai00_model_free(ai00_model *m)',
   'const char *ai00_model_last_error(const ai00_model *m)',
   'int ai00_model_get_info(_Inout_ ai00_model_info *info, const ai00_model *m)',
   'int ai00_model_isa_name(_Out_ const char **name, const ai00_model *m)',
   'int ai00_model_info_json(_Out_ size_t *len, void *json, size_t cap, const ai00_model *m)',
+  'int ai00_convert_params_default(_Out_ ai00_convert_params *p)',
+  'int ai00_model_convert(const void *path_in, size_t in_len, const void *path_out, size_t out_len, const ai00_convert_params *p)',
   'int ai00_model_tokenize(_Out_ size_t *n, void *tokens, size_t cap, const ai00_model *m, const void *text, size_t len)',
   'int ai00_model_detokenize(_Out_ size_t *n, void *text, size_t cap, const ai00_model *m, const void *tokens, size_t n_tokens)',
   // State
@@ -103,15 +120,21 @@ const FUNCTIONS = [
   // Chat template
   'int ai00_render_options_default(_Out_ ai00_render_options *o)',
   'int ai00_chat_template_new(_Out_ ai00_chat_template **out, const void *name, size_t len)',
+  'int ai00_chat_template_new_with_config(_Out_ ai00_chat_template **out, const void *name, size_t len, const void *toml, size_t toml_len)',
+  'int ai00_chat_template_sampler_preset(_Out_ ai00_sampler_params *p, const ai00_chat_template *t, const void *name, size_t len)',
   'int ai00_chat_template_free(ai00_chat_template *t)',
   'const char *ai00_chat_template_last_error(const ai00_chat_template *t)',
   'int ai00_chat_template_render(_Out_ void **prompt, _Out_ size_t *len, ai00_chat_template *t, const void *conv, size_t conv_len, const ai00_render_options *o)',
+  'int ai00_chat_template_render_fim(_Out_ void **prompt, _Out_ size_t *len, ai00_chat_template *t, const void *prefix, size_t prefix_len, const void *suffix, size_t suffix_len)',
+  'int ai00_chat_template_render_files(_Out_ void **prompt, _Out_ size_t *len, ai00_chat_template *t, void **files, const void *file_lens, size_t n, int32_t leading_separator)',
+  'int ai00_chat_template_parse_transcript(_Out_ void **json, _Out_ size_t *len, ai00_chat_template *t, const void *text, size_t len2)',
   'int ai00_chat_template_stop_count(_Out_ size_t *n, const ai00_chat_template *t)',
   'int ai00_chat_template_stop(_Out_ void **text, _Out_ size_t *len, const ai00_chat_template *t, size_t index)',
   'int ai00_chat_template_last_render_json(_Out_ void **json, _Out_ size_t *len, ai00_chat_template *t)',
   // Grammar
   'int ai00_grammar_compile(_Out_ ai00_grammar **out, const ai00_model *m, const void *kbnf, size_t len)',
   'int ai00_grammar_from_json_schema(_Out_ ai00_grammar **out, const ai00_model *m, const void *schema, size_t len)',
+  'int ai00_grammar_from_json_schema_with_options(_Out_ ai00_grammar **out, const ai00_model *m, const void *schema, size_t len, const ai00_schema_options *o)',
   'int ai00_grammar_free(ai00_grammar *g)',
   'const char *ai00_grammar_last_error(const ai00_grammar *g)',
   'int ai00_grammar_accepts(_Out_ int32_t *ok, const ai00_grammar *g, const void *text, size_t len)',
@@ -122,7 +145,7 @@ const FUNCTIONS = [
   'int ai00_generator_free(ai00_generator *g)',
   'const char *ai00_generator_last_error(const ai00_generator *g)',
   'int ai00_generator_run(_Out_ int32_t *reason, ai00_generator *g, ai00_delta_callback *cb, void *user)',
-  'int ai00_generator_next(_Out_ ai00_delta *d, ai00_generator *g)',
+  'int ai00_generator_next(_Inout_ ai00_delta *d, ai00_generator *g)',
   'int ai00_generator_step(_Out_ int32_t *finished, ai00_generator *g, uint32_t max_tokens, ai00_delta_callback *cb, void *user)',
   'int ai00_generator_pending(_Out_ size_t *n, const ai00_generator *g)',
   'int ai00_generator_cancel(ai00_generator *g)',
@@ -147,7 +170,7 @@ const FUNCTIONS = [
   'int ai00_output_parser_push(_Out_ size_t *pending, ai00_output_parser *p, const void *bytes, size_t len)',
   'int ai00_output_parser_finish(ai00_output_parser *p, int32_t reason)',
   'int ai00_output_parser_pending(_Out_ size_t *n, const ai00_output_parser *p)',
-  'int ai00_output_parser_next(_Out_ ai00_delta *d, ai00_output_parser *p)',
+  'int ai00_output_parser_next(_Inout_ ai00_delta *d, ai00_output_parser *p)',
   'int ai00_output_parser_finish_reason(_Out_ int32_t *reason, const ai00_output_parser *p)',
   'int ai00_output_parser_message_json(_Out_ void **json, _Out_ size_t *len, ai00_output_parser *p)',
   'int ai00_output_parser_warning_count(_Out_ size_t *n, const ai00_output_parser *p)',

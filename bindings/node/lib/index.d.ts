@@ -1,7 +1,9 @@
 // Type declarations of the ai00 Node.js binding (lib/index.js).
 export declare const Status: Readonly<Record<'OK' | 'INVALID_ARGUMENT' | 'IO' | 'MODEL_FILE' | 'FORMAT' | 'GRAMMAR' | 'MISMATCH' | 'UNSUPPORTED' | 'CANCELLED' | 'BUFFER_TOO_SMALL' | 'OUT_OF_MEMORY' | 'INTERNAL', number>>;
 export declare const Thinking: Readonly<Record<'OFF' | 'ON' | 'A_BIT' | 'A_LOT', number>>;
-export declare const DeltaKind: Readonly<Record<'TEXT' | 'REASONING' | 'TOOL_CALL' | 'FINISH', number>>;
+export declare const DeltaKind: Readonly<Record<'TEXT' | 'REASONING' | 'TOOL_CALL' | 'FINISH' | 'TOOL_CALL_START' | 'TOOL_CALL_ARGUMENTS', number>>;
+export declare const WeightType: Readonly<Record<'F32' | 'F16' | 'BF16' | 'Q8_0' | 'Q4_0' | 'Q4_1' | 'Q5_0' | 'Q5_1', number>>;
+export declare const FileFormat: Readonly<Record<'GGUF' | 'SAFETENSORS', number>>;
 export declare const FinishReason: Readonly<Record<'NONE' | 'STOP' | 'LENGTH' | 'TOOL_CALLS' | 'CANCELLED' | 'GRAMMAR_DONE' | 'ERROR', number>>;
 export declare const GrammarMode: Readonly<Record<'AUTOMATIC' | 'NONE' | 'STRUCTURAL' | 'SCHEMA_AWARE', number>>;
 export declare const SamplerMethod: Readonly<Record<'NUCLEUS' | 'TYPICAL' | 'MIROSTAT_V2' | 'GREEDY', number>>;
@@ -28,6 +30,15 @@ export declare function abiVersion(): number;
 export declare function statusString(status: number): string;
 export declare function lastError(): string;
 export declare function finishReasonName(reason: number): string;
+export interface Limits {
+  maxNestingDepth: number; maxThreads: number; maxGrammarStates: number; maxNfaStates: number;
+  maxInputBytes: number; maxFileBytes: number; maxStringBytes: number; maxTokens: number;
+}
+export declare const Limits: { default(): Limits; get(): Limits; set(limits: Partial<Limits>): void };
+export declare function convertModel(pathIn: string, pathOut: string, options?: {
+  weightType?: number; fileFormat?: number; overwrite?: boolean; vocabPath?: string;
+  progress?: ((done: number, total: number) => boolean | void) | null;
+}): void;
 
 type Json = unknown;
 export interface Delta {
@@ -40,8 +51,12 @@ export interface SamplerParams {
   penaltyDecay?: number; repetitionPenalty?: number; banEos?: boolean; logitBias?: Record<number, number>;
 }
 export declare const SamplerParams: { default(): SamplerParams; preset(preset: number): SamplerParams };
-export interface RenderOptions { addGenerationPrompt?: boolean; thinking?: number; tools?: Json; assistantName?: string }
-export interface SchemaOptions { lenient?: boolean; strictProperties?: boolean; flexibleWhitespace?: boolean; maxWhitespace?: number }
+export interface RenderOptions {
+  addGenerationPrompt?: boolean; thinking?: number; tools?: Json; assistantName?: string;
+  reflect?: boolean; introspect?: boolean; prependToken0?: boolean | null;
+}
+export interface SchemaOptions { lenient?: boolean; strictProperties?: boolean; flexibleWhitespace?: boolean; maxWhitespace?: number; compact?: boolean }
+export declare function defaultSchemaOptions(): Required<SchemaOptions>;
 export interface GenerateOptions extends RenderOptions {
   sampler?: SamplerParams; maxTokens?: number; prefillChunk?: number; seed?: number | bigint;
   grammar?: Grammar; grammarMode?: number; stop?: string[];
@@ -54,7 +69,7 @@ export declare class Model extends Handle {
   readonly info: ModelInfo; readonly isa: string;
   infoJson(): Record<string, Json>;
   tokenize(text: string | Buffer): number[]; detokenize(ids: number[]): string;
-  tokenizer(): Tokenizer; newState(): State; grammar(kbnf: string): Grammar; jsonSchemaGrammar(schema: Json): Grammar;
+  tokenizer(): Tokenizer; newState(): State; grammar(kbnf: string): Grammar; jsonSchemaGrammar(schema: Json, options?: SchemaOptions | null): Grammar;
 }
 export declare class State extends Handle {
   constructor(model: Model);
@@ -66,11 +81,16 @@ export declare class State extends Handle {
   sample(logits: Float32Array | number[], params?: SamplerParams | null): number;
 }
 export declare class ChatTemplate extends Handle {
-  constructor(name: string);
+  constructor(name: string, options?: { config?: string | Buffer | null });
+  static withConfig(name: string, config: string | Buffer): ChatTemplate;
   readonly name: string;
+  samplerPreset(name: string): SamplerParams;
+  renderFim(prefix: string | Buffer, suffix: string | Buffer): string;
+  renderFiles(files: (string | Buffer)[], options?: { leadingSeparator?: boolean }): string;
+  parseTranscript(text: string | Buffer): Record<string, Json>[];
   render(messages: Json, options?: RenderOptions): { prompt: string; stopSequences: string[] };
   lastRender(): Record<string, Json>;
-  outputParser(options?: { thinking?: number; tools?: Json; idSeed?: number | bigint }): OutputParser;
+  outputParser(options?: { thinking?: number; tools?: Json; idSeed?: number | bigint; streamToolCalls?: boolean }): OutputParser;
 }
 export declare class OutputParser extends Handle {
   push(text: string | Buffer): Delta[]; finish(reason?: number): Delta[];

@@ -12,7 +12,12 @@ const Status = Object.freeze({
   UNSUPPORTED: -7, CANCELLED: -8, BUFFER_TOO_SMALL: -9, OUT_OF_MEMORY: -10, INTERNAL: -99,
 });
 const Thinking = Object.freeze({ OFF: 0, ON: 1, A_BIT: 2, A_LOT: 3 });
-const DeltaKind = Object.freeze({ TEXT: 0, REASONING: 1, TOOL_CALL: 2, FINISH: 3 });
+// TOOL_CALL_START / TOOL_CALL_ARGUMENTS only with an output parser's `streamToolCalls`.
+const DeltaKind = Object.freeze({
+  TEXT: 0, REASONING: 1, TOOL_CALL: 2, FINISH: 3, TOOL_CALL_START: 4, TOOL_CALL_ARGUMENTS: 5,
+});
+const WeightType = Object.freeze({ F32: 0, F16: 1, BF16: 2, Q8_0: 3, Q4_0: 4, Q4_1: 5, Q5_0: 6, Q5_1: 7 });
+const FileFormat = Object.freeze({ GGUF: 0, SAFETENSORS: 1 });
 const FinishReason = Object.freeze({
   NONE: -1, STOP: 0, LENGTH: 1, TOOL_CALLS: 2, CANCELLED: 3, GRAMMAR_DONE: 4, ERROR: 5,
 });
@@ -68,6 +73,53 @@ function version() {
 function abiVersion() { const v = [0]; check(fn.ai00_abi_version(v)); return v[0]; }
 function finishReasonName(reason) { const n = [null]; check(fn.ai00_finish_reason_name(n, reason)); return n[0]; }
 
+// ---- limits and conversion --------------------------------------------------------------------
+
+const LIMIT_FIELDS = {
+  maxNestingDepth: 'max_nesting_depth', maxThreads: 'max_threads', maxGrammarStates: 'max_grammar_states',
+  maxNfaStates: 'max_nfa_states', maxInputBytes: 'max_input_bytes', maxFileBytes: 'max_file_bytes',
+  maxStringBytes: 'max_string_bytes', maxTokens: 'max_tokens',
+};
+function limitsFromC(c) {
+  const l = {};
+  for (const [js, cName] of Object.entries(LIMIT_FIELDS)) l[js] = Number(c[cName]);
+  return l;
+}
+/** The process-wide resource limits: default(), get() (in force) and set(limits) (a zero field
+ * or maxNestingDepth above 1000 throws InvalidArgumentError and changes nothing). */
+const Limits = {
+  default() { const c = {}; check(fn.ai00_limits_default(c)); return limitsFromC(c); },
+  get() { const c = { struct_size: koffi.sizeof('ai00_limits') }; check(fn.ai00_limits_get(c)); return limitsFromC(c); },
+  set(limits) {
+    const c = {};
+    check(fn.ai00_limits_default(c));
+    for (const [js, cName] of Object.entries(LIMIT_FIELDS)) {
+      if (limits[js] !== undefined) c[cName] = typeof c[cName] === 'bigint' ? BigInt(limits[js]) : limits[js];
+    }
+    check(fn.ai00_limits_set(c));
+  },
+};
+
+/** Rewrites a weight file as GGUF or safetensors in one weight type. `progress(done, total)` is
+ * called synchronously; returning true cancels (CancelledError, nothing written); an exception it
+ * throws cancels the conversion and is rethrown. */
+function convertModel(pathIn, pathOut, { weightType = WeightType.F16, fileFormat = FileFormat.GGUF, overwrite = false,
+  vocabPath = null, progress = null } = {}) {
+  const p = {};
+  check(fn.ai00_convert_params_default(p));
+  Object.assign(p, { weight_type: weightType, file_format: fileFormat, overwrite: overwrite ? 1 : 0 });
+  p.vocab_path = vocabPath === null || vocabPath === undefined ? null : String(vocabPath);
+  let error = null;
+  p.progress = progress ? (done, total) => {
+    try { return progress(Number(done), Number(total)) ? 1 : 0; } catch (e) { error = e; return 1; }
+  } : null;
+  p.user_data = null;
+  const a = utf8(pathIn); const b = utf8(pathOut);
+  const status = fn.ai00_model_convert(a, a.length, b, b.length, p);
+  if (error) throw error;
+  check(status);
+}
+
 // ---- marshalling helpers ----------------------------------------------------------------------
 
 const utf8 = (s) => (Buffer.isBuffer(s) ? s : Buffer.from(String(s), 'utf8'));
@@ -77,6 +129,7 @@ function bytesAt(ptr, len) {
   if (!ptr || n === 0) return Buffer.alloc(0);
   return Buffer.from(koffi.decode(ptr, 'uint8_t', n));
 }
+const nonNull = (b) => (b.length ? b : Buffer.alloc(1));
 const stringAt = (ptr, len) => bytesAt(ptr, len).toString('utf8');
 // The two-call size idiom into a buffer of `elementSize`-byte elements.
 function twoCall(call, elementSize) {
@@ -169,9 +222,12 @@ class Model extends Handle {
     check(fn.ai00_grammar_compile(out, this.ptr, raw, raw.length));
     return new Grammar(out[0]);
   }
-  jsonSchemaGrammar(schema) {
+  /** One JSON document valid under `schema` (validator semantics by default; `options` as
+   * Grammar.fromJsonSchema's for strict properties or a canonical/compact layout). */
+  jsonSchemaGrammar(schema, options = null) {
     const out = [null]; const raw = jsonText(schema);
-    check(fn.ai00_grammar_from_json_schema(out, this.ptr, raw, raw.length));
+    if (options) check(fn.ai00_grammar_from_json_schema_with_options(out, this.ptr, raw, raw.length, schemaOptions(options)));
+    else check(fn.ai00_grammar_from_json_schema(out, this.ptr, raw, raw.length));
     return new Grammar(out[0]);
   }
 }
@@ -289,6 +345,13 @@ function samplerToC(params) {
 
 function deltaFromC(d) {
   const delta = { kind: d.kind, text: stringAt(d.text, d.text_len) };
+  if (d.kind === DeltaKind.TOOL_CALL_START || d.kind === DeltaKind.TOOL_CALL_ARGUMENTS) {
+    delta.call = d.call;
+    if (d.kind === DeltaKind.TOOL_CALL_START) {
+      delta.id = stringAt(d.id, d.id_len);
+      delta.name = stringAt(d.name, d.name_len);
+    }
+  }
   if (d.kind === DeltaKind.TOOL_CALL) {
     delta.call = d.call;
     delta.id = stringAt(d.id, d.id_len);
@@ -302,11 +365,17 @@ function deltaFromC(d) {
 
 // ---- chat template and output parser ----------------------------------------------------------
 
-function renderOptions({ addGenerationPrompt = true, thinking = Thinking.OFF, tools = null, assistantName = null } = {}) {
+const newDelta = () => ({ struct_size: koffi.sizeof('ai00_delta') });
+
+function renderOptions({ addGenerationPrompt = true, thinking = Thinking.OFF, tools = null, assistantName = null,
+  reflect = false, introspect = false, prependToken0 = null } = {}) {
   const o = {};
   check(fn.ai00_render_options_default(o));
   o.add_generation_prompt = addGenerationPrompt ? 1 : 0;
   o.thinking = thinking;
+  o.reflect = reflect ? 1 : 0;
+  o.introspect = introspect ? 1 : 0;
+  if (prependToken0 !== null && prependToken0 !== undefined) o.prepend_token0 = prependToken0 ? 1 : 0;
   if (tools !== null && tools !== undefined) { const t = jsonText(tools); o.tools_json = t; o.tools_json_len = t.length; }
   if (assistantName !== null && assistantName !== undefined) {
     const a = utf8(assistantName); o.assistant_name = a; o.assistant_name_len = a.length;
@@ -316,11 +385,46 @@ function renderOptions({ addGenerationPrompt = true, thinking = Thinking.OFF, to
 
 class ChatTemplate extends Handle {
   /** A chat format: "ai00-v1", "ai00-v0", "goose" or "openchatml". One thread at a time. */
-  constructor(name) {
+  /** `config`: TOML text (docs/chat-formats.md "Configuration"); a FormatError names config:LINE:COLUMN. */
+  constructor(name, { config = null } = {}) {
     const out = [null]; const raw = utf8(name);
-    check(fn.ai00_chat_template_new(out, raw, raw.length));
+    if (config === null || config === undefined) check(fn.ai00_chat_template_new(out, raw, raw.length));
+    else {
+      const toml = utf8(config);
+      check(fn.ai00_chat_template_new_with_config(out, raw, raw.length, toml, toml.length));
+    }
     super(out[0], fn.ai00_chat_template_free, 'ChatTemplate');
     this.name = name;
+  }
+  static withConfig(name, config) { return new ChatTemplate(name, { config }); }
+  /** The sampling preset `name` of the configuration ("chat", "math", "creative" or one it adds). */
+  samplerPreset(name) {
+    const c = {}; const raw = utf8(name);
+    check(fn.ai00_chat_template_sampler_preset(c, this.ptr, raw, raw.length));
+    return samplerFromC(c);
+  }
+  /** A fill-in-the-middle prompt (OpenChatML). */
+  renderFim(prefix, suffix) {
+    const a = utf8(prefix); const b = utf8(suffix); const p = [null]; const n = [0];
+    // koffi passes an empty Buffer as NULL: give the library a non-NULL pointer with length 0.
+    check(fn.ai00_chat_template_render_fim(p, n, this.ptr, nonNull(a), a.length, nonNull(b), b.length));
+    return stringAt(p[0], n[0]);
+  }
+  /** A multi-file sequence joined by the file separator (OpenChatML). */
+  renderFiles(files, { leadingSeparator = false } = {}) {
+    const bufs = files.map((f) => nonNull(utf8(f)));
+    const sizes = files.map((f) => utf8(f).length);
+    const lens = Buffer.from(BigUint64Array.from(sizes.map((n) => BigInt(n))).buffer);
+    const p = [null]; const n = [0];
+    check(fn.ai00_chat_template_render_files(p, n, this.ptr, bufs.length ? bufs : null, bufs.length ? lens : null,
+      bufs.length, leadingSeparator ? 1 : 0));
+    return stringAt(p[0], n[0]);
+  }
+  /** A rendered conversation read back into an array of messages (OpenChatML). */
+  parseTranscript(text) {
+    const raw = utf8(text); const p = [null]; const n = [0];
+    check(fn.ai00_chat_template_parse_transcript(p, n, this.ptr, nonNull(raw), raw.length));
+    return JSON.parse(stringAt(p[0], n[0]));
   }
   get lastError() { return fn.ai00_chat_template_last_error(this._ptr); }
   /** Renders a conversation (array of messages or its JSON) into { prompt, stopSequences }. */
@@ -345,10 +449,12 @@ class ChatTemplate extends Handle {
 
 class OutputParser extends Handle {
   /** Parses a reply produced elsewhere into the deltas a generator would give. */
-  constructor(template, { thinking = Thinking.OFF, tools = null, idSeed = 0 } = {}) {
+  /** `streamToolCalls`: also TOOL_CALL_START and TOOL_CALL_ARGUMENTS deltas as each call streams. */
+  constructor(template, { thinking = Thinking.OFF, tools = null, idSeed = 0, streamToolCalls = false } = {}) {
     const o = {};
     check(fn.ai00_parse_options_default(o));
     o.thinking = thinking;
+    o.stream_tool_calls = streamToolCalls ? 1 : 0;
     o.id_seed = BigInt(idSeed);
     if (tools !== null && tools !== undefined) { const t = jsonText(tools); o.tools_json = t; o.tools_json_len = t.length; }
     const out = [null];
@@ -361,7 +467,7 @@ class OutputParser extends Handle {
     check(fn.ai00_output_parser_pending(n, this.ptr));
     const out = [];
     for (let i = 0; i < Number(n[0]); ++i) {
-      const d = {};
+      const d = newDelta();
       check(fn.ai00_output_parser_next(d, this.ptr));
       out.push(deltaFromC(d));
     }
@@ -415,14 +521,25 @@ class Tokenizer extends Handle {
 
 // ---- grammar ----------------------------------------------------------------------------------
 
-function schemaOptions({ lenient = false, strictProperties = true, flexibleWhitespace = false, maxWhitespace = 4 } = {}) {
+// JSON Schema options; an absent field keeps the library default (validator semantics: extra
+// keys allowed, any JSON whitespace). `compact` with flexibleWhitespace false: no spaces.
+function schemaOptions({ lenient, strictProperties, flexibleWhitespace, maxWhitespace, compact } = {}) {
   const o = {};
   check(fn.ai00_schema_options_default(o));
-  Object.assign(o, {
-    lenient: lenient ? 1 : 0, strict_properties: strictProperties ? 1 : 0,
-    flexible_whitespace: flexibleWhitespace ? 1 : 0, max_whitespace: maxWhitespace,
-  });
+  if (lenient !== undefined) o.lenient = lenient ? 1 : 0;
+  if (strictProperties !== undefined) o.strict_properties = strictProperties ? 1 : 0;
+  if (flexibleWhitespace !== undefined) o.flexible_whitespace = flexibleWhitespace ? 1 : 0;
+  if (maxWhitespace !== undefined) o.max_whitespace = maxWhitespace;
+  if (compact !== undefined) o.compact = compact ? 1 : 0;
   return o;
+}
+/** The library's default JSON Schema options. */
+function defaultSchemaOptions() {
+  const o = schemaOptions();
+  return {
+    lenient: o.lenient !== 0, strictProperties: o.strict_properties !== 0, flexibleWhitespace: o.flexible_whitespace !== 0,
+    maxWhitespace: o.max_whitespace, compact: o.compact !== 0,
+  };
 }
 
 class Grammar extends Handle {
@@ -527,7 +644,7 @@ class Generator extends Handle {
   /** The next delta, generated on a worker thread (the event loop keeps running). */
   next() {
     const g = this._enter();
-    const d = {};
+    const d = newDelta();
     return new Promise((resolve, reject) => {
       fn.ai00_generator_next.async(d, g, (err, status) => {
         this._busy = false;
@@ -582,7 +699,7 @@ class Generator extends Handle {
       check(fn.ai00_generator_step(done, this.ptr, maxTokens, null, null));
       check(fn.ai00_generator_pending(n, this.ptr));
       for (let i = 0; i < Number(n[0]); ++i) {
-        const d = {};
+        const d = newDelta();
         check(fn.ai00_generator_next(d, this.ptr));
         out.push(deltaFromC(d));
       }
@@ -626,6 +743,7 @@ class Generator extends Handle {
 
 module.exports = {
   Status, Thinking, DeltaKind, FinishReason, GrammarMode, SamplerMethod, Preset, ThinkingStart, CheckVerdict, FORMATS,
+  WeightType, FileFormat, Limits, convertModel, defaultSchemaOptions,
   Ai00Error, InvalidArgumentError, IOError, ModelFileError, FormatError, GrammarError, MismatchError, UnsupportedError,
   CancelledError, BufferTooSmallError, OutOfMemoryError, InternalError,
   version, abiVersion, statusString, lastError, finishReasonName,

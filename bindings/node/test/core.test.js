@@ -110,6 +110,65 @@ test('a tool call is parsed into a structured call', () => {
   g.close(); v1.close();
 });
 
+test('streamed tool-call deltas from the parser', () => {
+  const reply = '<ai00:function_calls>\n  <invoke name="get_weather">\n    <parameter '
+    + 'name="city">Tokyo</parameter>\n  </invoke>\n</ai00:function_calls>';
+  const v1 = new ai00.ChatTemplate('ai00-v1');
+  const p = v1.outputParser({ tools: TOOLS, streamToolCalls: true });
+  const deltas = [...p.push(reply), ...p.finish()];
+  p.close();
+  const plain = v1.outputParser({ tools: TOOLS });
+  assert.ok(![...plain.push(reply), ...plain.finish()].some((d) => d.kind === ai00.DeltaKind.TOOL_CALL_START));
+  plain.close(); v1.close();
+  const si = deltas.findIndex((d) => d.kind === ai00.DeltaKind.TOOL_CALL_START);
+  const ci = deltas.findIndex((d) => d.kind === ai00.DeltaKind.TOOL_CALL);
+  assert.ok(si >= 0 && si < ci);
+  assert.equal(deltas[si].name, 'get_weather');
+  assert.equal(deltas[si].id, deltas[ci].id);
+  assert.equal(deltas[si].call, 0);
+  const pieces = deltas.filter((d) => d.kind === ai00.DeltaKind.TOOL_CALL_ARGUMENTS).map((d) => d.text).join('');
+  assert.deepEqual(JSON.parse(pieces), { city: 'Tokyo' });
+  assert.equal(deltas.at(-1).kind, ai00.DeltaKind.FINISH);
+});
+
+test('limits: get, set, bad values', () => {
+  const d = ai00.Limits.default();
+  assert.equal(d.maxNestingDepth, 256);
+  assert.equal(d.maxThreads, 1024);
+  assert.deepEqual(ai00.Limits.get(), d);
+  try {
+    ai00.Limits.set({ ...d, maxNestingDepth: 3 });
+    assert.equal(ai00.Limits.get().maxNestingDepth, 3);
+    assert.throws(() => ai00.Grammar.fromKbnf("start ::= ((((('a')))));"),
+      (e) => e instanceof ai00.GrammarError && e.libraryMessage.includes('max_nesting_depth'));
+    assert.throws(() => ai00.Limits.set({ ...d, maxTokens: 0 }),
+      (e) => e instanceof ai00.InvalidArgumentError && e.libraryMessage.includes('max_tokens'));
+    assert.equal(ai00.Limits.get().maxNestingDepth, 3);
+  } finally { ai00.Limits.set(d); }
+  assert.deepEqual(ai00.Limits.get(), d);
+});
+
+test('convert a model with progress', () => {
+  const src = path.join(SHARED, 'models', 'rand-rwkv7-c128-l3-v512-FP32.bin');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ai00-node-convert-'));
+  const dst = path.join(dir, 'm.gguf'); const st = path.join(dir, 'm.st');
+  try {
+    const seen = [];
+    ai00.convertModel(src, dst, { weightType: ai00.WeightType.Q8_0, progress: (done, total) => { seen.push([done, total]); } });
+    assert.ok(seen.length > 0 && seen.at(-1)[0] === seen.at(-1)[1] && seen.at(-1)[1] > 0);
+    const m = new ai00.Model(dst);
+    assert.equal(m.info.embedding, 128);
+    m.close();
+    assert.throws(() => ai00.convertModel(src, dst), (e) => e instanceof ai00.IOError && /exists/.test(e.libraryMessage));
+    assert.throws(() => ai00.convertModel(src, st, { fileFormat: ai00.FileFormat.SAFETENSORS, weightType: ai00.WeightType.Q4_0 }),
+      (e) => e instanceof ai00.UnsupportedError && /Q4_0/.test(e.libraryMessage));
+    assert.throws(() => ai00.convertModel(src, st, { progress: () => true }), ai00.CancelledError);
+    assert.ok(!fs.existsSync(st));
+    assert.throws(() => ai00.convertModel(src, st, { progress: () => { throw new RangeError('boom'); } }), RangeError);
+    assert.ok(!fs.existsSync(st));
+  } finally { fs.rmSync(dir, { recursive: true, force: true }); }
+});
+
 test('a schema-aware tool turn only writes what parses', async () => {
   const state = model.newState();
   const v1 = new ai00.ChatTemplate('ai00-v1');
@@ -124,7 +183,8 @@ test('a JSON-Schema-constrained reply parses', async () => {
   const schema = {
     type: 'object', properties: { ok: { type: 'boolean' }, mood: { enum: ['calm', 'angry'] } }, required: ['ok', 'mood'],
   };
-  const grammar = model.jsonSchemaGrammar(schema);
+  // The canonical layout and strict keys: a random model would otherwise write whitespace.
+  const grammar = model.jsonSchemaGrammar(schema, { flexibleWhitespace: false, strictProperties: true });
   const state = model.newState();
   const g = ai00.Generator.raw(model, state, 'Answer in JSON: ', { grammar, maxTokens: 40, seed: 11 });
   const text = await g.text();
@@ -211,8 +271,8 @@ test('bad input gives Ai00Error subclasses with the library message', () => {
       && e.libraryMessage.includes('/nonexistent/model.gguf'));
   assert.throws(() => model.grammar("start ::= 'a' |;"),
     (e) => e instanceof ai00.GrammarError && e.libraryMessage.includes('line 1, column 16'));
-  assert.throws(() => ai00.Grammar.fromJsonSchema({ type: 'integer', multipleOf: 3 }),
-    (e) => e instanceof ai00.GrammarError && e.libraryMessage.includes('/multipleOf'));
+  assert.throws(() => ai00.Grammar.fromJsonSchema({ type: 'array', contains: {} }),
+    (e) => e instanceof ai00.GrammarError && e.libraryMessage.includes('/contains'));
   const tiny = new ai00.Model(TINY);
   const other = tiny.newState();
   const t = new ai00.ChatTemplate('goose');

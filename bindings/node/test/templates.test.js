@@ -79,7 +79,7 @@ test('grammars without a model', () => {
   assert.match(g.kbnf, /start/);
   assert.deepEqual(g.warnings, []);
   g.close();
-  g = ai00.Grammar.fromJsonSchema({ type: 'integer', multipleOf: 3 }, { lenient: true });
+  g = ai00.Grammar.fromJsonSchema({ type: 'array', contains: {} }, { lenient: true });
   assert.equal(g.warnings.length, 1);
   g.close();
   g = ai00.Grammar.fromJsonSchema(schema, { flexibleWhitespace: true, maxWhitespace: 2 });
@@ -94,4 +94,57 @@ test('grammars without a model', () => {
   assert.throws(() => ai00.Grammar.forTools(goose, TOOLS), ai00.InvalidArgumentError);
   assert.throws(() => ai00.Grammar.forTools(v1, [{ name: 3 }]), (e) => e instanceof ai00.FormatError && /\/0\/name/.test(e.libraryMessage));
   v1.close(); goose.close();
+});
+
+const TOML = '[prompts]\nrole_user = "human"\n[prompts.goose]\nprepend_token0 = true\n[presets.math]\ntemperature = 0.25\n';
+
+test('template configuration and presets', () => {
+  const t = ai00.ChatTemplate.withConfig('ai00-v1', TOML);
+  assert.ok(t.render([{ role: 'user', content: 'Hi' }]).prompt.startsWith('<ai00:human>\nHi\n</ai00:human>'));
+  const math = t.samplerPreset('math');
+  assert.ok(Math.abs(math.temperature - 0.25) < 1e-6 && Math.abs(math.topP - 0.3) < 1e-6);
+  assert.throws(() => t.samplerPreset('wild'),
+    (e) => e instanceof ai00.InvalidArgumentError && e.libraryMessage.includes('known: math, chat, creative'));
+  t.close();
+  assert.throws(() => new ai00.ChatTemplate('goose', { config: '[prompts]\nrole_user = 3\n' }),
+    (e) => e instanceof ai00.FormatError && e.libraryMessage.includes('config:2:13: prompts.role_user'));
+  const g = new ai00.ChatTemplate('goose', { config: TOML });
+  g.render([]);
+  assert.equal(g.lastRender().prepend_token0, true);
+  g.render([], { prependToken0: false });
+  assert.equal(g.lastRender().prepend_token0, false);
+  assert.throws(() => g.render([], { reflect: true }), ai00.UnsupportedError);
+  assert.throws(() => g.renderFim('a', 'b'), ai00.UnsupportedError);
+  g.close();
+});
+
+test('OpenChatML flags, FIM, files and transcripts', () => {
+  const o = new ai00.ChatTemplate('openchatml');
+  assert.match(o.render([], { reflect: true }).prompt, /<\|reflect\|>/);
+  assert.match(o.render([], { introspect: true }).prompt, /<\|introspect\|>/);
+  assert.equal(o.renderFim('ab', 'cd'), '<|fim_prefix|>ab<|fim_middle|><|fim_suffix|>cd');
+  assert.throws(() => o.renderFim('<|im_end|>', ''), (e) => e instanceof ai00.FormatError && e.libraryMessage.includes('prefix: contains'));
+  assert.equal(o.renderFiles(['one', 'two']), 'one\n<|file_separator|>\ntwo');
+  assert.equal(o.renderFiles(['x'], { leadingSeparator: true }), '<|file_separator|>\nx');
+  const msgs = o.parseTranscript('<|im_start|>user name=Eric\nHi\n<|im_end|>\n<|im_start|>assistant\nHello\n<|im_end|>');
+  assert.equal(msgs[0].name, 'Eric');
+  assert.equal(msgs[1].role, 'assistant');
+  assert.throws(() => o.parseTranscript('<|im_start|>bot\nx<|im_end|>'),
+    (e) => e instanceof ai00.FormatError && e.libraryMessage.includes('byte 12: unknown role "bot"'));
+  o.close();
+});
+
+test('schema options: defaults and compact layout', () => {
+  assert.deepEqual(ai00.defaultSchemaOptions(),
+    { lenient: false, strictProperties: false, flexibleWhitespace: true, maxWhitespace: 0, compact: false });
+  const model = new ai00.Model(MODEL);
+  const schema = { type: 'object', properties: { a: { type: 'integer' } } };
+  let g = model.jsonSchemaGrammar(schema);
+  assert.ok(g.accepts('{ "a" : 1.0 ,\n "b": [] }'));
+  g.close();
+  g = model.jsonSchemaGrammar(schema, { flexibleWhitespace: false, compact: true, strictProperties: true });
+  assert.ok(g.accepts('{"a":1}') && !g.accepts('{"a": 1}') && !g.accepts('{"a":1,"b":2}'));
+  g.close();
+  assert.throws(() => model.jsonSchemaGrammar(schema, { maxWhitespace: 65 }), /max_whitespace = 65/);
+  model.close();
 });

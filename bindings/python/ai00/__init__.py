@@ -26,6 +26,7 @@ __all__ = [
     "ModelInfo", "CheckResult", "SamplerParams", "SchemaOptions", "Model", "State",
     "ChatTemplate", "Rendered", "OutputParser", "Grammar", "Tokenizer", "Generator",
     "version", "abi_version", "status_string", "last_error", "finish_reason_name", "FORMATS",
+    "WeightType", "FileFormat", "Limits", "convert_model",
 ]
 
 FORMATS = ("ai00-v1", "ai00-v0", "goose", "openchatml")
@@ -60,6 +61,26 @@ class DeltaKind(enum.IntEnum):
     REASONING = 1
     TOOL_CALL = 2
     FINISH = 3
+    TOOL_CALL_START = 4      # with stream_tool_calls: call, id and name, as soon as known
+    TOOL_CALL_ARGUMENTS = 5  # with stream_tool_calls: the next piece of the arguments JSON
+
+
+class WeightType(enum.IntEnum):
+    """Weight type of a converted file (:func:`convert_model`)."""
+    F32 = 0
+    F16 = 1
+    BF16 = 2
+    Q8_0 = 3
+    Q4_0 = 4
+    Q4_1 = 5
+    Q5_0 = 6
+    Q5_1 = 7
+
+
+class FileFormat(enum.IntEnum):
+    """Container of a converted file."""
+    GGUF = 0
+    SAFETENSORS = 1  # F32, F16 and BF16 only
 
 
 class FinishReason(enum.IntEnum):
@@ -238,6 +259,84 @@ def finish_reason_name(reason: int) -> str:
     return name.value.decode("utf-8")
 
 
+# ---- limits -----------------------------------------------------------------------------------
+
+@dataclass
+class Limits:
+    """The process-wide resource limits of every parser, compiler and loader (ai00_limits)."""
+    max_nesting_depth: int
+    max_threads: int
+    max_grammar_states: int
+    max_nfa_states: int
+    max_input_bytes: int
+    max_file_bytes: int
+    max_string_bytes: int
+    max_tokens: int
+
+    _NAMES = ("max_nesting_depth", "max_threads", "max_grammar_states", "max_nfa_states",
+              "max_input_bytes", "max_file_bytes", "max_string_bytes", "max_tokens")
+
+    @classmethod
+    def _from_c(cls, c: _ffi.LimitsC) -> "Limits":
+        return cls(*[getattr(c, n) for n in cls._NAMES])
+
+    @classmethod
+    def default(cls) -> "Limits":
+        """The documented defaults (not necessarily the limits in force)."""
+        c = _ffi.LimitsC()
+        _check(lib.ai00_limits_default(byref(c)))
+        return cls._from_c(c)
+
+    @classmethod
+    def current(cls) -> "Limits":
+        """The limits in force."""
+        c = _ffi.LimitsC()
+        c.struct_size = ctypes.sizeof(c)
+        _check(lib.ai00_limits_get(byref(c)))
+        return cls._from_c(c)
+
+    def apply(self) -> None:
+        """Makes these the process-wide limits; a zero field (or max_nesting_depth above 1000)
+        raises InvalidArgumentError and changes nothing."""
+        c = _ffi.LimitsC()
+        _check(lib.ai00_limits_default(byref(c)))
+        for n in self._NAMES:
+            setattr(c, n, int(getattr(self, n)))
+        _check(lib.ai00_limits_set(byref(c)))
+
+
+# ---- converting weight files ------------------------------------------------------------------
+
+def convert_model(path_in: Union[str, os.PathLike], path_out: Union[str, os.PathLike], *,
+                  weight_type: int = WeightType.F16, file_format: int = FileFormat.GGUF,
+                  overwrite: bool = False, vocab_path: Optional[Union[str, os.PathLike]] = None,
+                  progress: Optional[Callable[[int, int], Optional[bool]]] = None) -> None:
+    """Rewrites a weight file as GGUF or safetensors in one weight type. `progress(done, total)`
+    is called on this thread; returning True cancels (CancelledError, nothing written). An
+    exception raised by `progress` cancels the conversion and is re-raised."""
+    p = _ffi.ConvertParamsC()
+    _check(lib.ai00_convert_params_default(byref(p)))
+    p.weight_type, p.file_format = int(weight_type), int(file_format)
+    p.overwrite = 1 if overwrite else 0
+    p.vocab_path = _text(os.fspath(vocab_path)) if vocab_path else None
+    error: List[BaseException] = []
+
+    def trampoline(done, total, _user):
+        try:
+            return 1 if progress(done, total) else 0
+        except BaseException as e:  # never unwind through the library
+            error.append(e)
+            return 1
+
+    cb = _ffi.ProgressCallback(trampoline) if progress else _ffi.ProgressCallback()
+    p.progress = cb
+    a, b = _text(os.fspath(path_in)), _text(os.fspath(path_out))
+    status = lib.ai00_model_convert(a, len(a), b, len(b), byref(p))
+    if error:
+        raise error[0]
+    _check(status)
+
+
 # ---- handles ----------------------------------------------------------------------------------
 
 class _Handle:
@@ -354,8 +453,11 @@ class Model(_Handle):
         """Compiles KBNF against this model's vocabulary (usable by its generators)."""
         return Grammar._compile(self, kbnf)
 
-    def json_schema_grammar(self, schema: Any) -> "Grammar":
-        return Grammar._from_schema(self, schema)
+    def json_schema_grammar(self, schema: Any,
+                            options: Optional["SchemaOptions"] = None) -> "Grammar":
+        """A grammar for one JSON document valid under `schema` (validator semantics by
+        default; `options` for strict properties or a canonical/compact layout)."""
+        return Grammar._from_schema(self, schema, options)
 
 
 class State(_Handle):
@@ -564,11 +666,15 @@ class Rendered:
 
 
 def _render_options(add_generation_prompt: bool, thinking: int, tools: Any,
-                    assistant_name: Optional[str]):
+                    assistant_name: Optional[str], reflect: bool = False,
+                    introspect: bool = False, prepend_token0: Optional[bool] = None):
     o = _ffi.RenderOptionsC()
     _check(lib.ai00_render_options_default(byref(o)))
     o.add_generation_prompt = 1 if add_generation_prompt else 0
     o.thinking = int(thinking)
+    o.reflect, o.introspect = int(bool(reflect)), int(bool(introspect))
+    if prepend_token0 is not None:
+        o.prepend_token0 = 1 if prepend_token0 else 0
     keep = []
     if tools is not None:
         t = _json_text(tools)
@@ -587,17 +693,65 @@ class ChatTemplate(_Handle):
     _last_error_fn = staticmethod(lib.ai00_chat_template_last_error)
     _kind = "ChatTemplate"
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, *, config: Optional[Union[str, bytes]] = None):
+        """`config`: TOML text (docs/chat-formats.md "Configuration"): role names, prefixes,
+        Goose and OpenChatML settings, sampling presets; FormatError names config:LINE:COLUMN."""
         h, raw = c_void_p(), _text(name)
-        _check(lib.ai00_chat_template_new(byref(h), raw, len(raw)))
+        if config is None:
+            _check(lib.ai00_chat_template_new(byref(h), raw, len(raw)))
+        else:
+            toml = _text(config)
+            _check(lib.ai00_chat_template_new_with_config(byref(h), raw, len(raw), toml,
+                                                          len(toml)))
         super().__init__(h.value)
         self.name = name
 
+    @classmethod
+    def with_config(cls, name: str, config: Union[str, bytes]) -> "ChatTemplate":
+        return cls(name, config=config)
+
+    def sampler_preset(self, name: str) -> SamplerParams:
+        """The sampling preset `name` of this template's configuration ("chat", "math",
+        "creative" or one the configuration adds)."""
+        c, raw = _ffi.SamplerParamsC(), _text(name)
+        _check(lib.ai00_chat_template_sampler_preset(byref(c), self._handle, raw, len(raw)))
+        return SamplerParams._from_c(c)
+
+    def _prompt(self, call) -> str:
+        ptr, n = c_void_p(), c_size_t()
+        _check(call(byref(ptr), byref(n)))
+        return _string(ptr.value, n.value)
+
+    def render_fim(self, prefix: Union[str, bytes], suffix: Union[str, bytes]) -> str:
+        """A fill-in-the-middle prompt (OpenChatML); the model writes the middle."""
+        a, b, h = _text(prefix), _text(suffix), self._handle
+        return self._prompt(lambda p, n: lib.ai00_chat_template_render_fim(p, n, h, a, len(a), b,
+                                                                           len(b)))
+
+    def render_files(self, files: Sequence[Union[str, bytes]], *,
+                     leading_separator: bool = False) -> str:
+        """A multi-file sequence joined by the format's file separator (OpenChatML)."""
+        raws = [_text(f) for f in files]
+        arr = (c_char_p * max(len(raws), 1))(*raws)
+        lens = (c_size_t * max(len(raws), 1))(*[len(r) for r in raws])
+        h = self._handle
+        return self._prompt(lambda p, n: lib.ai00_chat_template_render_files(
+            p, n, h, arr, lens, len(raws), 1 if leading_separator else 0))
+
+    def parse_transcript(self, text: Union[str, bytes]) -> List[Dict[str, Any]]:
+        """A rendered conversation read back into a list of messages (OpenChatML)."""
+        raw, h = _text(text), self._handle
+        return _json.loads(self._prompt(
+            lambda p, n: lib.ai00_chat_template_parse_transcript(p, n, h, raw, len(raw))))
+
     def render(self, messages: Any, *, add_generation_prompt: bool = True,
                thinking: int = Thinking.OFF, tools: Any = None,
-               assistant_name: Optional[str] = None) -> Rendered:
-        """Renders a conversation (a list of message dicts or its JSON text)."""
-        o, _keep = _render_options(add_generation_prompt, thinking, tools, assistant_name)
+               assistant_name: Optional[str] = None, reflect: bool = False,
+               introspect: bool = False, prepend_token0: Optional[bool] = None) -> Rendered:
+        """Renders a conversation (a list of message dicts or its JSON text). `reflect` and
+        `introspect` are OpenChatML flags; `prepend_token0` None keeps the template's setting."""
+        o, _keep = _render_options(add_generation_prompt, thinking, tools, assistant_name,
+                                   reflect, introspect, prepend_token0)
         conv = _json_text(messages)
         ptr, n = c_void_p(), c_size_t()
         _check(lib.ai00_chat_template_render(byref(ptr), byref(n), self._handle, conv, len(conv),
@@ -618,8 +772,9 @@ class ChatTemplate(_Handle):
         return _json.loads(_string(ptr.value, n.value))
 
     def output_parser(self, *, thinking: int = Thinking.OFF, tools: Any = None,
-                      id_seed: int = 0) -> "OutputParser":
-        return OutputParser(self, thinking=thinking, tools=tools, id_seed=id_seed)
+                      id_seed: int = 0, stream_tool_calls: bool = False) -> "OutputParser":
+        return OutputParser(self, thinking=thinking, tools=tools, id_seed=id_seed,
+                            stream_tool_calls=stream_tool_calls)
 
 
 class OutputParser(_Handle):
@@ -629,10 +784,13 @@ class OutputParser(_Handle):
     _kind = "OutputParser"
 
     def __init__(self, template: ChatTemplate, *, thinking: int = Thinking.OFF, tools: Any = None,
-                 id_seed: int = 0):
+                 id_seed: int = 0, stream_tool_calls: bool = False):
+        """`stream_tool_calls`: also yield TOOL_CALL_START and TOOL_CALL_ARGUMENTS deltas
+        while each call streams (the TOOL_CALL delta stays the whole call)."""
         o = _ffi.ParseOptionsC()
         _check(lib.ai00_parse_options_default(byref(o)))
         o.thinking = int(thinking)
+        o.stream_tool_calls = 1 if stream_tool_calls else 0
         o.id_seed = id_seed
         t = _json_text(tools) if tools is not None else None
         if t is not None:
@@ -734,18 +892,27 @@ class Tokenizer(_Handle):
 
 # ---- grammar ----------------------------------------------------------------------------------
 
+_SCHEMA_DEFAULT = _ffi.SchemaOptionsC()
+_check(lib.ai00_schema_options_default(byref(_SCHEMA_DEFAULT)))
+
+
 @dataclass
 class SchemaOptions:
-    lenient: bool = False
-    strict_properties: bool = True
-    flexible_whitespace: bool = False
-    max_whitespace: int = 4
+    """JSON Schema conversion options; the defaults are the library's (validator semantics:
+    extra keys allowed, any JSON whitespace). `compact` with flexible_whitespace off gives the
+    layout without spaces."""
+    lenient: bool = bool(_SCHEMA_DEFAULT.lenient)
+    strict_properties: bool = bool(_SCHEMA_DEFAULT.strict_properties)
+    flexible_whitespace: bool = bool(_SCHEMA_DEFAULT.flexible_whitespace)
+    max_whitespace: int = _SCHEMA_DEFAULT.max_whitespace
+    compact: bool = bool(_SCHEMA_DEFAULT.compact)
 
     def _to_c(self) -> _ffi.SchemaOptionsC:
         c = _ffi.SchemaOptionsC()
         _check(lib.ai00_schema_options_default(byref(c)))
         c.lenient, c.strict_properties = int(self.lenient), int(self.strict_properties)
         c.flexible_whitespace, c.max_whitespace = int(self.flexible_whitespace), self.max_whitespace
+        c.compact = int(self.compact)
         return c
 
 
@@ -774,9 +941,15 @@ class Grammar(_Handle):
         return cls(h.value)
 
     @classmethod
-    def _from_schema(cls, model: Model, schema: Any) -> "Grammar":
+    def _from_schema(cls, model: Model, schema: Any,
+                     options: Optional[SchemaOptions] = None) -> "Grammar":
         h, raw = c_void_p(), _json_text(schema)
-        _check(lib.ai00_grammar_from_json_schema(byref(h), model._handle, raw, len(raw)))
+        if options is None:
+            _check(lib.ai00_grammar_from_json_schema(byref(h), model._handle, raw, len(raw)))
+        else:
+            o = options._to_c()
+            _check(lib.ai00_grammar_from_json_schema_with_options(byref(h), model._handle, raw,
+                                                                  len(raw), byref(o)))
         return cls(h.value)
 
     @classmethod
@@ -887,8 +1060,11 @@ class Generator(_Handle):
              assistant_name: Optional[str] = None, sampler: Optional[SamplerParams] = None,
              max_tokens: Optional[int] = None, seed: Optional[int] = None,
              grammar: Optional[Grammar] = None, grammar_mode: int = GrammarMode.AUTOMATIC,
-             stop: Sequence[str] = (), prefill_chunk: Optional[int] = None) -> "Generator":
-        ro, _k1 = _render_options(add_generation_prompt, thinking, tools, assistant_name)
+             stop: Sequence[str] = (), prefill_chunk: Optional[int] = None,
+             reflect: bool = False, introspect: bool = False,
+             prepend_token0: Optional[bool] = None) -> "Generator":
+        ro, _k1 = _render_options(add_generation_prompt, thinking, tools, assistant_name,
+                                  reflect, introspect, prepend_token0)
         sp = sampler._to_c() if sampler else None
         gp, _k2 = _generate_params(max_tokens, seed, grammar, grammar_mode, stop, prefill_chunk)
         conv = _json_text(messages)

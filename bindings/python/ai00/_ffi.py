@@ -26,6 +26,23 @@ class ModelInfoC(Structure):
                 ("n_tokens", c_uint32), ("n_threads", c_uint32), ("state_bytes", c_uint64)]
 
 
+class LimitsC(Structure):
+    _fields_ = [("struct_size", c_uint32), ("max_nesting_depth", c_uint32),
+                ("max_threads", c_uint32), ("reserved", c_uint32),
+                ("max_grammar_states", c_uint64), ("max_nfa_states", c_uint64),
+                ("max_input_bytes", c_uint64), ("max_file_bytes", c_uint64),
+                ("max_string_bytes", c_uint64), ("max_tokens", c_uint64)]
+
+
+ProgressCallback = CFUNCTYPE(c_int32, c_uint64, c_uint64, c_void_p)
+
+
+class ConvertParamsC(Structure):
+    _fields_ = [("struct_size", c_uint32), ("weight_type", c_int32), ("file_format", c_int32),
+                ("overwrite", c_int32), ("vocab_path", c_char_p), ("progress", ProgressCallback),
+                ("user_data", c_void_p)]
+
+
 class LogitBias(Structure):
     _fields_ = [("token", c_uint32), ("bias", c_float)]
 
@@ -43,7 +60,8 @@ class SamplerParamsC(Structure):
 class RenderOptionsC(Structure):
     _fields_ = [("struct_size", c_uint32), ("add_generation_prompt", c_int32),
                 ("thinking", c_int32), ("tools_json", c_char_p), ("tools_json_len", c_size_t),
-                ("assistant_name", c_char_p), ("assistant_name_len", c_size_t)]
+                ("assistant_name", c_char_p), ("assistant_name_len", c_size_t),
+                ("reflect", c_int32), ("introspect", c_int32), ("prepend_token0", c_int32)]
 
 
 class DeltaC(Structure):
@@ -62,7 +80,8 @@ class GenerateParamsC(Structure):
 
 class ParseOptionsC(Structure):
     _fields_ = [("struct_size", c_uint32), ("thinking", c_int32), ("tools_json", c_char_p),
-                ("tools_json_len", c_size_t), ("id_seed", c_uint64)]
+                ("tools_json_len", c_size_t), ("id_seed", c_uint64),
+                ("stream_tool_calls", c_int32)]
 
 
 class GrammarParamsC(Structure):
@@ -72,7 +91,8 @@ class GrammarParamsC(Structure):
 
 class SchemaOptionsC(Structure):
     _fields_ = [("struct_size", c_uint32), ("lenient", c_int32), ("strict_properties", c_int32),
-                ("flexible_whitespace", c_int32), ("max_whitespace", c_uint32)]
+                ("flexible_whitespace", c_int32), ("max_whitespace", c_uint32),
+                ("compact", c_int32)]
 
 
 class ToolGrammarParamsC(Structure):
@@ -104,12 +124,17 @@ _FUNCTIONS = {
     "ai00_last_error": (c_char_p, []),
     # Model
     "ai00_model_params_default": (_ST, [POINTER(ModelParams)]),
+    "ai00_limits_default": (_ST, [POINTER(LimitsC)]),
+    "ai00_limits_get": (_ST, [POINTER(LimitsC)]),
+    "ai00_limits_set": (_ST, [POINTER(LimitsC)]),
     "ai00_model_load": (_ST, [_PP, c_char_p, _S, POINTER(ModelParams)]),
     "ai00_model_free": (_ST, [_P]),
     "ai00_model_last_error": (c_char_p, [_P]),
     "ai00_model_get_info": (_ST, [POINTER(ModelInfoC), _P]),
     "ai00_model_isa_name": (_ST, [_CCP, _P]),
     "ai00_model_info_json": (_ST, [_PS, c_void_p, _S, _P]),
+    "ai00_convert_params_default": (_ST, [POINTER(ConvertParamsC)]),
+    "ai00_model_convert": (_ST, [c_char_p, _S, c_char_p, _S, POINTER(ConvertParamsC)]),
     "ai00_model_tokenize": (_ST, [_PS, _PU32, _S, _P, c_char_p, _S]),
     "ai00_model_detokenize": (_ST, [_PS, c_void_p, _S, _P, _PU32, _S]),
     # State
@@ -133,16 +158,25 @@ _FUNCTIONS = {
     # Chat template
     "ai00_render_options_default": (_ST, [POINTER(RenderOptionsC)]),
     "ai00_chat_template_new": (_ST, [_PP, c_char_p, _S]),
+    "ai00_chat_template_new_with_config": (_ST, [_PP, c_char_p, _S, c_char_p, _S]),
+    "ai00_chat_template_sampler_preset": (_ST, [POINTER(SamplerParamsC), _P, c_char_p, _S]),
     "ai00_chat_template_free": (_ST, [_P]),
     "ai00_chat_template_last_error": (c_char_p, [_P]),
     "ai00_chat_template_render": (_ST, [POINTER(c_void_p), _PS, _P, c_char_p, _S,
                                         POINTER(RenderOptionsC)]),
+    "ai00_chat_template_render_fim": (_ST, [POINTER(c_void_p), _PS, _P, c_char_p, _S, c_char_p,
+                                            _S]),
+    "ai00_chat_template_render_files": (_ST, [POINTER(c_void_p), _PS, _P, POINTER(c_char_p),
+                                              _PS, _S, c_int32]),
+    "ai00_chat_template_parse_transcript": (_ST, [POINTER(c_void_p), _PS, _P, c_char_p, _S]),
     "ai00_chat_template_stop_count": (_ST, [_PS, _P]),
     "ai00_chat_template_stop": (_ST, [POINTER(c_void_p), _PS, _P, _S]),
     "ai00_chat_template_last_render_json": (_ST, [POINTER(c_void_p), _PS, _P]),
     # Grammar (model)
     "ai00_grammar_compile": (_ST, [_PP, _P, c_char_p, _S]),
     "ai00_grammar_from_json_schema": (_ST, [_PP, _P, c_char_p, _S]),
+    "ai00_grammar_from_json_schema_with_options": (_ST, [_PP, _P, c_char_p, _S,
+                                                         POINTER(SchemaOptionsC)]),
     "ai00_grammar_free": (_ST, [_P]),
     "ai00_grammar_last_error": (c_char_p, [_P]),
     "ai00_grammar_accepts": (_ST, [POINTER(c_int32), _P, c_char_p, _S]),

@@ -26,7 +26,7 @@ def test_model_load_and_info(model):
     assert (info.n_embd, info.n_layer, info.n_vocab, info.n_tokens) == (128, 3, 512, 512)
     with model.new_state() as fresh:
         assert info.state_bytes == fresh.size  # ai00_state_save size of a fresh State
-    assert model.isa in ("scalar", "sse2", "avx2", "avx512", "neon64")
+    assert model.isa in ("scalar", "sse2", "avx2", "avx512", "avx512_vnni", "avx512_bf16", "neon64")
     j = model.info_json()
     assert j["format"] == "gguf" and j["n_embd"] == 128
     ids = model.tokenize("hello\n\n")
@@ -121,6 +121,73 @@ def test_tool_call_parsed_into_a_structured_call():
                 ai00.CheckVerdict.BYTES
 
 
+def test_streamed_tool_call_deltas():
+    reply = ('<ai00:function_calls>\n  <invoke name="get_weather">\n    <parameter '
+             'name="city">Tokyo</parameter>\n  </invoke>\n</ai00:function_calls>')
+    with ai00.ChatTemplate("ai00-v1") as v1:
+        with v1.output_parser(tools=TOOLS, stream_tool_calls=True) as p:
+            deltas = list(p.parse(reply))
+        with v1.output_parser(tools=TOOLS) as plain:
+            assert ai00.DeltaKind.TOOL_CALL_START not in [d.kind for d in plain.parse(reply)]
+    kinds = [d.kind for d in deltas]
+    start = deltas[kinds.index(ai00.DeltaKind.TOOL_CALL_START)]
+    assert start.name == "get_weather" and start.id.startswith("call_") and start.call == 0
+    pieces = "".join(d.text for d in deltas if d.kind == ai00.DeltaKind.TOOL_CALL_ARGUMENTS)
+    call = deltas[kinds.index(ai00.DeltaKind.TOOL_CALL)]
+    assert kinds.index(ai00.DeltaKind.TOOL_CALL_START) < kinds.index(ai00.DeltaKind.TOOL_CALL)
+    assert json.loads(pieces) == call.arguments == {"city": "Tokyo"}
+    assert call.id == start.id and kinds[-1] == ai00.DeltaKind.FINISH
+
+
+def test_limits_get_set_and_bad_values():
+    default = ai00.Limits.default()
+    assert default.max_nesting_depth == 256 and default.max_threads == 1024
+    assert ai00.Limits.current() == default
+    try:
+        low = ai00.Limits.default()
+        low.max_nesting_depth = 3
+        low.apply()
+        assert ai00.Limits.current().max_nesting_depth == 3
+        with pytest.raises(ai00.GrammarError, match="max_nesting_depth"):
+            ai00.Grammar.from_kbnf("start ::= ((((('a')))));")
+        bad = ai00.Limits.default()
+        bad.max_tokens = 0
+        with pytest.raises(ai00.InvalidArgumentError, match="max_tokens"):
+            bad.apply()
+        assert ai00.Limits.current().max_nesting_depth == 3  # nothing changed
+    finally:
+        default.apply()
+    assert ai00.Limits.current() == default
+
+
+def test_convert_model_with_progress(tmp_path):
+    src = SHARED / "models" / "rand-rwkv7-c128-l3-v512-FP32.bin"
+    dst = tmp_path / "m.gguf"
+    seen = []
+    ai00.convert_model(src, dst, weight_type=ai00.WeightType.Q8_0,
+                       progress=lambda done, total: seen.append((done, total)))
+    assert seen and seen[-1][0] == seen[-1][1] > 0
+    with ai00.Model(dst) as m:
+        assert m.info.n_embd == 128
+    with pytest.raises(ai00.Ai00IOError, match="exists"):
+        ai00.convert_model(src, dst)
+    st = tmp_path / "m.st"
+    with pytest.raises(ai00.UnsupportedError, match="Q4_0"):
+        ai00.convert_model(src, st, file_format=ai00.FileFormat.SAFETENSORS,
+                           weight_type=ai00.WeightType.Q4_0)
+    with pytest.raises(ai00.InvalidArgumentError, match="weight_type"):
+        ai00.convert_model(src, st, weight_type=99)
+    with pytest.raises(ai00.CancelledError):
+        ai00.convert_model(src, st, progress=lambda done, total: True)
+    assert not st.exists()
+
+    def boom(done, total):
+        raise KeyError("stop")
+    with pytest.raises(KeyError):
+        ai00.convert_model(src, st, progress=boom)
+    assert not st.exists()
+
+
 def test_reasoning_and_warnings_from_the_parser():
     with ai00.ChatTemplate("goose") as goose, \
             goose.output_parser(thinking=ai00.Thinking.ON) as p:
@@ -148,7 +215,9 @@ def test_json_schema_constrained_reply_parses(model, state):
     schema = {"type": "object", "properties": {"ok": {"type": "boolean"},
                                                "mood": {"enum": ["calm", "angry"]}},
               "required": ["ok", "mood"]}
-    with model.json_schema_grammar(schema) as g:
+    # The canonical layout and strict keys: a random model would otherwise write whitespace.
+    layout = ai00.SchemaOptions(flexible_whitespace=False, strict_properties=True)
+    with model.json_schema_grammar(schema, layout) as g:
         with ai00.Generator.raw(model, state, "Answer in JSON: ", grammar=g, max_tokens=40,
                                 seed=11) as gen:
             text = gen.text()
@@ -232,8 +301,8 @@ def test_bad_input_errors(model, state, tmp_path):
         model.grammar("start ::= 'a' |;")
     assert "line 1, column 16" in e.value.message
     with pytest.raises(ai00.GrammarError) as e:
-        ai00.Grammar.from_json_schema({"type": "integer", "multipleOf": 3})
-    assert "/multipleOf" in e.value.message
+        ai00.Grammar.from_json_schema({"type": "array", "contains": {}})
+    assert "/contains" in e.value.message
     # A State of another model.
     with ai00.Model(TINY) as tiny, tiny.new_state() as other, ai00.ChatTemplate("goose") as t:
         with pytest.raises(ai00.MismatchError) as e:

@@ -87,8 +87,8 @@ def test_grammars_without_a_model():
         assert g.accepts('{"x": 12}') and not g.accepts('{"x": "a"}')
         assert "start" in g.kbnf and g.warnings == []
     lenient = ai00.SchemaOptions(lenient=True)
-    with ai00.Grammar.from_json_schema({"type": "integer", "multipleOf": 3}, options=lenient) as g:
-        assert len(g.warnings) == 1 and "multipleOf" in g.warnings[0]
+    with ai00.Grammar.from_json_schema({"type": "array", "contains": {}}, options=lenient) as g:
+        assert len(g.warnings) == 1 and "contains" in g.warnings[0]
     with ai00.Grammar.from_json_schema(schema, options=ai00.SchemaOptions(
             flexible_whitespace=True, max_whitespace=2)) as g:
         assert g.accepts('{ "x" : 1 }')
@@ -108,3 +108,62 @@ def test_grammar_of_another_model_is_refused(model, state):
     with ai00.Grammar.from_kbnf("start ::= 'yes';") as g:
         with pytest.raises(ai00.MismatchError, match="ai00_grammar_compile"):
             ai00.Generator.raw(model, state, "Q", grammar=g)
+
+
+TOML = ('[prompts]\nrole_user = "human"\n[prompts.goose]\nprepend_token0 = true\n'
+        '[presets.math]\ntemperature = 0.25\n')
+
+
+def test_template_configuration_and_presets():
+    with ai00.ChatTemplate.with_config("ai00-v1", TOML) as t:
+        assert t.render([{"role": "user", "content": "Hi"}]).prompt.startswith(
+            "<ai00:human>\nHi\n</ai00:human>")
+        math = t.sampler_preset("math")
+        assert isinstance(math, ai00.SamplerParams)
+        assert abs(math.temperature - 0.25) < 1e-6 and abs(math.top_p - 0.3) < 1e-6
+        with pytest.raises(ai00.InvalidArgumentError, match="known: math, chat, creative"):
+            t.sampler_preset("wild")
+    with pytest.raises(ai00.FormatError, match="config:2:13: prompts.role_user"):
+        ai00.ChatTemplate("goose", config='[prompts]\nrole_user = 3\n')
+    with ai00.ChatTemplate("goose", config=TOML) as g:
+        g.render([])
+        assert g.last_render()["prepend_token0"] is True
+        g.render([], prepend_token0=False)
+        assert g.last_render()["prepend_token0"] is False
+        with pytest.raises(ai00.UnsupportedError):
+            g.render([], reflect=True)
+        with pytest.raises(ai00.UnsupportedError):
+            g.render_fim("a", "b")
+
+
+def test_openchatml_flags_fim_files_and_transcript():
+    with ai00.ChatTemplate("openchatml") as o:
+        assert "<|reflect|>" in o.render([], reflect=True).prompt
+        assert "<|introspect|>" in o.render([], introspect=True).prompt
+        assert o.render_fim("ab", "cd") == "<|fim_prefix|>ab<|fim_middle|><|fim_suffix|>cd"
+        with pytest.raises(ai00.FormatError, match="prefix: contains"):
+            o.render_fim("<|im_end|>", "")
+        assert o.render_files(["one", b"two"]) == "one\n<|file_separator|>\ntwo"
+        assert o.render_files(["x"], leading_separator=True) == "<|file_separator|>\nx"
+        msgs = o.parse_transcript("<|im_start|>user name=Eric\nHi\n<|im_end|>\n"
+                                  "<|im_start|>assistant\nHello\n<|im_end|>")
+        assert msgs[0]["name"] == "Eric" and msgs[1]["role"] == "assistant"
+        with pytest.raises(ai00.FormatError, match='byte 12: unknown role "bot"'):
+            o.parse_transcript("<|im_start|>bot\nx<|im_end|>")
+
+
+def test_schema_options_defaults_and_compact(model):
+    d = ai00.SchemaOptions()
+    assert d.flexible_whitespace and not d.strict_properties and d.max_whitespace == 0
+    assert not d.compact
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    with model.json_schema_grammar(schema) as g:
+        assert g.accepts('{ "a" : 1.0 ,\n "b": [] }')
+    strict = ai00.SchemaOptions(flexible_whitespace=False, compact=True, strict_properties=True)
+    with model.json_schema_grammar(schema, strict) as g:
+        assert g.accepts('{"a":1}') and not g.accepts('{"a": 1}')
+        assert not g.accepts('{"a":1,"b":2}')
+    with model.json_schema_grammar(schema, ai00.SchemaOptions(flexible_whitespace=False)) as g:
+        assert g.accepts('{"a": 1}')
+    with pytest.raises(ai00.InvalidArgumentError, match="max_whitespace = 65"):
+        model.json_schema_grammar(schema, ai00.SchemaOptions(max_whitespace=65))
