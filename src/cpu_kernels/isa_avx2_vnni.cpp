@@ -26,6 +26,7 @@ namespace {
 
 }  // namespace
 
+AI00_BASELINE_CODE_BEGIN
 const KernelTable& kernel_table() {
   static const KernelTable table = [] {
     KernelTable t = avx2::kernel_table();
@@ -36,5 +37,6 @@ const KernelTable& kernel_table() {
   }();
   return table;
 }
+AI00_BASELINE_CODE_END
 
 }  // namespace ai00::internal::cpu::avx2_vnni
