@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -41,12 +40,12 @@ std::vector<float> read_f32(const std::string& path) {
 }
 
 std::string temp_dir() {
-  static std::atomic<int> counter{0};
+  // mkdtemp: a new, empty folder every call. A name built from the pid alone can meet a folder
+  // left by an earlier run whose process had the same pid.
   const char* base = std::getenv("TMPDIR");
-  std::string dir = std::string(base && *base ? base : "/tmp") + "/ai00-test-" +
-                    std::to_string(::getpid()) + "-" + std::to_string(counter++);
-  ::mkdir(dir.c_str(), 0700);
-  return dir;
+  std::string tmpl = std::string(base && *base ? base : "/tmp") + "/ai00-test-XXXXXX";
+  if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("cannot create " + tmpl);
+  return tmpl;
 }
 
 void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
