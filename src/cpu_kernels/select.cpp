@@ -61,14 +61,18 @@ bool cpu_runs(const std::string& name) {
   // clang 14 (the `fuzz` preset) has no "f16c" in __builtin_cpu_supports: CPUID.1:ECX bit 29.
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
+  // Nor "avxvnni": CPUID.(EAX=7,ECX=1):EAX bit 4 (the OS's AVX state is checked through avx2).
+  const bool avx_vnni =
+      __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && (eax & (1u << 4)) != 0;
 #else
   const bool f16c = __builtin_cpu_supports("f16c");
+  const bool avx_vnni = __builtin_cpu_supports("avxvnni");
 #endif
   const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
   if (name == "avx2") return avx2;
   // The avx512 objects are built with -mavx512f/cd/dq/bw -mf16c -mfma.
   // AVX-VNNI (VEX vpdpbusd) on top of avx2.
-  if (name == "avx2_vnni") return avx2 && __builtin_cpu_supports("avxvnni");
+  if (name == "avx2_vnni") return avx2 && avx_vnni;
   const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") &&
                       __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512dq") &&
                       __builtin_cpu_supports("avx512bw");
