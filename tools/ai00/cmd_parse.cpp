@@ -15,45 +15,11 @@ namespace {
 
 namespace cli = ai00::cli;
 
-// A JSON string literal (the escapes ai00's JSON writer uses).
+// A JSON string literal, escaped as the library's JSON writer does (the public C++ API's).
 std::string quoted(std::string_view s) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default:
-        if (c < 0x20) {
-          out += "\\u00";
-          out += kHex[c >> 4];
-          out += kHex[c & 15];
-        } else {
-          out += ch;
-        }
-    }
-  }
-  return out + "\"";
+  std::string out;
+  ai00::detail::json_string(out, s);
+  return out;
 }
 
 // One delta as one JSON line: {"text"}, {"reasoning"}, {"tool_call": {...}} or
