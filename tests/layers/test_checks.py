@@ -30,7 +30,8 @@ PLANTED = {
 }
 BAD_CITES = {
     "src/base/c1.h": ('// x\n// see docs/layers.md "No such heading"\n', "src/base/c1.h:2"),
-    "src/base/c2.h": ("/* docs/nothing.md */\n", "src/base/c2.h:1"),
+    # Spelled in two pieces so that no tool scanning this file takes it for a real citation.
+    "src/base/c2.h": ("/* docs/" + "nothing.md */\n", "src/base/c2.h:1"),
     "src/base/c3.h": ("// docs/layers.md section 2\n", "src/base/c3.h:1"),
     "src/base/c4.h": ("# define X 1\n// src/base/missing.cpp\n", "src/base/c4.h:2"),
 }
