@@ -118,7 +118,8 @@ std::string pathological(const std::string& which, size_t n) {
     out = "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": \"";
     while (out.size() < n) out += "} } </tool_call <tool_cal ";
   } else if (which == "openchatml-blocks") {
-    while (out.size() < n) out += "<|start_reflect|>r<|end_reflect|><|start_reason|>x<|end_reason|>";
+    while (out.size() < n)
+      out += "<|start_reflect|>r<|end_reflect|><|start_reason|>x<|end_reason|>";
   } else if (which == "goose-markers") {
     out = ">";
     while (out.size() < n) out += "</think><think>a\n";
@@ -173,7 +174,8 @@ std::shared_ptr<const ChatFormat> data_format(bool xml) {
 }
 
 void run_data_format(benchmark::State& state, bool xml) {
-  std::string text = xml ? "[calls]\n(fn f)\n  (arg a) " : "[calls]\n(fn {\"name\": \"f\", \"arguments\": {\"a\": \"";
+  std::string text = xml ? "[calls]\n(fn f)\n  (arg a) "
+                         : "[calls]\n(fn {\"name\": \"f\", \"arguments\": {\"a\": \"";
   while (text.size() < static_cast<size_t>(state.range(0)))
     text += xml ? "line ) with\n wake (bytes\n" : "} { \\\" }} ";
   auto f = data_format(xml);
@@ -193,11 +195,14 @@ constexpr int64_t kN = 100 * 1024;
 void BM_pathological_data_xml_value_4b(benchmark::State& s) { run_data_format(s, true); }
 void BM_pathological_data_json_braces_4b(benchmark::State& s) { run_data_format(s, false); }
 BENCHMARK(BM_pathological_data_xml_value_4b)->Arg(kN)->Arg(10 * kN)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_pathological_data_json_braces_4b)->Arg(kN)->Arg(10 * kN)->Unit(benchmark::kMillisecond);
-#define AI00_PATHOLOGICAL(NAME, FORMAT, WHICH)                                              \
-  void BM_pathological_##NAME##_whole(benchmark::State& s) {                                \
-    run_pathological(s, FORMAT, WHICH, SIZE_MAX / 2);                                       \
-  }                                                                                         \
+BENCHMARK(BM_pathological_data_json_braces_4b)
+    ->Arg(kN)
+    ->Arg(10 * kN)
+    ->Unit(benchmark::kMillisecond);
+#define AI00_PATHOLOGICAL(NAME, FORMAT, WHICH)                                                     \
+  void BM_pathological_##NAME##_whole(benchmark::State& s) {                                       \
+    run_pathological(s, FORMAT, WHICH, SIZE_MAX / 2);                                              \
+  }                                                                                                \
   void BM_pathological_##NAME##_4b(benchmark::State& s) { run_pathological(s, FORMAT, WHICH, 4); } \
   BENCHMARK(BM_pathological_##NAME##_whole)->Arg(kN)->Arg(10 * kN)->Unit(benchmark::kMillisecond); \
   BENCHMARK(BM_pathological_##NAME##_4b)->Arg(kN)->Arg(10 * kN)->Unit(benchmark::kMillisecond);

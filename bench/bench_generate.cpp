@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "core/pipeline/generator.h"
 #include "core/model/model.h"
 #include "core/model/rwkv7.h"
 #include "core/model/state.h"
+#include "core/pipeline/generator.h"
 #include "format/format.h"
 
 namespace {

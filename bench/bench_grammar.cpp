@@ -271,7 +271,12 @@ void BM_SchemaProperties(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(BM_SchemaProperties)->Arg(2000)->Arg(20000)->Arg(200000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SchemaProperties)
+    ->Arg(2000)
+    ->Arg(20000)
+    ->Arg(200000)
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_VocabIndex)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Compile, a_structural, kStructural)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Compile, b_schema_aware, kSchemaAware)->Unit(benchmark::kMillisecond);

@@ -17,12 +17,12 @@
 #include <benchmark/benchmark.h>
 
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <random>
-#include <thread>
 #include <string>
+#include <thread>
 #include <vector>
 
 #if defined(__x86_64__)
@@ -35,17 +35,17 @@
 
 namespace {
 
-using ai00::internal::cpu::KernelTable;
 using ai00::internal::DType;
+using ai00::internal::cpu::KernelTable;
 using WType = ai00::internal::DType;
 
 // ---- machine limits, measured once at start-up -------------------------------------------
 
 struct Limits {
-  double read_bw1 = 0, read_bw2 = 0;         // bytes/s
-  double fma_avx2 = 0, fma_avx512 = 0;       // fp32 ops/s (FMA = 2)
-  double i8_avx2 = 0, i8_vnni = 0;           // int8 ops/s (multiply-add = 2)
-  double bf16 = 0;                           // bf16 dot ops/s
+  double read_bw1 = 0, read_bw2 = 0;    // bytes/s
+  double fma_avx2 = 0, fma_avx512 = 0;  // fp32 ops/s (FMA = 2)
+  double i8_avx2 = 0, i8_vnni = 0;      // int8 ops/s (multiply-add = 2)
+  double bf16 = 0;                      // bf16 dot ops/s
 };
 Limits g_limits;
 
@@ -83,7 +83,8 @@ double measure_read_bw(int threads) {
       });
     }
     for (std::thread& th : pool) th.join();
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     benchmark::DoNotOptimize(sums.data());
     const double secs = threads == 1 ? cpu[0] : wall;
     best = std::max(best, static_cast<double>(n * threads * sizeof(uint64_t)) / secs);
@@ -93,18 +94,18 @@ double measure_read_bw(int threads) {
 
 #if defined(__x86_64__)
 // 12 independent chains of one instruction; best of 5 runs of 2e5 rounds; returns ops/s.
-#define AI00_PEAK(V, INIT, STEP, OPS_PER_INSTR)                                   \
-  V acc[12];                                                                      \
-  for (int i = 0; i < 12; ++i) acc[i] = INIT;                                     \
-  double best = 0;                                                                \
-  for (int rep = 0; rep < 5; ++rep) {                                             \
-    const double t0 = thread_seconds();                                           \
-    for (int k = 0; k < 200000; ++k) {                                            \
-      for (int i = 0; i < 12; ++i) acc[i] = STEP;                                 \
-    }                                                                             \
-    for (int i = 0; i < 12; ++i) benchmark::DoNotOptimize(acc[i]);                \
+#define AI00_PEAK(V, INIT, STEP, OPS_PER_INSTR)                                       \
+  V acc[12];                                                                          \
+  for (int i = 0; i < 12; ++i) acc[i] = INIT;                                         \
+  double best = 0;                                                                    \
+  for (int rep = 0; rep < 5; ++rep) {                                                 \
+    const double t0 = thread_seconds();                                               \
+    for (int k = 0; k < 200000; ++k) {                                                \
+      for (int i = 0; i < 12; ++i) acc[i] = STEP;                                     \
+    }                                                                                 \
+    for (int i = 0; i < 12; ++i) benchmark::DoNotOptimize(acc[i]);                    \
     best = std::max(best, 12.0 * 200000 * (OPS_PER_INSTR) / (thread_seconds() - t0)); \
-  }                                                                               \
+  }                                                                                   \
   return best
 
 __attribute__((target("avx2,fma"))) double peak_fma_avx2() {
@@ -203,7 +204,8 @@ std::vector<uint8_t> make_weights(WType t, int64_t rows, int64_t cols, std::mt19
     case WType::BF16:
       for (size_t i = 0; i < w.size(); i += 2) {
         const float f = dist(rng);
-        const uint16_t h = t == WType::F16 ? ai00::internal::f32_to_f16(f) : ai00::internal::f32_to_bf16(f);
+        const uint16_t h =
+            t == WType::F16 ? ai00::internal::f32_to_f16(f) : ai00::internal::f32_to_bf16(f);
         std::memcpy(w.data() + i, &h, 2);
       }
       break;
@@ -248,7 +250,12 @@ struct MatmulRun {
   std::vector<uint16_t> xs;
   MatmulRun(const KernelTable* k_, Path p, DType t_, int64_t rows_, int64_t cols_, int64_t T_,
             std::mt19937& rng)
-      : k(k_), path(p), t(t_), rows(rows_), cols(cols_), T(T_),
+      : k(k_),
+        path(p),
+        t(t_),
+        rows(rows_),
+        cols(cols_),
+        T(T_),
         x(random_floats(static_cast<size_t>(T_ * cols_), rng)),
         y(static_cast<size_t>(T_ * rows_)),
         xq(static_cast<size_t>(T_ * cols_ / 32 + 1)),
@@ -256,13 +263,15 @@ struct MatmulRun {
   void operator()(const uint8_t* w) {
     const size_t rb = ai00::internal::dtype_row_bytes_or_zero(t, cols);
     if (path == Path::I8) {
-      for (int64_t i = 0; i < T; ++i) k->quantize_q8(x.data() + i * cols, xq.data() + i * (cols / 32), cols);
+      for (int64_t i = 0; i < T; ++i)
+        k->quantize_q8(x.data() + i * cols, xq.data() + i * (cols / 32), cols);
       ai00::internal::cpu::MatmulQ8Args p;
       p.w = w, p.wtype = t, p.w_row_bytes = rb, p.cols = cols, p.x = xq.data(),
       p.x_stride = cols / 32, p.y = y.data(), p.y_stride = rows, p.T = T, p.row_end = rows;
       k->matmul_q8(p);
     } else if (path == Path::Bf16Dot) {
-      for (int64_t i = 0; i < T; ++i) k->split_bf16(x.data() + i * cols, xs.data() + i * 2 * cols, cols);
+      for (int64_t i = 0; i < T; ++i)
+        k->split_bf16(x.data() + i * cols, xs.data() + i * 2 * cols, cols);
       ai00::internal::cpu::MatmulBf16Args p;
       p.w = w, p.w_row_bytes = rb, p.cols = cols, p.x = xs.data(), p.x_stride = 2 * cols,
       p.xf = x.data(), p.xf_stride = cols, p.y = y.data(), p.y_stride = rows, p.T = T,
@@ -293,8 +302,8 @@ void matvec(benchmark::State& state, const KernelTable* k, DType t, Path path, i
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
-  state.counters["roofline"] = benchmark::Counter(
-      static_cast<double>(bytes) / g_limits.read_bw1, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["roofline"] = benchmark::Counter(static_cast<double>(bytes) / g_limits.read_bw1,
+                                                  benchmark::Counter::kIsIterationInvariantRate);
 }
 
 // GEMM: M = T tokens against one n x n matrix (2n^2 T ops per call), weights in cache after
@@ -308,7 +317,8 @@ void gemm(benchmark::State& state, const KernelTable* k, DType t, Path path, int
     benchmark::ClobberMemory();
   }
   const double ops = 2.0 * static_cast<double>(n * n * T);
-  state.counters["GOP/s"] = benchmark::Counter(ops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GOP/s"] =
+      benchmark::Counter(ops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
   const double peak = path_peak(k, path);
   if (peak > 0) {
     state.counters["peak"] =

@@ -69,7 +69,8 @@ int main() {
     compile("start ::= #substrs'" + t + "';");
   });
   row("KBNF n nested groups (parse)", 90, [](size_t n) {
-    (void)grammar::parse_kbnf("start ::= " + std::string(n, '(') + "'a'" + std::string(n, ')') + ";");
+    (void)grammar::parse_kbnf("start ::= " + std::string(n, '(') + "'a'" + std::string(n, ')') +
+                              ";");
   });
   row("regex n nested classes (compile)", 90, [](size_t n) {
     compile("start ::= #'" + std::string(n, '[') + "a" + std::string(n, ']') + "';");
@@ -98,7 +99,8 @@ int main() {
   });
   row("JSON Schema with n properties (W4 owns it)", 200, [](size_t n) {
     std::string s = R"({"type":"object","properties":{)";
-    for (size_t i = 0; i < n; ++i) s += (i ? ",\"p" : "\"p") + std::to_string(i) + R"(":{"type":"integer"})";
+    for (size_t i = 0; i < n; ++i)
+      s += (i ? ",\"p" : "\"p") + std::to_string(i) + R"(":{"type":"integer"})";
     (void)grammar::json_schema_to_kbnf(s + "}}");
   });
   return 0;

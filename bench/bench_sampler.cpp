@@ -28,7 +28,8 @@ std::vector<float> fake_logits(uint64_t seed) {
   return l;
 }
 
-void run(benchmark::State& bs, const ai00::internal::SamplerParams& params, bool with_mask, size_t history) {
+void run(benchmark::State& bs, const ai00::internal::SamplerParams& params, bool with_mask,
+         size_t history) {
   std::vector<std::vector<float>> logits;
   for (uint64_t i = 0; i < 8; ++i) logits.push_back(fake_logits(i));
   std::vector<uint64_t> mask(kVocab / 64, 0);

@@ -165,7 +165,8 @@ Peak measure_peak(const char* what, void (*fn)(long), double ops, long iters = k
   p.ops = ops;
   for (int t : {1, 2}) {
     double best = 1e30;
-    for (int rep = 0; rep < 3; ++rep) best = std::min(best, run_threads(t, [&](int) { fn(iters); }));
+    for (int rep = 0; rep < 3; ++rep)
+      best = std::min(best, run_threads(t, [&](int) { fn(iters); }));
     p.g[t] = ops * static_cast<double>(iters) * t / best / 1e9;
   }
   return p;
@@ -187,9 +188,9 @@ double block_macs(const ai00::internal::Model& m) {
   double macs = 0;
   for (int64_t l = 0; l < m.config().n_layer; ++l) {
     const ai00::internal::LayerWeights& w = m.layer(l);
-    for (const ai00::internal::Mat* x : {&w.w1, &w.w2, &w.a1, &w.a2, &w.v1, &w.v2, &w.g1, &w.g2,
-                                         &w.receptance, &w.key, &w.value, &w.output, &w.ffn_key,
-                                         &w.ffn_value}) {
+    for (const ai00::internal::Mat* x :
+         {&w.w1, &w.w2, &w.a1, &w.a2, &w.v1, &w.v2, &w.g1, &w.g2, &w.receptance, &w.key, &w.value,
+          &w.output, &w.ffn_key, &w.ffn_value}) {
       macs += static_cast<double>(x->rows) * static_cast<double>(x->cols);
     }
   }
@@ -224,16 +225,23 @@ int main(int argc, char** argv) {
       if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--sizes") sizes = split(next());
-    else if (a == "--types") types = split(next());
+    if (a == "--sizes")
+      sizes = split(next());
+    else if (a == "--types")
+      types = split(next());
     else if (a == "--threads") {
       threads.clear();
       for (const std::string& t : split(next())) threads.push_back(std::stoi(t));
-    } else if (a == "--dir") dir = next();
-    else if (a == "--decode") n_decode = std::stoi(next());
-    else if (a == "--prefill") n_prefill = std::stoi(next());
-    else if (a == "--seed") seed = std::stoull(next());
-    else if (a == "--regen") regen = true;
+    } else if (a == "--dir")
+      dir = next();
+    else if (a == "--decode")
+      n_decode = std::stoi(next());
+    else if (a == "--prefill")
+      n_prefill = std::stoi(next());
+    else if (a == "--seed")
+      seed = std::stoull(next());
+    else if (a == "--regen")
+      regen = true;
     else {
       std::fprintf(stderr, "unknown argument %s (see the header of bench/bench_speed_table.cpp)\n",
                    a.c_str());
@@ -259,11 +267,16 @@ int main(int argc, char** argv) {
   }
   Peak fma, bf16, i8;
 #if defined(__x86_64__)
-  if (__builtin_cpu_supports("avx512f")) fma = measure_peak("fp32 FMA (AVX-512)", fma512, 12 * 16 * 2);
-  else if (__builtin_cpu_supports("fma")) fma = measure_peak("fp32 FMA (AVX2)", fma256, 12 * 8 * 2);
-  if (__builtin_cpu_supports("avx512bf16")) bf16 = measure_peak("bf16 dot (vdpbf16ps)", bf16dot, 12 * 16 * 4);
-  if (__builtin_cpu_supports("avx512vnni")) i8 = measure_peak("int8 dot (vpdpbusd zmm)", vnni512, 12 * 16 * 8);
-  else if (__builtin_cpu_supports("avxvnni")) i8 = measure_peak("int8 dot (vpdpbusd ymm)", vnni256, 12 * 8 * 8);
+  if (__builtin_cpu_supports("avx512f"))
+    fma = measure_peak("fp32 FMA (AVX-512)", fma512, 12 * 16 * 2);
+  else if (__builtin_cpu_supports("fma"))
+    fma = measure_peak("fp32 FMA (AVX2)", fma256, 12 * 8 * 2);
+  if (__builtin_cpu_supports("avx512bf16"))
+    bf16 = measure_peak("bf16 dot (vdpbf16ps)", bf16dot, 12 * 16 * 4);
+  if (__builtin_cpu_supports("avx512vnni"))
+    i8 = measure_peak("int8 dot (vpdpbusd zmm)", vnni512, 12 * 16 * 8);
+  else if (__builtin_cpu_supports("avxvnni"))
+    i8 = measure_peak("int8 dot (vpdpbusd ymm)", vnni256, 12 * 8 * 8);
 #endif
   std::printf("read bandwidth: %.1f GB/s (1 thread), %.1f GB/s (2 threads)\n", bw[1], bw[2]);
   std::vector<uint64_t> bw_buf((size_t{256} << 20) / 8, 1);
@@ -277,10 +290,11 @@ int main(int argc, char** argv) {
                 size.c_str(), (long long)cfg.n_embd, (long long)cfg.n_layer, (long long)cfg.vocab,
                 (long long)cfg.d_w, (long long)cfg.d_a, (long long)cfg.d_v, (long long)cfg.d_g,
                 (unsigned long long)seed);
-    std::printf("| type | threads | MB/token | decode tok/s | read GB/s | of DRAM roofline | "
-                "prefill-%d tok/s | peak G/s | of peak | peak used | fork-joins/token |\n"
-                "|---|---|---|---|---|---|---|---|---|---|---|\n",
-                n_prefill);
+    std::printf(
+        "| type | threads | MB/token | decode tok/s | read GB/s | of DRAM roofline | "
+        "prefill-%d tok/s | peak G/s | of peak | peak used | fork-joins/token |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|\n",
+        n_prefill);
     std::fflush(stdout);
     for (const std::string& tname : types) {
       const auto type = ai00::internal::dtype_from_name(tname);
@@ -313,7 +327,8 @@ int main(int argc, char** argv) {
         const double decode_tps = n_decode / seconds_since(t0);
         const double fj = double(model->fork_join_count() - fj0) / n_decode;
         std::vector<uint32_t> prompt(static_cast<size_t>(n_prefill));
-        for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = static_cast<uint32_t>((i * 7919 + 5) % 60000 + 1);
+        for (size_t i = 0; i < prompt.size(); ++i)
+          prompt[i] = static_cast<uint32_t>((i * 7919 + 5) % 60000 + 1);
         double best = 1e30;
         for (int rep = 0; rep < 2; ++rep) {
           ai00::internal::State fresh(*model);
@@ -323,10 +338,11 @@ int main(int argc, char** argv) {
         }
         const double prefill_tps = n_prefill / best;
         const Peak& peak = (*type == DType::F32 || *type == DType::F16) ? fma
-                           : *type == DType::BF16                        ? bf16
-                                                                         : i8;
+                           : *type == DType::BF16                       ? bf16
+                                                                        : i8;
         double row_peak = 0;
-        if (peak.fn != nullptr) row_peak = measure_peak(peak.what, peak.fn, peak.ops, kPeakIters / 4).g[t];
+        if (peak.fn != nullptr)
+          row_peak = measure_peak(peak.what, peak.fn, peak.ops, kPeakIters / 4).g[t];
         const double ops = 2.0 * block_macs(*model) * prefill_tps / 1e9;
         char ratio[32] = "n/a";
         if (row_peak > 0) std::snprintf(ratio, sizeof ratio, "%.1f %%", 100.0 * ops / row_peak);

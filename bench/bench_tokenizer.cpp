@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "core/tokenizer/tokenizer.h"
 #include "base/utf8.h"
+#include "core/tokenizer/tokenizer.h"
 
 namespace {
 

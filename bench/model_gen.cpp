@@ -90,10 +90,11 @@ SourceSet random_model(const ModelConfig& c, uint64_t seed) {
   put("head.weight", {V, C}, -s, s);
   for (int64_t l = 0; l < c.n_layer; ++l) {
     auto b = [&](const char* n) { return internal::block_tensor(l, n); };
-    for (const char* n : {"ln1.weight", "ln2.weight", "att.ln_x.weight"}) put(b(n), {C}, 0.9f, 1.1f);
+    for (const char* n : {"ln1.weight", "ln2.weight", "att.ln_x.weight"})
+      put(b(n), {C}, 0.9f, 1.1f);
     for (const char* n : {"ln1.bias", "ln2.bias", "att.ln_x.bias"}) put(b(n), {C}, -0.1f, 0.1f);
-    for (const char* n : {"att.x_r", "att.x_w", "att.x_k", "att.x_v", "att.x_a", "att.x_g",
-                          "ffn.x_k"}) {
+    for (const char* n :
+         {"att.x_r", "att.x_w", "att.x_k", "att.x_v", "att.x_a", "att.x_g", "ffn.x_k"}) {
       put(b(n), {C}, 0.0f, 1.0f);
     }
     for (const char* n : {"att.w0", "att.a0", "att.k_a"}) put(b(n), {C}, -0.5f, 0.5f);

@@ -47,12 +47,12 @@ void flatten(const format::MessageDelta& d, std::deque<Flat>& out) {
     const auto call = static_cast<uint32_t>(c.call);
     switch (c.preview) {
       case format::ToolCallDelta::Preview::start:
-        out.push_back(Flat{AI00_DELTA_TOOL_CALL_START, call, AI00_FINISH_NONE, {}, c.id, c.name,
-                           true});
+        out.push_back(
+            Flat{AI00_DELTA_TOOL_CALL_START, call, AI00_FINISH_NONE, {}, c.id, c.name, true});
         break;
       case format::ToolCallDelta::Preview::arguments:
-        out.push_back(Flat{AI00_DELTA_TOOL_CALL_ARGUMENTS, call, AI00_FINISH_NONE, c.arguments,
-                           {}, {}, true});
+        out.push_back(Flat{
+            AI00_DELTA_TOOL_CALL_ARGUMENTS, call, AI00_FINISH_NONE, c.arguments, {}, {}, true});
         break;
       case format::ToolCallDelta::Preview::abandoned:
         out.push_back(Flat{AI00_DELTA_TOOL_CALL, call, AI00_FINISH_NONE, {}, {}, {}, false});

@@ -13,10 +13,10 @@
 //     }
 //   }
 //
-// handle_exception() classifies everything (ai00::internal::Error kinds map to statuses, std::bad_alloc to
-// AI00_ERR_OUT_OF_MEMORY, anything else to AI00_ERR_INTERNAL), records the message in the
-// thread's slot and the handle's slot, and returns the status: no exception crosses the ABI.
-// Nothing here is exported (hidden visibility + cmake/ai00.version).
+// handle_exception() classifies everything (ai00::internal::Error kinds map to statuses,
+// std::bad_alloc to AI00_ERR_OUT_OF_MEMORY, anything else to AI00_ERR_INTERNAL), records the
+// message in the thread's slot and the handle's slot, and returns the status: no exception crosses
+// the ABI. Nothing here is exported (hidden visibility + cmake/ai00.version).
 #pragma once
 
 #include <cstddef>

@@ -8,8 +8,8 @@
 
 #include "abi_internal.h"
 #include "core/model/model.h"
-#include "core/sampling/sampler.h"
 #include "core/model/state.h"
+#include "core/sampling/sampler.h"
 
 // One sequence. The core State carries the recurrent state and the sampler state that travels
 // with it (seed, RNG, penalty table: State::sampler()), so save/load/clone continue

@@ -12,11 +12,11 @@
 
 struct ai00_chat_template {
   std::shared_ptr<const ai00::internal::format::ChatFormat> format;  // immutable, shareable
-  ai00::internal::format::RenderResult last;  // the last render: owns the prompt handed out
-  bool rendered = false;                      // `last` holds a render
-  std::string last_json;                      // ai00_chat_template_last_render_json's text
-  std::string raw_prompt;                     // the last FIM / multi-file prompt
-  std::string transcript_json;                // the last ai00_chat_template_parse_transcript
+  ai00::internal::format::RenderResult last;     // the last render: owns the prompt handed out
+  bool rendered = false;                         // `last` holds a render
+  std::string last_json;                         // ai00_chat_template_last_render_json's text
+  std::string raw_prompt;                        // the last FIM / multi-file prompt
+  std::string transcript_json;                   // the last ai00_chat_template_parse_transcript
   ai00::internal::format::PromptsConfig config;  // presets and format settings
   mutable ai00::internal::abi::ErrorSlot error;
 };

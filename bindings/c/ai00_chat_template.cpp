@@ -89,7 +89,9 @@ std::string describe(const format::RenderResult& r) {
   return json::write(out, json::WriteStyle{2, false, true, false});
 }
 
-ai00::internal::abi::ErrorSlot* slot_of(const ai00_chat_template* t) { return t ? &t->error : nullptr; }
+ai00::internal::abi::ErrorSlot* slot_of(const ai00_chat_template* t) {
+  return t ? &t->error : nullptr;
+}
 }  // namespace
 
 extern "C" {
@@ -113,9 +115,11 @@ AI00_API ai00_status ai00_chat_template_new(ai00_chat_template** out_template, c
   try {
     require(out_template, "ai00_chat_template_new", "out_template");
     require(name, "ai00_chat_template_new", "name");
-    std::string_view n = ai00::internal::abi::text_arg(name, name_len, "ai00_chat_template_new", "name");
+    std::string_view n =
+        ai00::internal::abi::text_arg(name, name_len, "ai00_chat_template_new", "name");
     auto t = std::make_unique<ai00_chat_template>();
-    t->format = ai00::internal::abi::unwrap(ai00::internal::format::make_format(n), "ai00_chat_template_new");
+    t->format = ai00::internal::abi::unwrap(ai00::internal::format::make_format(n),
+                                            "ai00_chat_template_new");
     *out_template = t.release();
     return AI00_OK;
   } catch (...) {
@@ -133,7 +137,8 @@ AI00_API ai00_status ai00_chat_template_new_with_config(ai00_chat_template** out
     require(name, fn, "name");
     require(config_toml, fn, "config_toml");
     std::string_view n = ai00::internal::abi::text_arg(name, name_len, fn, "name");
-    std::string_view toml = ai00::internal::abi::text_arg(config_toml, config_len, fn, "config_toml");
+    std::string_view toml =
+        ai00::internal::abi::text_arg(config_toml, config_len, fn, "config_toml");
     auto t = std::make_unique<ai00_chat_template>();
     t->config = ai00::internal::abi::unwrap(format::parse_prompts_config(toml, "config"), fn);
     t->format = ai00::internal::abi::unwrap(format::make_format(n, t->config), fn);
@@ -229,8 +234,8 @@ AI00_API ai00_status ai00_chat_template_render_files(const char** out_prompt, si
 }
 
 AI00_API ai00_status ai00_chat_template_parse_transcript(const char** out_json, size_t* out_len,
-                                                         ai00_chat_template* tmpl,
-                                                         const char* text, size_t text_len) {
+                                                         ai00_chat_template* tmpl, const char* text,
+                                                         size_t text_len) {
   try {
     const char* fn = "ai00_chat_template_parse_transcript";
     require(out_json, fn, "out_json");
@@ -278,7 +283,8 @@ AI00_API ai00_status ai00_chat_template_render(const char** out_prompt, size_t* 
     require(conversation_json, fn, "conversation_json");
     std::string_view json =
         ai00::internal::abi::text_arg(conversation_json, conversation_len, fn, "conversation_json");
-    auto conversation = ai00::internal::abi::unwrap(ai00::internal::format::parse_conversation(json), "conversation");
+    auto conversation = ai00::internal::abi::unwrap(
+        ai00::internal::format::parse_conversation(json), "conversation");
     ai00::internal::format::RenderOptions ro = ai00::internal::abi::render_options(options, fn);
     tmpl->last = ai00::internal::abi::unwrap(tmpl->format->render(conversation, ro), "render");
     tmpl->rendered = true;
@@ -312,8 +318,8 @@ AI00_API ai00_status ai00_chat_template_stop(const char** out_text, size_t* out_
     const auto& stops = tmpl->last.stop_sequences;
     if (index >= stops.size()) {
       throw ai00::internal::InvalidArgument(std::string(fn) + ": index " + std::to_string(index) +
-                                  " is past the " + std::to_string(stops.size()) +
-                                  " stop strings of the last render");
+                                            " is past the " + std::to_string(stops.size()) +
+                                            " stop strings of the last render");
     }
     *out_text = stops[index].c_str();
     *out_len = stops[index].size();
@@ -323,8 +329,7 @@ AI00_API ai00_status ai00_chat_template_stop(const char** out_text, size_t* out_
   }
 }
 
-AI00_API ai00_status ai00_chat_template_last_render_json(const char** out_json,
-                                                         size_t* out_len,
+AI00_API ai00_status ai00_chat_template_last_render_json(const char** out_json, size_t* out_len,
                                                          ai00_chat_template* tmpl) {
   try {
     const char* fn = "ai00_chat_template_last_render_json";

@@ -19,14 +19,14 @@
 
 namespace {
 
-using ai00::internal::abi::require;
-using ai00::internal::format::FinishReason;
-using ai00::internal::abi::finish_code;
 using ai00::internal::abi::fill;
 using ai00::internal::abi::fill_caller;
-using ai00::internal::abi::kDeltaV1Size;
+using ai00::internal::abi::finish_code;
 using ai00::internal::abi::Flat;
 using ai00::internal::abi::flatten;
+using ai00::internal::abi::kDeltaV1Size;
+using ai00::internal::abi::require;
+using ai00::internal::format::FinishReason;
 
 }  // namespace
 
@@ -61,13 +61,13 @@ namespace {
 ai00::internal::abi::ErrorSlot* slot_of(const ai00_generator* g) { return g ? &g->error : nullptr; }
 
 ai00::internal::GenerateOptions options(const ai00_model& model, const ai00_sampler_params* sampler,
-                              const ai00_generate_params* p, const char* fn) {
+                                        const ai00_generate_params* p, const char* fn) {
   ai00::internal::GenerateOptions o;
   o.sampler = ai00::internal::abi::sampler_params(sampler, fn);
   o.grammar_cache = ai00::internal::abi::grammar_cache(model);
   if (p == nullptr) return o;
   ai00::internal::abi::check_struct_size(p->struct_size, sizeof(ai00_generate_params),
-                               sizeof(ai00_generate_params), fn, "ai00_generate_params");
+                                         sizeof(ai00_generate_params), fn, "ai00_generate_params");
   o.max_tokens = p->max_tokens;
   o.prefill_chunk = p->prefill_chunk;
   if (p->set_seed != 0) o.seed = p->seed;
@@ -80,10 +80,11 @@ ai00::internal::GenerateOptions options(const ai00_model& model, const ai00_samp
   if (p->grammar != nullptr) {
     if (p->grammar->standalone) {
       throw ai00::internal::Error(ai00::internal::ErrorKind::mismatch,
-                                  std::string(fn) + ": ai00_generate_params.grammar was not "
-                                  "compiled for a model (use ai00_grammar_compile)");
+                                  std::string(fn) +
+                                      ": ai00_generate_params.grammar was not "
+                                      "compiled for a model (use ai00_grammar_compile)");
     }
-    o.compiled_grammar = p->grammar->compiled;  // used as is: no recompilation per turn,
+    o.compiled_grammar = p->grammar->compiled;   // used as is: no recompilation per turn,
     o.compiled_grammar_kbnf = p->grammar->kbnf;  // unless a chat turn thinks: then wrapped
     return o;
   }
@@ -101,8 +102,9 @@ ai00::internal::GenerateOptions options(const ai00_model& model, const ai00_samp
       o.grammar.mode = ai00::internal::GrammarMode::schema_aware;
       break;
     default:
-      throw ai00::internal::InvalidArgument(std::string(fn) + ": ai00_generate_params.grammar_mode = " +
-                                  std::to_string(p->grammar_mode) + " is not an ai00_grammar_mode");
+      throw ai00::internal::InvalidArgument(
+          std::string(fn) + ": ai00_generate_params.grammar_mode = " +
+          std::to_string(p->grammar_mode) + " is not an ai00_grammar_mode");
   }
   return o;
 }
@@ -144,11 +146,12 @@ AI00_API ai00_status ai00_generator_new_chat(ai00_generator** out_generator,
     req.format = tmpl->format;
     std::string_view json =
         ai00::internal::abi::text_arg(conversation_json, conversation_len, fn, "conversation_json");
-    req.conversation = ai00::internal::abi::unwrap(ai00::internal::format::parse_conversation(json), "conversation");
+    req.conversation = ai00::internal::abi::unwrap(ai00::internal::format::parse_conversation(json),
+                                                   "conversation");
     req.render = ai00::internal::abi::render_options(render, fn);
     auto g = std::make_unique<ai00_generator>();
     g->gen = std::make_unique<ai00::internal::Generator>(model->model, state->core, req,
-                                               options(*model, sampler, params, fn));
+                                                         options(*model, sampler, params, fn));
     *out_generator = g.release();
     return AI00_OK;
   } catch (...) {
@@ -168,10 +171,11 @@ AI00_API ai00_status ai00_generator_new_raw(ai00_generator** out_generator, cons
     require(prompt, fn, "prompt");
     ai00::internal::RawRequest req;
     req.prompt = std::string(ai00::internal::abi::text_arg(prompt, prompt_len, fn, "prompt"));
-    if (req.prompt.empty()) throw ai00::internal::InvalidArgument(std::string(fn) + ": the prompt is empty");
+    if (req.prompt.empty())
+      throw ai00::internal::InvalidArgument(std::string(fn) + ": the prompt is empty");
     auto g = std::make_unique<ai00_generator>();
     g->gen = std::make_unique<ai00::internal::Generator>(model->model, state->core, req,
-                                               options(*model, sampler, params, fn));
+                                                         options(*model, sampler, params, fn));
     *out_generator = g.release();
     return AI00_OK;
   } catch (...) {
@@ -223,9 +227,8 @@ AI00_API ai00_status ai00_generator_next(ai00_delta* out_delta, ai00_generator* 
     require(out_delta, "ai00_generator_next", "out_delta");
     require(gen, "ai00_generator_next", "gen");
     // Checked before a delta is taken, so a bad size loses nothing.
-    ai00::internal::abi::check_struct_size(out_delta->struct_size, kDeltaV1Size,
-                                           sizeof(ai00_delta), "ai00_generator_next",
-                                           "ai00_delta");
+    ai00::internal::abi::check_struct_size(out_delta->struct_size, kDeltaV1Size, sizeof(ai00_delta),
+                                           "ai00_generator_next", "ai00_delta");
     while (gen->pending.empty() && !gen->finish_seen) {
       auto d = gen->gen->next();
       if (!d) break;
@@ -311,7 +314,8 @@ AI00_API ai00_status ai00_generator_message_json(const char** out_json, size_t* 
     require(out_json, "ai00_generator_message_json", "out_json");
     require(out_len, "ai00_generator_message_json", "out_len");
     require(gen, "ai00_generator_message_json", "gen");
-    gen->message_json = ai00::internal::json::write(ai00::internal::format::to_json(gen->gen->message()));
+    gen->message_json =
+        ai00::internal::json::write(ai00::internal::format::to_json(gen->gen->message()));
     *out_json = gen->message_json.c_str();
     *out_len = gen->message_json.size();
     return AI00_OK;
@@ -355,7 +359,8 @@ AI00_API ai00_status ai00_generator_warning(const char** out_text, size_t* out_l
     const auto& w = gen->gen->warnings();
     if (index >= w.size()) {
       throw ai00::internal::InvalidArgument(std::string(fn) + ": index " + std::to_string(index) +
-                                  " is past the " + std::to_string(w.size()) + " warnings");
+                                            " is past the " + std::to_string(w.size()) +
+                                            " warnings");
     }
     *out_text = w[index].c_str();
     *out_len = w[index].size();

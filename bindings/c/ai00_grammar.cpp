@@ -13,7 +13,8 @@ using ai00::internal::abi::require;
 ai00::internal::abi::ErrorSlot* slot_of(const ai00_grammar* g) { return g ? &g->error : nullptr; }
 
 ai00_grammar* compile(const ai00_model& model, std::string kbnf) {
-  ai00::internal::grammar::CompiledGrammar compiled = ai00::internal::abi::grammar_cache(model)->compile(kbnf);
+  ai00::internal::grammar::CompiledGrammar compiled =
+      ai00::internal::abi::grammar_cache(model)->compile(kbnf);
   return new ai00_grammar(std::move(compiled), std::move(kbnf));
 }
 }  // namespace
@@ -27,7 +28,8 @@ AI00_API ai00_status ai00_grammar_compile(ai00_grammar** out_grammar, const ai00
     require(out_grammar, fn, "out_grammar");
     require(model, fn, "model");
     require(kbnf, fn, "kbnf");
-    *out_grammar = compile(*model, std::string(ai00::internal::abi::text_arg(kbnf, kbnf_len, fn, "kbnf")));
+    *out_grammar =
+        compile(*model, std::string(ai00::internal::abi::text_arg(kbnf, kbnf_len, fn, "kbnf")));
     return AI00_OK;
   } catch (...) {
     return ai00::internal::abi::handle_exception(model ? &model->error : nullptr);
@@ -42,7 +44,8 @@ AI00_API ai00_status ai00_grammar_from_json_schema(ai00_grammar** out_grammar,
     require(out_grammar, fn, "out_grammar");
     require(model, fn, "model");
     require(schema_json, fn, "schema_json");
-    std::string_view schema = ai00::internal::abi::text_arg(schema_json, schema_len, fn, "schema_json");
+    std::string_view schema =
+        ai00::internal::abi::text_arg(schema_json, schema_len, fn, "schema_json");
     ai00::internal::grammar::JsonSchemaOptions o;
     o.outer_whitespace = false;  // for generation: done where the value ends
     auto converted = ai00::internal::grammar::json_schema_to_kbnf(schema, o);
@@ -58,14 +61,15 @@ AI00_API ai00_status ai00_grammar_from_json_schema(ai00_grammar** out_grammar,
 }
 
 AI00_API ai00_status ai00_grammar_from_json_schema_with_options(
-    ai00_grammar** out_grammar, const ai00_model* model, const char* schema_json,
-    size_t schema_len, const struct ai00_schema_options* options) {
+    ai00_grammar** out_grammar, const ai00_model* model, const char* schema_json, size_t schema_len,
+    const struct ai00_schema_options* options) {
   try {
     const char* fn = "ai00_grammar_from_json_schema_with_options";
     require(out_grammar, fn, "out_grammar");
     require(model, fn, "model");
     require(schema_json, fn, "schema_json");
-    std::string_view schema = ai00::internal::abi::text_arg(schema_json, schema_len, fn, "schema_json");
+    std::string_view schema =
+        ai00::internal::abi::text_arg(schema_json, schema_len, fn, "schema_json");
     ai00::internal::grammar::JsonSchemaOptions o = ai00::internal::abi::schema_options(options, fn);
     o.outer_whitespace = false;  // for generation: done where the value ends
     auto converted = ai00::internal::grammar::json_schema_to_kbnf(schema, o);

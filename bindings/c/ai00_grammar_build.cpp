@@ -46,8 +46,7 @@ grammar::JsonSchemaOptions schema_options(const ai00_schema_options* given, cons
                                           const grammar::JsonSchemaOptions& fallback) {
   grammar::JsonSchemaOptions r = fallback;
   if (given == nullptr) return r;
-  ai00::internal::abi::check_struct_size(given->struct_size,
-                                         offsetof(ai00_schema_options, compact),
+  ai00::internal::abi::check_struct_size(given->struct_size, offsetof(ai00_schema_options, compact),
                                          sizeof(ai00_schema_options), fn, "ai00_schema_options");
   // A caller built against an older header: the fields it has, zero for the appended ones.
   ai00_schema_options copy{};

@@ -3,9 +3,9 @@
 #include <string>
 
 #include "abi_internal.h"
-#include "core/pipeline/grammar_spec.h"
 #include "core/model/model.h"
 #include "core/model/state.h"
+#include "core/pipeline/grammar_spec.h"
 #include "core/tokenizer/tokenizer.h"
 #include "cpu_kernels/kernels.h"
 
@@ -47,8 +47,8 @@ AI00_API ai00_status ai00_model_load(ai00_model** out_model, const char* path, s
     ai00::internal::ModelParams p;
     if (params != nullptr) {
       ai00::internal::abi::check_struct_size(params->struct_size, sizeof(ai00_model_params),
-                                   sizeof(ai00_model_params), "ai00_model_load",
-                                   "ai00_model_params");
+                                             sizeof(ai00_model_params), "ai00_model_load",
+                                             "ai00_model_params");
       p.n_threads = params->n_threads;
       if (params->forced_isa != nullptr) p.forced_isa = params->forced_isa;
       if (params->vocab_path != nullptr) p.vocab_path = params->vocab_path;
@@ -85,7 +85,8 @@ AI00_API ai00_status ai00_model_get_info(ai00_model_info* out_info, const ai00_m
     ai00::internal::abi::require(out_info, "ai00_model_get_info", "out_info");
     ai00::internal::abi::require(model, "ai00_model_get_info", "model");
     ai00::internal::abi::check_struct_size(out_info->struct_size, sizeof(ai00_model_info),
-                                 sizeof(ai00_model_info), "ai00_model_get_info", "ai00_model_info");
+                                           sizeof(ai00_model_info), "ai00_model_get_info",
+                                           "ai00_model_info");
     const ai00::internal::ModelConfig& c = model->model->config();
     const ai00::internal::Tokenizer* tok = model->model->tokenizer();
     out_info->n_layer = u32(c.n_layer);

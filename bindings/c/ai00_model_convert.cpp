@@ -10,14 +10,22 @@ namespace {
 ai00::internal::DType weight_type(int32_t t) {
   using ai00::internal::DType;
   switch (t) {
-    case AI00_WEIGHT_F32: return DType::F32;
-    case AI00_WEIGHT_F16: return DType::F16;
-    case AI00_WEIGHT_BF16: return DType::BF16;
-    case AI00_WEIGHT_Q8_0: return DType::Q8_0;
-    case AI00_WEIGHT_Q4_0: return DType::Q4_0;
-    case AI00_WEIGHT_Q4_1: return DType::Q4_1;
-    case AI00_WEIGHT_Q5_0: return DType::Q5_0;
-    case AI00_WEIGHT_Q5_1: return DType::Q5_1;
+    case AI00_WEIGHT_F32:
+      return DType::F32;
+    case AI00_WEIGHT_F16:
+      return DType::F16;
+    case AI00_WEIGHT_BF16:
+      return DType::BF16;
+    case AI00_WEIGHT_Q8_0:
+      return DType::Q8_0;
+    case AI00_WEIGHT_Q4_0:
+      return DType::Q4_0;
+    case AI00_WEIGHT_Q4_1:
+      return DType::Q4_1;
+    case AI00_WEIGHT_Q5_0:
+      return DType::Q5_0;
+    case AI00_WEIGHT_Q5_1:
+      return DType::Q5_1;
     default:
       throw ai00::internal::InvalidArgument("ai00_model_convert: unknown weight_type " +
                                             std::to_string(t) + " (expected an ai00_weight_type)");
@@ -74,7 +82,8 @@ AI00_API ai00_status ai00_model_convert(const char* path_in, size_t path_in_len,
       void* ud = p.user_data;
       o.progress = [cb, ud, out](uint64_t done, uint64_t total) {
         if (cb(done, total, ud) != 0) {
-          throw Error(ErrorKind::cancelled, out + ": conversion cancelled by the progress callback");
+          throw Error(ErrorKind::cancelled,
+                      out + ": conversion cancelled by the progress callback");
         }
       };
     }

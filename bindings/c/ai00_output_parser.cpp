@@ -1,10 +1,10 @@
 // Output parser handle of the C ABI: a chat format's incremental reply parser on its own, fed
 // bytes by the caller instead of by a generator (docs/chat-formats.md). Deltas are flattened
 // exactly as a generator flattens them (abi_delta.h).
-#include <deque>
-#include <memory>
 #include <cstddef>
 #include <cstring>
+#include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,8 +41,8 @@ format::ParseOptions parse_options(const format::ChatFormat& fmt, const ai00_par
   if (o != nullptr) {
     // The first published struct ends at id_seed; stream_tool_calls is read when present.
     constexpr size_t kV1Size = offsetof(ai00_parse_options, id_seed) + sizeof(uint64_t);
-    ai00::internal::abi::check_struct_size(o->struct_size, kV1Size, sizeof(ai00_parse_options),
-                                           fn, "ai00_parse_options");
+    ai00::internal::abi::check_struct_size(o->struct_size, kV1Size, sizeof(ai00_parse_options), fn,
+                                           "ai00_parse_options");
     std::memcpy(&d, o, o->struct_size);
     d.struct_size = sizeof d;
   }

@@ -89,8 +89,9 @@ AI00_API ai00_status ai00_sampler_params_preset(ai00_sampler_params* out_params,
         from_core(ai00::internal::ai00_server_defaults(), out_params);
         break;
       default:
-        throw ai00::internal::InvalidArgument("ai00_sampler_params_preset: preset " + std::to_string(preset) +
-                                    " is not an ai00_sampler_preset");
+        throw ai00::internal::InvalidArgument("ai00_sampler_params_preset: preset " +
+                                              std::to_string(preset) +
+                                              " is not an ai00_sampler_preset");
     }
     return AI00_OK;
   } catch (...) {

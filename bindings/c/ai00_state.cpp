@@ -14,9 +14,9 @@
 #include "abi_state.h"
 #include "core/model/model.h"
 #include "core/model/rwkv7.h"
-#include "core/sampling/sampler.h"
 #include "core/model/state.h"
 #include "core/model/state_file.h"
+#include "core/sampling/sampler.h"
 
 namespace ai00::internal::abi {
 
@@ -139,8 +139,8 @@ AI00_API ai00_status ai00_state_eval(size_t* out_count, float* logits, size_t ca
     if (logits != nullptr && capacity < vocab) {
       if (out_count != nullptr) *out_count = vocab;
       return ai00::internal::abi::fail(&state->error, AI00_ERR_BUFFER_TOO_SMALL,
-                             std::string(fn) + ": logits need " + std::to_string(vocab) +
-                                 " floats, capacity is " + std::to_string(capacity));
+                                       std::string(fn) + ": logits need " + std::to_string(vocab) +
+                                           " floats, capacity is " + std::to_string(capacity));
     }
     ai00::internal::forward(*model->model, state->core, tokens, n_tokens, logits);
     if (out_count != nullptr) *out_count = logits ? vocab : 0;
@@ -161,8 +161,8 @@ AI00_API ai00_status ai00_state_eval_all(size_t* out_count, float* logits, size_
     if (n_tokens == 0) throw ai00::internal::InvalidArgument(std::string(fn) + ": n_tokens is 0");
     const size_t vocab = static_cast<size_t>(model->model->config().vocab);
     if (n_tokens > std::numeric_limits<size_t>::max() / vocab) {
-      throw ai00::internal::InvalidArgument(std::string(fn) + ": n_tokens = " +
-                                            std::to_string(n_tokens) + " is too large");
+      throw ai00::internal::InvalidArgument(
+          std::string(fn) + ": n_tokens = " + std::to_string(n_tokens) + " is too large");
     }
     const size_t need = n_tokens * vocab;
     if (logits == nullptr || capacity < need) {
@@ -192,10 +192,9 @@ AI00_API ai00_status ai00_state_sample(uint32_t* out_token, ai00_state* state,
     require(logits, fn, "logits");
     const size_t n_vocab = static_cast<size_t>(state->model->config().vocab);
     if (n_logits != n_vocab)  // fewer would read past the caller's buffer, more are meaningless
-      throw ai00::internal::InvalidArgument(std::string(fn) + ": n_logits is " +
-                                            std::to_string(n_logits) +
-                                            ", the model's vocabulary has " +
-                                            std::to_string(n_vocab) + " entries");
+      throw ai00::internal::InvalidArgument(
+          std::string(fn) + ": n_logits is " + std::to_string(n_logits) +
+          ", the model's vocabulary has " + std::to_string(n_vocab) + " entries");
     ai00::internal::SamplerParams p = ai00::internal::abi::sampler_params(params, fn);
     ai00::internal::SamplerInput in;
     in.logits = logits;
@@ -217,8 +216,9 @@ AI00_API ai00_status ai00_state_save(size_t* out_size, void* buffer, size_t capa
     *out_size = need;
     if (need > (buffer == nullptr ? 0 : capacity)) {
       return ai00::internal::abi::fail(&state->error, AI00_ERR_BUFFER_TOO_SMALL,
-                             std::string(fn) + ": the State needs " + std::to_string(need) +
-                                 " bytes, capacity is " + std::to_string(buffer ? capacity : 0));
+                                       std::string(fn) + ": the State needs " +
+                                           std::to_string(need) + " bytes, capacity is " +
+                                           std::to_string(buffer ? capacity : 0));
     }
     state->core.serialize_into(static_cast<uint8_t*>(buffer), capacity);
     return AI00_OK;
@@ -233,8 +233,8 @@ AI00_API ai00_status ai00_state_load(ai00_state** out_state, const ai00_model* m
     require(out_state, "ai00_state_load", "out_state");
     require(model, "ai00_state_load", "model");
     require(data, "ai00_state_load", "data");
-    auto s =
-        ai00::internal::abi::load_state(*model, static_cast<const uint8_t*>(data), size, "ai00_state_load");
+    auto s = ai00::internal::abi::load_state(*model, static_cast<const uint8_t*>(data), size,
+                                             "ai00_state_load");
     *out_state = s.release();
     return AI00_OK;
   } catch (...) {
@@ -263,7 +263,8 @@ AI00_API ai00_status ai00_state_load_file(ai00_state** out_state, const ai00_mod
     require(path, "ai00_state_load_file", "path");
     std::string file(ai00::internal::abi::text_arg(path, path_len, "ai00_state_load_file", "path"));
     std::vector<uint8_t> bytes = read_file(file);
-    *out_state = ai00::internal::abi::load_state(*model, bytes.data(), bytes.size(), file).release();
+    *out_state =
+        ai00::internal::abi::load_state(*model, bytes.data(), bytes.size(), file).release();
     return AI00_OK;
   } catch (...) {
     return ai00::internal::abi::handle_exception(model ? &model->error : nullptr);
@@ -276,7 +277,8 @@ AI00_API ai00_status ai00_state_load_initial(ai00_state** out_state, const ai00_
     require(out_state, "ai00_state_load_initial", "out_state");
     require(model, "ai00_state_load_initial", "model");
     require(path, "ai00_state_load_initial", "path");
-    std::string file(ai00::internal::abi::text_arg(path, path_len, "ai00_state_load_initial", "path"));
+    std::string file(
+        ai00::internal::abi::text_arg(path, path_len, "ai00_state_load_initial", "path"));
     ai00::internal::State st = ai00::internal::load_ai00_state_file(*model->model, file);
     *out_state = new ai00_state(model->model, std::move(st));
     return AI00_OK;

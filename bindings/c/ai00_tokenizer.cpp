@@ -15,8 +15,8 @@ namespace {
 const ai00::internal::Tokenizer& tokenizer_of(const ai00_model& m, const char* function) {
   const ai00::internal::Tokenizer* tok = m.model->tokenizer();
   if (tok == nullptr) {
-    throw ai00::internal::UnsupportedError(std::string(function) +
-                                 ": the model has no tokenizer (set ai00_model_params.vocab_path)");
+    throw ai00::internal::UnsupportedError(
+        std::string(function) + ": the model has no tokenizer (set ai00_model_params.vocab_path)");
   }
   return *tok;
 }
@@ -68,8 +68,9 @@ AI00_API ai00_status ai00_model_tokenize(size_t* out_count, uint32_t* tokens, si
     *out_count = ids.size();
     if (ids.size() > (tokens == nullptr ? 0 : capacity)) {
       return ai00::internal::abi::fail(slot, AI00_ERR_BUFFER_TOO_SMALL,
-                             std::string(fn) + ": the text needs " + std::to_string(ids.size()) +
-                                 " tokens, capacity is " + std::to_string(tokens ? capacity : 0));
+                                       std::string(fn) + ": the text needs " +
+                                           std::to_string(ids.size()) + " tokens, capacity is " +
+                                           std::to_string(tokens ? capacity : 0));
     }
     if (!ids.empty()) std::memcpy(tokens, ids.data(), ids.size() * sizeof(uint32_t));
     return AI00_OK;
@@ -91,8 +92,9 @@ AI00_API ai00_status ai00_model_detokenize(size_t* out_len, char* text, size_t c
     *out_len = s.size();
     if (s.size() > (text == nullptr ? 0 : capacity)) {
       return ai00::internal::abi::fail(slot, AI00_ERR_BUFFER_TOO_SMALL,
-                             std::string(fn) + ": the text needs " + std::to_string(s.size()) +
-                                 " bytes, capacity is " + std::to_string(text ? capacity : 0));
+                                       std::string(fn) + ": the text needs " +
+                                           std::to_string(s.size()) + " bytes, capacity is " +
+                                           std::to_string(text ? capacity : 0));
     }
     if (!s.empty()) std::memcpy(text, s.data(), s.size());
     return AI00_OK;
@@ -172,16 +174,15 @@ AI00_API ai00_status ai00_tokenizer_encode(size_t* out_count, uint32_t* tokens, 
     ai00::internal::abi::require(out_count, fn, "out_count");
     ai00::internal::abi::require(tokenizer, fn, "tokenizer");
     std::string_view bytes = ai00::internal::abi::text_arg(text, text_len, fn, "text");
-    return copy_out(out_count, tokens, capacity, tokenizer->tok->encode(bytes), slot, fn,
-                    "tokens");
+    return copy_out(out_count, tokens, capacity, tokenizer->tok->encode(bytes), slot, fn, "tokens");
   } catch (...) {
     return ai00::internal::abi::handle_exception(slot);
   }
 }
 
 AI00_API ai00_status ai00_tokenizer_decode(size_t* out_len, char* bytes, size_t capacity,
-                                           const ai00_tokenizer* tokenizer,
-                                           const uint32_t* tokens, size_t n_tokens) {
+                                           const ai00_tokenizer* tokenizer, const uint32_t* tokens,
+                                           size_t n_tokens) {
   ai00::internal::abi::ErrorSlot* slot = tokenizer ? &tokenizer->error : nullptr;
   try {
     const char* fn = "ai00_tokenizer_decode";

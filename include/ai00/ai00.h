@@ -24,8 +24,9 @@
  * Threading (rule 10): an ai00_model is immutable and may be used by any number of threads at
  * once; an ai00_grammar and an ai00_tokenizer likewise. An ai00_state, ai00_chat_template
  * render result, ai00_output_parser and ai00_generator belong to one thread at a time
- * (different ones may run concurrently, there is no global lock). ai00_generator_cancel may be called from any thread. The library starts no
- * thread of its own beyond the model's n_threads - 1 workers, which block when idle.
+ * (different ones may run concurrently, there is no global lock). ai00_generator_cancel may be
+ * called from any thread. The library starts no thread of its own beyond the model's n_threads - 1
+ * workers, which block when idle.
  */
 #ifndef AI00_AI00_H
 #define AI00_AI00_H
@@ -267,11 +268,11 @@ typedef int32_t (*ai00_progress_callback)(uint64_t done, uint64_t total, void* u
 
 /* Conversion options. Fill with ai00_convert_params_default() first; fields are only appended. */
 typedef struct ai00_convert_params {
-  uint32_t struct_size;    /* sizeof(ai00_convert_params) of the caller's header */
-  int32_t weight_type;     /* an ai00_weight_type; default AI00_WEIGHT_F16 */
-  int32_t file_format;     /* an ai00_file_format; default AI00_FILE_GGUF */
-  int32_t overwrite;       /* non-zero: replace an existing output file; default 0 (refuse) */
-  const char* vocab_path;  /* NUL-terminated vocabulary for a source without one, or NULL */
+  uint32_t struct_size;   /* sizeof(ai00_convert_params) of the caller's header */
+  int32_t weight_type;    /* an ai00_weight_type; default AI00_WEIGHT_F16 */
+  int32_t file_format;    /* an ai00_file_format; default AI00_FILE_GGUF */
+  int32_t overwrite;      /* non-zero: replace an existing output file; default 0 (refuse) */
+  const char* vocab_path; /* NUL-terminated vocabulary for a source without one, or NULL */
   ai00_progress_callback progress; /* or NULL */
   void* user_data;                 /* passed to progress */
 } ai00_convert_params;
@@ -500,8 +501,7 @@ AI00_API ai00_status ai00_chat_template_new(ai00_chat_template** out_template, c
  * keys, wrong types and values out of range; AI00_ERR_INVALID_ARGUMENT for an unknown name. */
 AI00_API ai00_status ai00_chat_template_new_with_config(ai00_chat_template** out_template,
                                                         const char* name, size_t name_len,
-                                                        const char* config_toml,
-                                                        size_t config_len);
+                                                        const char* config_toml, size_t config_len);
 
 /* The sampling preset `name` of the template's configuration ("math", "chat", "creative" as in
  * seed 001 unless the configuration changes them, or any [presets.NAME] it adds): the library
@@ -553,8 +553,8 @@ AI00_API ai00_status ai00_chat_template_render_files(const char** out_prompt, si
  * until its next call. AI00_ERR_FORMAT names the byte offset; AI00_ERR_UNSUPPORTED for formats
  * without a transcript parser. */
 AI00_API ai00_status ai00_chat_template_parse_transcript(const char** out_json, size_t* out_len,
-                                                         ai00_chat_template* tmpl,
-                                                         const char* text, size_t text_len);
+                                                         ai00_chat_template* tmpl, const char* text,
+                                                         size_t text_len);
 
 /* The number of stop strings of the last render (the format's own, e.g. "\n\n" for Goose). */
 AI00_API ai00_status ai00_chat_template_stop_count(size_t* out_count,
@@ -571,8 +571,7 @@ AI00_API ai00_status ai00_chat_template_stop(const char** out_text, size_t* out_
  * "thinking_open_completion", "tools"}}: the hints a constrained decoder needs. Owned by the
  * template, NUL-terminated, valid until its next render. Before any render it is
  * AI00_ERR_INVALID_ARGUMENT. */
-AI00_API ai00_status ai00_chat_template_last_render_json(const char** out_json,
-                                                         size_t* out_len,
+AI00_API ai00_status ai00_chat_template_last_render_json(const char** out_json, size_t* out_len,
                                                          ai00_chat_template* tmpl);
 
 /* ============================================================================================
@@ -602,8 +601,8 @@ AI00_API ai00_status ai00_grammar_from_json_schema(ai00_grammar** out_grammar,
  * AI00_ERR_INVALID_ARGUMENT for bad options. */
 struct ai00_schema_options;
 AI00_API ai00_status ai00_grammar_from_json_schema_with_options(
-    ai00_grammar** out_grammar, const ai00_model* model, const char* schema_json,
-    size_t schema_len, const struct ai00_schema_options* options);
+    ai00_grammar** out_grammar, const ai00_model* model, const char* schema_json, size_t schema_len,
+    const struct ai00_schema_options* options);
 
 /* Destroys a grammar. NULL is accepted; generators using it keep their own reference. */
 AI00_API ai00_status ai00_grammar_free(ai00_grammar* grammar);
@@ -822,8 +821,7 @@ AI00_API ai00_status ai00_tokenizer_free(ai00_tokenizer* tokenizer);
 AI00_API const char* ai00_tokenizer_last_error(const ai00_tokenizer* tokenizer);
 
 /* The number of ids it knows (id 0, end of text, included). */
-AI00_API ai00_status ai00_tokenizer_vocab_size(uint32_t* out_size,
-                                               const ai00_tokenizer* tokenizer);
+AI00_API ai00_status ai00_tokenizer_vocab_size(uint32_t* out_size, const ai00_tokenizer* tokenizer);
 
 /* Encodes any bytes (not only UTF-8) into ids, greedy longest match; two-call idiom as
  * ai00_model_tokenize. */
@@ -835,8 +833,8 @@ AI00_API ai00_status ai00_tokenizer_encode(size_t* out_count, uint32_t* tokens, 
  * decode gives back any input), stopping at id 0; two-call idiom as ai00_model_detokenize. An
  * id outside the vocabulary is AI00_ERR_INVALID_ARGUMENT naming the id and its position. */
 AI00_API ai00_status ai00_tokenizer_decode(size_t* out_len, char* bytes, size_t capacity,
-                                           const ai00_tokenizer* tokenizer,
-                                           const uint32_t* tokens, size_t n_tokens);
+                                           const ai00_tokenizer* tokenizer, const uint32_t* tokens,
+                                           size_t n_tokens);
 
 /* ============================================================================================
  * Output parser
@@ -961,9 +959,9 @@ AI00_API ai00_status ai00_schema_options_default(ai00_schema_options* out_option
 
 /* Where the reply starts relative to a thinking block, for tool-call grammars. */
 typedef enum ai00_thinking_start {
-  AI00_THINKING_START_OPTIONAL = 0,   /* the reply may open a thinking block first */
-  AI00_THINKING_START_FORCED = 1,   /* the prompt opened it as the template renders it: the
-                                       reply starts inside it */
+  AI00_THINKING_START_OPTIONAL = 0,      /* the reply may open a thinking block first */
+  AI00_THINKING_START_FORCED = 1,        /* the prompt opened it as the template renders it: the
+                                            reply starts inside it */
   AI00_THINKING_START_FORCED_PARTIAL = 2 /* the prompt wrote the open marker but its last byte
                                             ("<think"): the reply writes that byte first */
 } ai00_thinking_start;
@@ -1017,12 +1015,12 @@ AI00_API ai00_status ai00_grammar_warning(const char** out_text, size_t* out_len
 
 /* Why ai00_grammar_check rejected a text. */
 typedef enum ai00_check_verdict {
-  AI00_CHECK_ACCEPTED = 0,  /* a complete sentence (and every token passed, with a vocabulary) */
-  AI00_CHECK_BYTES = 1,     /* byte_offset bytes are a valid prefix, the next byte or the end
-                               is not accepted */
-  AI00_CHECK_TOKEN = 2,     /* token token_index (id token_id, starting at byte_offset) of the
-                               greedy tokenization is not in the mask */
-  AI00_CHECK_END_TOKEN = 3  /* every token passed but token 0 (end of text) is not allowed */
+  AI00_CHECK_ACCEPTED = 0, /* a complete sentence (and every token passed, with a vocabulary) */
+  AI00_CHECK_BYTES = 1,    /* byte_offset bytes are a valid prefix, the next byte or the end
+                              is not accepted */
+  AI00_CHECK_TOKEN = 2,    /* token token_index (id token_id, starting at byte_offset) of the
+                              greedy tokenization is not in the mask */
+  AI00_CHECK_END_TOKEN = 3 /* every token passed but token 0 (end of text) is not allowed */
 } ai00_check_verdict;
 
 /* The outcome of a check. Fill struct_size (or zero the struct and set it); the library

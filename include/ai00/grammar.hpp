@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "ai00/ai00.h"
-#include "ai00/error.hpp"
 #include "ai00/chat_template.hpp"
+#include "ai00/error.hpp"
 #include "ai00/model.hpp"
 #include "ai00/tokenizer.hpp"
 
@@ -61,8 +61,8 @@ class Grammar {
     p.start_rule = start_rule.data();
     p.start_rule_len = start_rule.size();
     ai00_grammar* g = nullptr;
-    detail::check(ai00_grammar_new(&g, tokenizer ? tokenizer->get() : nullptr, text.data(),
-                                   text.size(), &p));
+    detail::check(
+        ai00_grammar_new(&g, tokenizer ? tokenizer->get() : nullptr, text.data(), text.size(), &p));
     return Grammar(g);
   }
   // A JSON Schema converted to KBNF, without a model. `options` may be null for the defaults.
@@ -79,9 +79,8 @@ class Grammar {
                            const ai00_tool_grammar_params* params = nullptr,
                            const Tokenizer* tokenizer = nullptr) {
     ai00_grammar* g = nullptr;
-    detail::check(ai00_grammar_new_for_tools(&g, tokenizer ? tokenizer->get() : nullptr,
-                                             tmpl.get(), tools_json.data(), tools_json.size(),
-                                             params));
+    detail::check(ai00_grammar_new_for_tools(&g, tokenizer ? tokenizer->get() : nullptr, tmpl.get(),
+                                             tools_json.data(), tools_json.size(), params));
     return Grammar(g);
   }
 

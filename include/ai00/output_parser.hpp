@@ -32,7 +32,7 @@ struct ParseOptions {
   ai00_thinking thinking = AI00_THINKING_OFF;  // the level the prompt was rendered with
   std::string tools_json;                      // the tools the prompt offered; "" = none
   uint64_t id_seed = 0;                        // tool call ids derive from it
-  bool stream_tool_calls = false;  // also tool_call_start / tool_call_arguments deltas
+  bool stream_tool_calls = false;              // also tool_call_start / tool_call_arguments deltas
 };
 
 // The name of a finish reason ("stop", "length", "tool_calls", ...).

@@ -122,7 +122,8 @@ void dequantize_row(DType t, const uint8_t* src, int64_t n, float* out) {
   const DequantizeBlockFn block_fn = dequantize_block_fn(t);
   const int64_t block = dtype_block_size(t);
   const auto bytes = static_cast<size_t>(dtype_block_bytes(t));
-  for (int64_t i = 0; i < n / block; ++i) block_fn(src + bytes * static_cast<size_t>(i), out + block * i);
+  for (int64_t i = 0; i < n / block; ++i)
+    block_fn(src + bytes * static_cast<size_t>(i), out + block * i);
 }
 
 }  // namespace ai00::internal

@@ -58,7 +58,7 @@ inline constexpr size_t kQ6_KScales = 192;
 inline constexpr size_t kQ6_KD = 208;
 }  // namespace quant
 
-const char* dtype_name(DType t);     // "F32", "Q8_0", ...; "?" for a value outside the enum
+const char* dtype_name(DType t);  // "F32", "Q8_0", ...; "?" for a value outside the enum
 // The type whose dtype_name is `name` (exact, case-sensitive: "BF16", "Q6_K"); nullopt otherwise.
 std::optional<DType> dtype_from_name(std::string_view name);
 int64_t dtype_block_size(DType t);   // elements per block (1 for the float types)

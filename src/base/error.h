@@ -3,7 +3,8 @@
 //
 // Three kinds of failure, none of which aborts or prints:
 //  * parse paths (KBNF, chat-format parsers, JSON) return ai00::internal::Result<T> (result.h);
-//  * load and IO failures throw a subclass of ai00::internal::Error, caught only in bindings/c and tools;
+//  * load and IO failures throw a subclass of ai00::internal::Error, caught only in bindings/c and
+//  tools;
 //  * broken invariants use AI00_CHECK, which is always on and throws InternalError with file:line.
 // Every message says what and where: file and byte offset, tensor name and shape, grammar
 // line:column, JSON pointer.
@@ -75,7 +76,9 @@ struct InternalError : Error {
 // Throws the Error subclass matching `kind` (IoError for io, GrammarError for grammar, ...; a
 // plain Error for kinds without a subclass), so callers can catch by type or by kind().
 [[noreturn]] void throw_error(ErrorKind kind, const std::string& message);
-[[noreturn]] inline void throw_error(const ErrorInfo& error) { throw_error(error.kind, error.message); }
+[[noreturn]] inline void throw_error(const ErrorInfo& error) {
+  throw_error(error.kind, error.message);
+}
 
 // The exception being handled, as an ErrorInfo; call only inside a catch block. An Error keeps
 // its kind and message; std::bad_alloc is out_of_memory; any other exception is internal, with
@@ -88,9 +91,10 @@ namespace detail {
 }  // namespace detail
 
 }  // namespace ai00::internal
-// Always-on invariant check: throws ai00::internal::InternalError("file:line: check `cond` failed: msg").
-#define AI00_CHECK(cond, msg)                                                          \
-  do {                                                                                 \
+// Always-on invariant check: throws ai00::internal::InternalError("file:line: check `cond` failed:
+// msg").
+#define AI00_CHECK(cond, msg)                                                                    \
+  do {                                                                                           \
     if (!(cond)) ::ai00::internal::detail::throw_check_failed(__FILE__, __LINE__, #cond, (msg)); \
   } while (0)
 

@@ -5,7 +5,8 @@
 
 namespace ai00::internal {
 
-std::optional<MarkerHit> find_marker(std::string_view s, const std::vector<std::string_view>& markers) {
+std::optional<MarkerHit> find_marker(std::string_view s,
+                                     const std::vector<std::string_view>& markers) {
   std::optional<MarkerHit> best;
   for (size_t k = 0; k < markers.size(); ++k) {
     if (markers[k].empty()) continue;

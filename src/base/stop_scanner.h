@@ -34,7 +34,8 @@ struct MarkerHit {
 };
 
 // The winning match of any of `markers` in `s` under the tie rule above; nullopt if none occurs.
-std::optional<MarkerHit> find_marker(std::string_view s, const std::vector<std::string_view>& markers);
+std::optional<MarkerHit> find_marker(std::string_view s,
+                                     const std::vector<std::string_view>& markers);
 
 // Length of the longest suffix of `s` that is a proper prefix of one of `markers` (a whole
 // marker is not a partial one): the bytes to hold back because they may still begin a match.

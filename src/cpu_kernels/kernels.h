@@ -109,10 +109,10 @@ struct MatmulQ8Args {
   const uint8_t* w = nullptr;  // [rows][cols] in `wtype` (one of matmul_q8_supports)
   DType wtype = DType::Q8_0;
   size_t w_row_bytes = 0;
-  int64_t cols = 0;              // a multiple of 32
-  const BlockQ8* x = nullptr;    // [T][x_stride] blocks; row t holds cols / 32 blocks
-  int64_t x_stride = 0;          // blocks between token rows
-  float* y = nullptr;            // [T][y_stride] fp32 (overwritten)
+  int64_t cols = 0;            // a multiple of 32
+  const BlockQ8* x = nullptr;  // [T][x_stride] blocks; row t holds cols / 32 blocks
+  int64_t x_stride = 0;        // blocks between token rows
+  float* y = nullptr;          // [T][y_stride] fp32 (overwritten)
   int64_t y_stride = 0;
   int64_t T = 1;
   int64_t row_begin = 0;
@@ -134,12 +134,12 @@ constexpr bool matmul_q8_supports(DType t) {
 struct MatmulBf16Args {
   const uint8_t* w = nullptr;  // [rows][cols] BF16
   size_t w_row_bytes = 0;
-  int64_t cols = 0;            // any width; the last cols % 32 columns are done in fp32
-  const uint16_t* x = nullptr; // [T][x_stride] from split_bf16
-  int64_t x_stride = 0;        // uint16 elements between token rows (>= 2 * cols)
-  const float* xf = nullptr;   // [T][xf_stride] the fp32 activations (for the odd tail)
+  int64_t cols = 0;             // any width; the last cols % 32 columns are done in fp32
+  const uint16_t* x = nullptr;  // [T][x_stride] from split_bf16
+  int64_t x_stride = 0;         // uint16 elements between token rows (>= 2 * cols)
+  const float* xf = nullptr;    // [T][xf_stride] the fp32 activations (for the odd tail)
   int64_t xf_stride = 0;
-  float* y = nullptr;          // [T][y_stride] fp32 (overwritten)
+  float* y = nullptr;  // [T][y_stride] fp32 (overwritten)
   int64_t y_stride = 0;
   int64_t T = 1;
   int64_t row_begin = 0;

@@ -61,7 +61,8 @@ void bf16_tile(const MatmulBf16Args& p, int64_t r0, int64_t t0) {
     for (int t = 0; t < NT; ++t) {
       float sum = _mm512_reduce_add_ps(acc[r][t]);
       const float* xf = p.xf + (t0 + t) * p.xf_stride;
-      for (int64_t c = ng * 32; c < p.cols; ++c) sum += bf16_to_float(read_u16(w[r] + 2 * c)) * xf[c];
+      for (int64_t c = ng * 32; c < p.cols; ++c)
+        sum += bf16_to_float(read_u16(w[r] + 2 * c)) * xf[c];
       p.y[(t0 + t) * p.y_stride + r0 + r] = sum;
     }
   }

@@ -64,7 +64,7 @@ struct Q8Layout {
                                    : kT == DType::Q5_0 ? quant::kQ5_0Bytes
                                    : kT == DType::Q5_1 ? quant::kQ5_1Bytes
                                                        : quant::kQ8_0Bytes;
-  static constexpr size_t kQh = kMin ? 4 : 2;                    // Q5 high bits
+  static constexpr size_t kQh = kMin ? 4 : 2;                      // Q5 high bits
   static constexpr size_t kQs = (kMin ? 4 : 2) + (kFive ? 4 : 0);  // codes
 };
 
@@ -87,8 +87,8 @@ inline __m256i i8_bits_to_bytes(uint32_t bits) {
 #if defined(__AVX512BW__) && defined(__AVX512VL__)
   return _mm256_movm_epi8(bits);
 #else
-  const __m256i shuf = _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202,
-                                         0x0101010101010101, 0x0000000000000000);
+  const __m256i shuf = _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202, 0x0101010101010101,
+                                         0x0000000000000000);
   __m256i bytes = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(bits)), shuf);
   bytes = _mm256_or_si256(bytes, _mm256_set1_epi64x(0x7fbfdfeff7fbfdfe));
   return _mm256_cmpeq_epi8(bytes, _mm256_set1_epi64x(-1));
@@ -104,11 +104,10 @@ inline __m256i i8_codes(const uint8_t* blk) {
   } else {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + Ly::kQs));
     const __m128i m = _mm_set1_epi8(15);
-    const __m256i c =
-        _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(v, 4), m), _mm_and_si128(v, m));
+    const __m256i c = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(v, 4), m), _mm_and_si128(v, m));
     if constexpr (Ly::kFive) {
-      const __m256i hi = _mm256_and_si256(i8_bits_to_bytes(read_u32(blk + Ly::kQh)),
-                                          _mm256_set1_epi8(16));
+      const __m256i hi =
+          _mm256_and_si256(i8_bits_to_bytes(read_u32(blk + Ly::kQh)), _mm256_set1_epi8(16));
       return _mm256_or_si256(c, hi);
     } else {
       return c;
@@ -152,11 +151,13 @@ template <DType kT>
 inline __m512i i8_codes2(const uint8_t* blk, bool two) {
   using Ly = Q8Layout<kT>;
   if constexpr (Ly::kSigned || Ly::kFive) {
-    return i8_pair(i8_codes<kT>(blk), two ? i8_codes<kT>(blk + Ly::kBytes) : _mm256_setzero_si256());
+    return i8_pair(i8_codes<kT>(blk),
+                   two ? i8_codes<kT>(blk + Ly::kBytes) : _mm256_setzero_si256());
   } else {  // Q4: 128-bit lanes [q0, q0 >> 4, q1, q1 >> 4], masked to nibbles
     const __m128i q0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + Ly::kQs));
-    const __m128i q1 = two ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + Ly::kBytes + Ly::kQs))
-                           : _mm_setzero_si128();
+    const __m128i q1 =
+        two ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + Ly::kBytes + Ly::kQs))
+            : _mm_setzero_si128();
     const __m512i v = i8_pair(_mm256_broadcastsi128_si256(q0), _mm256_broadcastsi128_si256(q1));
     const __m512i both = _mm512_mask_blend_epi64(0xCC, v, _mm512_srli_epi16(v, 4));
     return _mm512_and_si512(both, _mm512_set1_epi8(15));
@@ -192,8 +193,9 @@ void i8_tile(const MatmulQ8Args& p, int64_t r0, int64_t t0) {
       xq[t] = i8_pair(q0, q1);
       if constexpr (Ly::kOffsetShift > 0) {  // - offset * sum(q), lane by lane
         const __m256i p0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x0.psum));
-        const __m256i p1 = two ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[t][b + 1].psum))
-                               : _mm256_setzero_si256();
+        const __m256i p1 =
+            two ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[t][b + 1].psum))
+                : _mm256_setzero_si256();
         init[t] = _mm512_sub_epi32(_mm512_setzero_si512(),
                                    _mm512_slli_epi32(i8_pair(p0, p1), Ly::kOffsetShift));
       } else {
@@ -283,7 +285,8 @@ void i8_tile(const MatmulQ8Args& p, int64_t r0, int64_t t0) {
         if constexpr (Ly::kSigned) s = _mm256_sign_epi8(xq[t], c);
         const __m256i dot = i8_dot(init[t], u, s);
         acc[r][t] = _mm256_fmadd_ps(_mm256_set1_ps(dw * dx[t]), _mm256_cvtepi32_ps(dot), acc[r][t]);
-        if constexpr (Ly::kMin) accm[r][t] = i8_fma(half_to_float(read_u16(blk + 2)), x[t][b].s, accm[r][t]);
+        if constexpr (Ly::kMin)
+          accm[r][t] = i8_fma(half_to_float(read_u16(blk + 2)), x[t][b].s, accm[r][t]);
       }
     }
   }
@@ -346,7 +349,8 @@ void i8_tile(const MatmulQ8Args& p, int64_t r0, int64_t t0) {
           dot -= sum << Ly::kOffsetShift;
         }
         acc[r][t] = i8_fma(dw * xb.d, static_cast<float>(dot), acc[r][t]);
-        if constexpr (Ly::kMin) accm[r][t] = i8_fma(half_to_float(read_u16(blk + 2)), xb.s, accm[r][t]);
+        if constexpr (Ly::kMin)
+          accm[r][t] = i8_fma(half_to_float(read_u16(blk + 2)), xb.s, accm[r][t]);
       }
     }
   }

@@ -62,8 +62,7 @@ bool cpu_runs(const std::string& name) {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
   // Nor "avxvnni": CPUID.(EAX=7,ECX=1):EAX bit 4 (the OS's AVX state is checked through avx2).
-  const bool avx_vnni =
-      __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && (eax & (1u << 4)) != 0;
+  const bool avx_vnni = __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && (eax & (1u << 4)) != 0;
 #else
   const bool f16c = __builtin_cpu_supports("f16c");
   const bool avx_vnni = __builtin_cpu_supports("avxvnni");
@@ -78,8 +77,8 @@ bool cpu_runs(const std::string& name) {
                       __builtin_cpu_supports("avx512bw");
   if (name == "avx512") return avx512;
   // avx512_vnni adds -mavx512vnni -mavx512vl; avx512_bf16 builds on it and adds -mavx512bf16.
-  const bool vnni = avx512 && __builtin_cpu_supports("avx512vl") &&
-                    __builtin_cpu_supports("avx512vnni");
+  const bool vnni =
+      avx512 && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
   if (name == "avx512_vnni") return vnni;
   if (name == "avx512_bf16") return vnni && __builtin_cpu_supports("avx512bf16");
 #elif defined(__aarch64__)

@@ -1,8 +1,8 @@
 // Per-ISA load primitives used by the kernel templates: widen stored weights (f16, bf16, bytes)
 // into one register of A's lane count. Never compiled alone, no include guard and no includes:
 // each isa_<name>.cpp includes xsimd and the intrinsic headers first, then this file inside
-// namespace ai00::internal::cpu::<isa> { namespace { ... } }, so every definition is internal to one ISA
-// object (docs/model.md "Kernels and ISAs").
+// namespace ai00::internal::cpu::<isa> { namespace { ... } }, so every definition is internal to
+// one ISA object (docs/model.md "Kernels and ISAs").
 //
 // The generic versions (any ISA without an overload below) fill a small stack array; the
 // overloads for sse2, avx2, avx512 and neon64 use the native widening instructions. Every load

@@ -161,8 +161,8 @@ class Ai00V0Parser final : public ParserBase {
   void end_input() override {
     if (in_call_ && cut_by_length()) {
       std::string name;  // as far as the cut JSON tells it
-      if (auto v = json::parse(buf_); v && v.value().find("name") &&
-                                       v.value().find("name")->is_string())
+      if (auto v = json::parse(buf_);
+          v && v.value().find("name") && v.value().find("name")->is_string())
         name = v.value().find("name")->as_string();
       cut_call(name, std::string(kCallOpen) + buf_);
     } else if (in_call_) {

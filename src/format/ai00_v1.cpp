@@ -667,7 +667,8 @@ void Ai00V1Parser::scan_calls(bool at_end) {
   }
   if (at_end && cut_by_length()) {  // the token limit cut the block: an incomplete call
     std::string raw = calls_.substr(calls_pos_);
-    if (block_calls_ == 0) raw = std::string(dropped_newlines_, '\n') + std::string(kCallsOpen) + raw;
+    if (block_calls_ == 0)
+      raw = std::string(dropped_newlines_, '\n') + std::string(kCallsOpen) + raw;
     mode_ = Mode::content;
     calls_.clear();
     calls_pos_ = 0;

@@ -2,7 +2,6 @@
 #include "format/config.h"
 
 #include <fmt/format.h>
-
 #include <toml++/toml.h>
 
 namespace ai00::internal::format {
@@ -122,8 +121,8 @@ std::optional<ErrorInfo> read_v1(const Ctx& c, const toml::table& t, Ai00V1Optio
                                   key, *field));
   }
   if (auto e = get_string(c, t, "assistant_prefix", "prompts", o.assistant_prefix)) return e;
-  if (auto e = get_string(c, t, "assistant_prefix_thinking", "prompts",
-                          o.assistant_prefix_thinking))
+  if (auto e =
+          get_string(c, t, "assistant_prefix_thinking", "prompts", o.assistant_prefix_thinking))
     return e;
   if (const toml::node* n = t.get("default_stop_sequences")) {
     const toml::array* a = n->as_array();
@@ -131,8 +130,9 @@ std::optional<ErrorInfo> read_v1(const Ctx& c, const toml::table& t, Ai00V1Optio
     o.default_stop_sequences.clear();
     for (const auto& el : *a) {
       if (!el.is_string() || el.as_string()->get().empty())
-        return c.at(el, "prompts.default_stop_sequences: every element must be a non-empty "
-                        "string");
+        return c.at(el,
+                    "prompts.default_stop_sequences: every element must be a non-empty "
+                    "string");
       o.default_stop_sequences.push_back(el.as_string()->get());
     }
   }
@@ -159,11 +159,11 @@ std::optional<ErrorInfo> read_presets(const Ctx& c, const toml::table& t,
       double lo, hi;
       float* out;
     };
-    for (const Field& f : {Field{"temperature", 0, 1000, &preset.temperature},
-                           Field{"top_p", 0, 1, &preset.top_p},
-                           Field{"presence_penalty", -10, 10, &preset.presence_penalty},
-                           Field{"frequency_penalty", -10, 10, &preset.frequency_penalty},
-                           Field{"penalty_decay", 0, 1, &preset.penalty_decay}}) {
+    for (const Field& f :
+         {Field{"temperature", 0, 1000, &preset.temperature}, Field{"top_p", 0, 1, &preset.top_p},
+          Field{"presence_penalty", -10, 10, &preset.presence_penalty},
+          Field{"frequency_penalty", -10, 10, &preset.frequency_penalty},
+          Field{"penalty_decay", 0, 1, &preset.penalty_decay}}) {
       if (!p.get(f.key)) continue;
       if (auto e = get_number(c, p, f.key, path, f.lo, f.hi, x)) return e;
       *f.out = static_cast<float>(x);
@@ -188,9 +188,8 @@ std::optional<ErrorInfo> read_presets(const Ctx& c, const toml::table& t,
 
 PromptsConfig::PromptsConfig() {
   for (const auto& p : goose_sampling_presets())
-    presets.push_back(ConfigPreset{std::string(p.name), p.temperature, p.top_p,
-                                   p.presence_penalty, p.frequency_penalty, p.penalty_decay,
-                                   p.top_k});
+    presets.push_back(ConfigPreset{std::string(p.name), p.temperature, p.top_p, p.presence_penalty,
+                                   p.frequency_penalty, p.penalty_decay, p.top_k});
 }
 
 const ConfigPreset* PromptsConfig::preset(std::string_view name) const {

@@ -3,9 +3,10 @@
 //
 // A ChatFormat renders a conversation into a prompt, makes incremental output parsers for the
 // model's reply, and describes its thinking and tool-call syntax as data (base/chat_syntax.h),
-// from which src/grammar builds the format's grammars without knowing the format. Formats: "ai00-v1" (seed 000), "ai00-v0" (seed 000's migration table),
-// "goose" (seed 001), "openchatml" (seed 002); make_format() is the only place that knows them
-// all. Each format header also exposes its own options struct and constructor.
+// from which src/grammar builds the format's grammars without knowing the format. Formats:
+// "ai00-v1" (seed 000), "ai00-v0" (seed 000's migration table), "goose" (seed 001), "openchatml"
+// (seed 002); make_format() is the only place that knows them all. Each format header also exposes
+// its own options struct and constructor.
 //
 // Errors: render() returns Result — kind `format` for content the format cannot carry safely
 // (a turn marker inside user text), kind `unsupported` for parts or features the format has no

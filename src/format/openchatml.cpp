@@ -30,8 +30,8 @@ const std::vector<std::string_view> kTurnMarkers = {"<|im_start|>", "<|im_end|>"
 // What the output parser reads as structure in assistant content: an assistant message's text
 // may hold any other marker (a call the parser degraded to text is "<|function_call|>…"), so
 // every message the parser produces renders again (docs/chat-formats.md "Escaping").
-const std::vector<std::string_view> kAssistantTextMarkers = {
-    "<|im_end|>", "<|start_reflect|>", "<|start_introspect|>", kReasonOpen};
+const std::vector<std::string_view> kAssistantTextMarkers = {"<|im_end|>", "<|start_reflect|>",
+                                                             "<|start_introspect|>", kReasonOpen};
 
 // seed 002 section 8: 2-space JSON; arrays of scalars stay on one line (["symbol"]).
 const json::WriteStyle kBlockStyle{2, false, true, false};
@@ -121,8 +121,8 @@ Result<std::string> thoughts(const std::string& reasoning, const std::string& pt
       const size_t end = rest.find(close, open.size());
       // A block the reply left open (the parser keeps everything after it) is closed here.
       const bool closed = end != std::string_view::npos;
-      const std::string_view inner = closed ? rest.substr(open.size(), end - open.size())
-                                            : rest.substr(open.size());
+      const std::string_view inner =
+          closed ? rest.substr(open.size(), end - open.size()) : rest.substr(open.size());
       if (auto e = find_forbidden_marker(inner, {"<|im_end|>"}, ptr, kFormat)) return *e;
       if (auto e = flush_plain()) return *e;
       size_t take = closed ? end + close.size() : rest.size();
@@ -186,7 +186,8 @@ Result<std::string> OpenChatML::body(const std::vector<Message>& conv, size_t i)
                             ": missing; <|function_output|> needs the tool name (set `name` or "
                             "follow an assistant message with the matching tool call)");
     json::Value out(json::Object{{"name", json::Value(*name)}, {"content", m.contents[0].data}});
-    return "<|function_output|>\n" + escape_json_markers(json::write(out, kBlockStyle), kAllMarkers);
+    return "<|function_output|>\n" +
+           escape_json_markers(json::write(out, kBlockStyle), kAllMarkers);
   }
   auto text = flatten_contents(m, ptr, kFormat, {}, kAllMarkers);
   if (!text) return text.error();
@@ -450,8 +451,8 @@ Result<std::string> OpenChatML::render_fim(std::string_view prefix, std::string_
 Result<std::string> OpenChatML::render_files(const std::vector<std::string>& files,
                                              bool leading_separator) const {
   for (size_t k = 0; k < files.size(); ++k)
-    if (auto e = find_forbidden_marker(files[k], kAllMarkers, "files/" + std::to_string(k),
-                                       kFormat))
+    if (auto e =
+            find_forbidden_marker(files[k], kAllMarkers, "files/" + std::to_string(k), kFormat))
       return *e;
   return openchatml_multi_file(files, leading_separator);
 }
@@ -497,8 +498,8 @@ Result<std::vector<Message>> OpenChatML::parse_transcript(std::string_view text)
       const std::string_view attr = header.substr(space + 1);
       if (attr.substr(0, 5) != "name=" || attr.size() == 5 ||
           attr.find_first_of(" \t\r") != std::string_view::npos)
-        return err(pos + space + 1, fmt::format("expected name=<name> after the role, got \"{}\"",
-                                                attr));
+        return err(pos + space + 1,
+                   fmt::format("expected name=<name> after the role, got \"{}\"", attr));
       m.name = std::string(attr.substr(5));
     }
     const size_t body_start = eol + 1;

@@ -86,8 +86,9 @@ void ParserBase::push_piece(bool reasoning, std::string_view s) {
   if (s.empty()) return;
   emitted_any_ = true;
   // Coalesced: consecutive pieces of one channel within a feed() become one delta.
-  deltas_.push(reasoning ? MessageDelta::thinking(std::string(s)) : MessageDelta::text(std::string(s)),
-               /*coalesce=*/true);
+  deltas_.push(
+      reasoning ? MessageDelta::thinking(std::string(s)) : MessageDelta::text(std::string(s)),
+      /*coalesce=*/true);
 }
 
 void ParserBase::emit(Channel& ch, bool reasoning, std::string_view s) {

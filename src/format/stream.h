@@ -107,8 +107,8 @@ class ParserBase : public OutputParser {
   ParseResult result_;
   size_t calls_ = 0;
   size_t dropped_warnings_ = 0;
-  bool preview_started_ = false;  // a start preview was sent for call calls_
-  std::string previewed_args_;    // the arguments text previewed for call calls_
+  bool preview_started_ = false;            // a start preview was sent for call calls_
+  std::string previewed_args_;              // the arguments text previewed for call calls_
   std::optional<FinishReason> end_reason_;  // set by finish()
   bool cut_in_call_ = false;
   bool emitted_any_ = false;

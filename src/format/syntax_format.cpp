@@ -274,7 +274,7 @@ enum class Expect { opener, call, after_call };
 // byte of a call is then read a bounded number of times however the output is chunked
 // (docs/chat-formats.md "Output parsers": linear cost).
 struct ScanMemo {
-  size_t until_start = SIZE_MAX, until_upto = 0;  // until(): no close starts in [start, upto)
+  size_t until_start = SIZE_MAX, until_upto = 0;    // until(): no close starts in [start, upto)
   size_t object_start = SIZE_MAX, object_upto = 0;  // object(): state after [start, upto)
   int depth = 0;
   bool in_string = false, escaped = false;
@@ -357,8 +357,9 @@ struct Cursor {
         return Step::match;
       }
     }
-    if (memo) *memo = ScanMemo{memo->until_start, memo->until_upto, pos, s.size(), depth,
-                               in_string, escaped};
+    if (memo)
+      *memo =
+          ScanMemo{memo->until_start, memo->until_upto, pos, s.size(), depth, in_string, escaped};
     return Step::partial;
   }
 };

@@ -299,8 +299,9 @@ struct SchemaConverter::Impl {
       ~DepthGuard() { --d; }
     } guard{++depth};
     if (uint32_t max = limits().max_nesting_depth; depth > static_cast<int>(max))
-      throw SchemaError{show(pointer) + ": schema nested deeper than the limit max_nesting_depth = " +
-                        std::to_string(max)};
+      throw SchemaError{
+          show(pointer) +
+          ": schema nested deeper than the limit max_nesting_depth = " + std::to_string(max)};
     const std::string body = schema_expr(resolve(pointer, "schema"), pointer, mode, terminator);
     rule_lines.push_back(name + " ::= " + body + ";");
     memo_guard.done = true;

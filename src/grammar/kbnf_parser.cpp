@@ -194,10 +194,10 @@ class Parser {
   Expr parse_group(char close, ExprKind kind, size_t open_at) {
     if (++depth_ > max_depth_) {  // bounded recursion: hostile input cannot exhaust the stack
       if (error_.message.empty())
-        error_ = make_error(ErrorKind::grammar,
-                            at_message(pos_at(open_at), limit_message("", "group nesting",
-                                                                      "max_nesting_depth",
-                                                                      max_depth_)));
+        error_ = make_error(
+            ErrorKind::grammar,
+            at_message(pos_at(open_at),
+                       limit_message("", "group nesting", "max_nesting_depth", max_depth_)));
       return {};
     }
     ++i_;

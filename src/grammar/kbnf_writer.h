@@ -56,5 +56,4 @@ std::string json_quote(std::string_view text);
 // unique names add a counter.
 std::string kbnf_identifier(std::string_view hint);
 
-
 }  // namespace ai00::internal::grammar

@@ -169,8 +169,8 @@ class Lowering {
     size_t n = prods_.size();
     marked.assign(n, 0);
     std::vector<std::pair<uint32_t, uint32_t>> prod_ids;  // (lhs, index within lhs)
-    std::vector<uint32_t> pending;                         // unmarked symbols per production
-    std::vector<std::vector<uint32_t>> uses(n);            // nonterminal -> productions using it
+    std::vector<uint32_t> pending;                        // unmarked symbols per production
+    std::vector<std::vector<uint32_t>> uses(n);           // nonterminal -> productions using it
     std::vector<uint32_t> work;
     for (size_t a = 0; a < n; ++a)
       for (size_t k = 0; k < prods_[a].size(); ++k) {
@@ -208,7 +208,8 @@ class Lowering {
       term_ok[t] = d.accepting[d.start] || d.live_out[d.start];
     }
     // Productive, then nullable: least fixed points by a worklist over the occurrences of each
-    // nonterminal, linear in the grammar's size (a 50,000-rule chain is no harder than a short one).
+    // nonterminal, linear in the grammar's size (a 50,000-rule chain is no harder than a short
+    // one).
     std::vector<uint8_t> term_null(term_ok.size());
     for (size_t t = 0; t < term_ok.size(); ++t)
       term_null[t] = term_ok[t] && impl_.terminals[t].dfa.nullable();

@@ -52,9 +52,9 @@ struct Dfa {
 };
 
 struct DfaBudget {
-  size_t max_dfa_states = 50000;   // remaining for the whole grammar; decremented
-  size_t max_nfa_states = 200000;  // per terminal
-  size_t dfa_limit = 50000;        // the initial max_dfa_states, named in the error
+  size_t max_dfa_states = 50000;              // remaining for the whole grammar; decremented
+  size_t max_nfa_states = 200000;             // per terminal
+  size_t dfa_limit = 50000;                   // the initial max_dfa_states, named in the error
   size_t max_string_bytes = size_t(1) << 20;  // one terminal's text, checked before any work
 };
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "base/utf8.h"
 #include "base/limits.h"
+#include "base/utf8.h"
 #include "grammar/regex_internal.h"
 
 namespace ai00::internal::grammar {

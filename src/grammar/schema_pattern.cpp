@@ -332,8 +332,7 @@ class PatternParser {
         if (at_end()) fail("expected `}` closing \\p{");
         ++pos_;
         CodeRanges set;
-        if (!unicode_property(name, set))
-          fail("unknown Unicode property `" + name + "`");
+        if (!unicode_property(name, set)) fail("unknown Unicode property `" + name + "`");
         Ranges r(set.begin(), set.end());
         r = subtract(normalize(r), {{0xD800, 0xDFFF}});  // surrogates are never characters
         return c == 'p' ? r : complement(r);

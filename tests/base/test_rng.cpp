@@ -45,4 +45,3 @@ TEST_CASE("rng: xoshiro256** matches the reference implementation", "[base][rng]
   e.set_words(d.words());
   CHECK(e.next_u64() == d.next_u64());
 }
-

@@ -207,8 +207,8 @@ static void test_template_config(void) {
         AI00_ERR_INVALID_ARGUMENT);
   CHECK(strstr(ai00_chat_template_last_error(t), "known: math, chat, creative") != NULL);
   CHECK(ai00_chat_template_new_with_config(&g, "goose", AI00_NUL_TERMINATED,
-                                           "[prompts]\nrole_user = 3\n", AI00_NUL_TERMINATED) ==
-        AI00_ERR_FORMAT);
+                                           "[prompts]\nrole_user = 3\n",
+                                           AI00_NUL_TERMINATED) == AI00_ERR_FORMAT);
   CHECK(strstr(ai00_last_error(), "config:2:13: prompts.role_user: expected a string") != NULL);
   CHECK(g == NULL);
   /* Goose: the token-0 prefix from the configuration, overridden by the render option. */
@@ -242,8 +242,8 @@ static void test_template_config(void) {
   CHECK(strstr(text, "<|reflect|>") != NULL);
   CHECK_OK(ai00_chat_template_render_fim(&text, &len, o, "ab", 2, "cd", AI00_NUL_TERMINATED));
   CHECK(strcmp(text, "<|fim_prefix|>ab<|fim_middle|><|fim_suffix|>cd") == 0);
-  CHECK(ai00_chat_template_render_fim(&text, &len, o, "<|im_end|>", AI00_NUL_TERMINATED, "",
-                                      0) == AI00_ERR_FORMAT);
+  CHECK(ai00_chat_template_render_fim(&text, &len, o, "<|im_end|>", AI00_NUL_TERMINATED, "", 0) ==
+        AI00_ERR_FORMAT);
   CHECK(strstr(ai00_chat_template_last_error(o), "prefix: contains") != NULL);
   files[0] = "one";
   files[1] = "two";

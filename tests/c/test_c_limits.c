@@ -11,13 +11,13 @@
 #include "ai00/ai00.h"
 
 static int g_failures = 0;
-#define CHECK(cond)                                                                  \
-  do {                                                                               \
-    if (!(cond)) {                                                                   \
-      fprintf(stderr, "%s:%d: CHECK(%s) failed; last error: %s\n", __FILE__, __LINE__, \
-              #cond, ai00_last_error());                                             \
-      ++g_failures;                                                                  \
-    }                                                                                \
+#define CHECK(cond)                                                                           \
+  do {                                                                                        \
+    if (!(cond)) {                                                                            \
+      fprintf(stderr, "%s:%d: CHECK(%s) failed; last error: %s\n", __FILE__, __LINE__, #cond, \
+              ai00_last_error());                                                             \
+      ++g_failures;                                                                           \
+    }                                                                                         \
   } while (0)
 #define CHECK_OK(call) CHECK((call) == AI00_OK)
 
@@ -88,8 +88,9 @@ static void test_limits(void) {
   CHECK_OK(ai00_limits_set(&l));
   strcpy(deep, "start ::= ((((((((('a')))))))));");
   CHECK(ai00_grammar_compile(&g, model, deep, strlen(deep)) == AI00_ERR_GRAMMAR);
-  CHECK(strstr(ai00_last_error(), "line 1, column 19: group nesting exceeds the limit "
-                                  "max_nesting_depth = 8") != NULL);
+  CHECK(strstr(ai00_last_error(),
+               "line 1, column 19: group nesting exceeds the limit "
+               "max_nesting_depth = 8") != NULL);
   CHECK(ai00_grammar_compile(&g, model, "start ::= 'abcdefgh';", AI00_NUL_TERMINATED) ==
         AI00_ERR_GRAMMAR);
   CHECK(strstr(ai00_last_error(), "exceeds the limit max_grammar_states = 5") != NULL);
@@ -107,8 +108,8 @@ static void test_state_checks(void) {
   size_t n = 0, size = 0;
   unsigned char* buf;
   float nan_value = NAN;
-  CHECK_OK(ai00_model_load(&tiny, shared("models/tiny-rwkv-7v0-834K-FP32.bin"),
-                           AI00_NUL_TERMINATED, NULL));
+  CHECK_OK(ai00_model_load(&tiny, shared("models/tiny-rwkv-7v0-834K-FP32.bin"), AI00_NUL_TERMINATED,
+                           NULL));
   CHECK_OK(ai00_model_load(&other, shared("models/rand-rwkv7-c128-l3-v512-F16.gguf"),
                            AI00_NUL_TERMINATED, NULL));
   CHECK_OK(ai00_state_new(&st, tiny));

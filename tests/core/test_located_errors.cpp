@@ -68,8 +68,7 @@ std::vector<uint8_t> state_file(int64_t L, int64_t H, int64_t N, float poison, s
 
 TEST_CASE("a bad escape in a GGUF vocabulary names the file and byte offset", "[core][limits]") {
   std::vector<std::string> tokens = {"<s>", "a", "ok\\x4"};
-  std::string msg = error_of(
-      [&] { Tokenizer::from_gguf(tokens, {}, "m.gguf", {100, 120, 140}); });
+  std::string msg = error_of([&] { Tokenizer::from_gguf(tokens, {}, "m.gguf", {100, 120, 140}); });
   CHECK_THAT(msg, Contains("m.gguf: GGUF tokenizer.ggml.tokens[2] at byte offset 142: bad "
                            "escape \\x: expected 2 hex digits"));
   msg = error_of([&] { Tokenizer::from_gguf(tokens, {}); });
@@ -96,7 +95,8 @@ TEST_CASE("NaN or infinity in a State is an error with its location", "[core][li
   auto good = state_file(L, H, N, 0.25f, 3);
   CHECK_NOTHROW(load_ai00_state_bytes(*tiny, good.data(), good.size(), "good.state"));
   auto bad = state_file(L, H, N, NAN, 3);
-  std::string msg = error_of([&] { load_ai00_state_bytes(*tiny, bad.data(), bad.size(), "x.state"); });
+  std::string msg =
+      error_of([&] { load_ai00_state_bytes(*tiny, bad.data(), bad.size(), "x.state"); });
   CHECK_THAT(msg, Contains("x.state: byte offset"));
   CHECK_THAT(msg, Contains("tensor 'blocks.1.att.time_state' element [0, 0, 3] is NaN"));
   auto inf = state_file(L, H, N, INFINITY, 3);
@@ -136,9 +136,13 @@ TEST_CASE("pickle nesting, file size, threads and tokens are bounded before the 
   State st(*m);
   GenerateOptions o;
   o.max_tokens = 6;
-  CHECK_THAT(error_of([&] { Generator g(m, st, RawRequest{"hi", {}}, o); }),
+  CHECK_THAT(error_of([&] {
+               Generator g(m, st, RawRequest{"hi", {}}, o);
+             }),
              Contains("max_tokens 6 exceeds the limit max_tokens = 5"));
   o.max_tokens = 2;
-  CHECK_THAT(error_of([&] { Generator g(m, st, RawRequest{"a prompt of many bytes", {}}, o); }),
+  CHECK_THAT(error_of([&] {
+               Generator g(m, st, RawRequest{"a prompt of many bytes", {}}, o);
+             }),
              Contains("tokens exceeds the limit max_tokens = 5"));
 }

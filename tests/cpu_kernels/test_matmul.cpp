@@ -17,8 +17,8 @@
 
 namespace {
 
-using ai00::internal::cpu::KernelTable;
 using ai00::internal::DType;
+using ai00::internal::cpu::KernelTable;
 
 const char* wtype_name(DType t) { return ai00::internal::dtype_name(t); }
 
@@ -314,8 +314,8 @@ TEST_CASE("f16 and bf16 weights decode special values exactly", "[cpu_kernels][m
         p.y_stride = 1;
         p.row_end = 1;
         k->matmul(p);
-        const float want =
-            t == DType::F16 ? ai00::internal::f16_to_f32(special[c]) : ai00::internal::bf16_to_f32(special[c]);
+        const float want = t == DType::F16 ? ai00::internal::f16_to_f32(special[c])
+                                           : ai00::internal::bf16_to_f32(special[c]);
         INFO(k->name << ", " << wtype_name(t) << ", column " << c);
         CHECK(y == want);
       }
@@ -366,7 +366,8 @@ struct QActs {
 QActs quantize_acts(const KernelTable& k, const Acts& a, int64_t cols) {
   QActs out{a.T, cols / 32, cols / 32 + 1, {}};
   out.q.resize(static_cast<size_t>(a.T * out.stride));
-  for (int64_t t = 0; t < a.T; ++t) k.quantize_q8(a.x.data() + t * a.stride, &out.q[t * out.stride], cols);
+  for (int64_t t = 0; t < a.T; ++t)
+    k.quantize_q8(a.x.data() + t * a.stride, &out.q[t * out.stride], cols);
   return out;
 }
 
@@ -410,8 +411,8 @@ TEST_CASE("quantize_q8 follows its definition and gives the same bits on every I
   const int64_t cols = 4096;
   Acts a = make_acts(1, cols, rng);
   for (int e = 0; e < 32; ++e) a.x[static_cast<size_t>(32 + e)] = 0.0f;  // an all-zero block
-  a.x[64] = -3.0f;                                                      // amax on a negative
-  a.x[100] = 1e-30f;                                                    // tiny values
+  a.x[64] = -3.0f;                                                       // amax on a negative
+  a.x[100] = 1e-30f;                                                     // tiny values
   std::vector<BlockQ8> want(static_cast<size_t>(cols / 32));
   ai00::test::scalar_table().quantize_q8(a.x.data(), want.data(), cols);
   for (int64_t b = 0; b < cols / 32; ++b) {
@@ -534,8 +535,7 @@ TEST_CASE("matmul_bf16 matches the fp32-activation product where the ISA has it"
         for (int64_t tt = 0; tt < T; ++tt) {
           k->split_bf16(a.x.data() + tt * a.stride, xs.data() + tt * xs_stride, cols);
         }
-        auto run_bf16 = [&](std::vector<float>& y, int64_t r0, int64_t r1, int64_t t0,
-                            int64_t nt) {
+        auto run_bf16 = [&](std::vector<float>& y, int64_t r0, int64_t r1, int64_t t0, int64_t nt) {
           ai00::internal::cpu::MatmulBf16Args p;
           p.w = m.data();
           p.w_row_bytes = m.row_bytes;

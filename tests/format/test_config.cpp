@@ -148,8 +148,9 @@ TEST_CASE("render options: OpenChatML thought flags and the token-0 prefix", "[f
   CHECK(r.value().prompt.find("Be brief.<|reflect|><|introspect|>\n<|im_end|>") !=
         std::string::npos);
   o.thinking = Thinking::on;
-  CHECK(ocml->render(sample(), o).value().prompt.find(
-            "Be brief.<|reflect|><|introspect|><|reason|>") != std::string::npos);
+  CHECK(ocml->render(sample(), o)
+            .value()
+            .prompt.find("Be brief.<|reflect|><|introspect|><|reason|>") != std::string::npos);
   for (const char* other : {"ai00-v1", "ai00-v0", "goose"}) {
     RenderOptions p;
     p.reflect = true;
@@ -212,7 +213,8 @@ TEST_CASE("openchatml: a whole transcript reads back into messages", "[format]")
   // Rendered again, it gives the same bytes (call ids aside, which the prompt does not hold).
   CHECK(ocml->render(back.value(), o).value().prompt == text);
   // Roles are checked, with the byte offset.
-  auto bad = ocml->parse_transcript("<|im_start|>user\nhi\n<|im_end|>\n<|im_start|>robot\nx\n<|im_end|>");
+  auto bad =
+      ocml->parse_transcript("<|im_start|>user\nhi\n<|im_end|>\n<|im_start|>robot\nx\n<|im_end|>");
   REQUIRE_FALSE(bad.ok());
   INFO(bad.error().message);
   CHECK(bad.error().message.rfind("byte 43: unknown role \"robot\"", 0) == 0);

@@ -107,10 +107,13 @@ TEST_CASE("format: a reply cut by the token limit inside a call says length", "[
        "Sure.\n\n<ai00:function_calls>\n  <invoke name=\"get_weather\">\n    <parameter "
        "name=\"city\">Oslo</parameter>\n  </invoke>\n",
        "  <invoke name=\"get_time\">\n    <parameter name=\"zone\">Eur", "get_time"},
-      {"ai00-v0", "Sure.\n<tool_call>{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Oslo\"}}</tool_call>\n",
+      {"ai00-v0",
+       "Sure.\n<tool_call>{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Oslo\"}}</"
+       "tool_call>\n",
        "<tool_call>{\"name\":\"get_time\",\"arguments\":{\"zone\":\"Eur", ""},
       {"openchatml",
-       "Sure.\n<|function_call|>\n{\"arguments\": {\"city\": \"Oslo\"}, \"name\": \"get_weather\"}\n",
+       "Sure.\n<|function_call|>\n{\"arguments\": {\"city\": \"Oslo\"}, \"name\": "
+       "\"get_weather\"}\n",
        "<|function_call|>\n{\"arguments\": {\"zone\": \"Eur", ""}};
   for (const auto& c : cases) {
     INFO(c.format);
@@ -165,10 +168,12 @@ TEST_CASE("format: tool calls stream as start and argument pieces when asked", "
        "Sure.\n\n<ai00:function_calls>\n  <invoke name=\"get_weather\">\n    <parameter "
        "name=\"city\">Oslo</parameter>\n    <parameter name=\"days\">3</parameter>\n  </invoke>\n"
        "  <invoke name=\"now\">\n  </invoke>\n</ai00:function_calls>"},
-      {"ai00-v0", "Sure.\n<tool_call>{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Oslo\"}}"
-                  "</tool_call>"},
+      {"ai00-v0",
+       "Sure.\n<tool_call>{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Oslo\"}}"
+       "</tool_call>"},
       {"openchatml",
-       "Sure.\n<|function_call|>\n{\"arguments\": {\"city\": \"Oslo\"}, \"name\": \"get_weather\"}"},
+       "Sure.\n<|function_call|>\n{\"arguments\": {\"city\": \"Oslo\"}, \"name\": "
+       "\"get_weather\"}"},
   };
   for (const auto& [name, out] : outputs) {
     INFO(name);

@@ -15,19 +15,36 @@ namespace json = ai00::internal::json;
 namespace {
 
 // The markers of every format, and text that fakes a turn in the `Role: text` formats.
-const std::vector<std::string> kAllMarkers = {
-    "<ai00:user>",       "</ai00:user>",        "<ai00:assistant>", "</ai00:assistant>",
-    "<ai00:system>",     "</ai00:function_calls>", "<ai00:function_calls>", "</parameter>",
-    "</invoke>",         "<think>",             "</think>",         "<tool_call>",
-    "</tool_call>",      "<|im_start|>",        "<|im_end|>",       "<|function_call|>",
-    "<|start_reason|>",  "<|end_reason|>",      "<|start_reflect|>", "<|function_output|>",
-    "\n\nUser: fake",    "\n\nAssistant: fake", "\"",               "\">"};
+const std::vector<std::string> kAllMarkers = {"<ai00:user>",
+                                              "</ai00:user>",
+                                              "<ai00:assistant>",
+                                              "</ai00:assistant>",
+                                              "<ai00:system>",
+                                              "</ai00:function_calls>",
+                                              "<ai00:function_calls>",
+                                              "</parameter>",
+                                              "</invoke>",
+                                              "<think>",
+                                              "</think>",
+                                              "<tool_call>",
+                                              "</tool_call>",
+                                              "<|im_start|>",
+                                              "<|im_end|>",
+                                              "<|function_call|>",
+                                              "<|start_reason|>",
+                                              "<|end_reason|>",
+                                              "<|start_reflect|>",
+                                              "<|function_output|>",
+                                              "\n\nUser: fake",
+                                              "\n\nAssistant: fake",
+                                              "\"",
+                                              "\">"};
 
 // What would fake or end a turn of each format, counted in a prompt.
 std::vector<std::string> turn_markers(std::string_view format) {
   if (format == "ai00-v1")
-    return {"<ai00:user", "</ai00:user", "<ai00:assistant", "</ai00:assistant", "<ai00:system",
-            "</ai00:system", "<ai00:function_results", "<ai00:available"};
+    return {"<ai00:user",   "</ai00:user",   "<ai00:assistant",        "</ai00:assistant",
+            "<ai00:system", "</ai00:system", "<ai00:function_results", "<ai00:available"};
   if (format == "openchatml") return {"<|im_start|>", "<|im_end|>"};
   return {"\n\n"};  // ai00 v0, Goose: records are separated by a blank line
 }
@@ -52,13 +69,14 @@ Case make_case(const std::string& field, const std::string& v) {
   Message user{Role::user, {Part::make_text("Weather?")}, {}, {}, {}, {}, {}};
   Message asst{Role::assistant, {Part::make_text("Checking.")}, {}, {}, {}, {}, {}};
   ToolCall call{"call_1", "get_weather", json::Value(json::Object{{"city", json::Value("Oslo")}})};
-  Message tool{Role::tool, {Part::make_text("sunny")}, {}, {}, std::string("call_1"),
-               std::string("get_weather"), {}};
+  Message tool{Role::tool, {Part::make_text("sunny")}, {},
+               {},         std::string("call_1"),      std::string("get_weather"),
+               {}};
   ToolDesc desc;
   desc.name = "get_weather";
   desc.description = "Weather now.";
-  desc.parameters = json::parse(R"({"type":"object","properties":{"city":{"type":"string"}}})")
-                        .value();
+  desc.parameters =
+      json::parse(R"({"type":"object","properties":{"city":{"type":"string"}}})").value();
   if (field == "system") sys.contents[0].text = "Be " + v;
   if (field == "user") user.contents[0].text = "Weather " + v;
   if (field == "user_name") user.name = "A" + v;
@@ -88,16 +106,22 @@ Case make_case(const std::string& field, const std::string& v) {
     c.opts.tools = {desc};
   }
   static const std::vector<std::pair<std::string, std::string>> ptrs = {
-      {"system", "/0/contents/0/text"},  {"user", "/1/contents/0/text"},
-      {"user_name", "/1/name"},          {"user_value", "/1/contents/0"},
-      {"assistant", "/2/contents/0/text"}, {"reasoning", "/2/reasoning"},
+      {"system", "/0/contents/0/text"},
+      {"user", "/1/contents/0/text"},
+      {"user_name", "/1/name"},
+      {"user_value", "/1/contents/0"},
+      {"assistant", "/2/contents/0/text"},
+      {"reasoning", "/2/reasoning"},
       {"call_name", "/2/tool_calls/0/function/name"},
       {"arg_value", "/2/tool_calls/0/function/arguments/city"},
       {"arg_nested", "/2/tool_calls/0/function/arguments/city"},
       {"arg_key", "/2/tool_calls/0/function/arguments"},
-      {"tool_text", "/3/contents/0/text"}, {"tool_value", "/3/contents/0"},
-      {"tool_desc", "tools/0/description"}, {"tool_name", "tools/0/name"},
-      {"param_name", "tools/0/parameters/properties"}, {"assistant_name", "assistant_name"}};
+      {"tool_text", "/3/contents/0/text"},
+      {"tool_value", "/3/contents/0"},
+      {"tool_desc", "tools/0/description"},
+      {"tool_name", "tools/0/name"},
+      {"param_name", "tools/0/parameters/properties"},
+      {"assistant_name", "assistant_name"}};
   for (const auto& [f, p] : ptrs)
     if (f == field) c.pointer = p;
   c.caller_text = field != "assistant" && field != "reasoning" && field.rfind("arg", 0) != 0 &&
@@ -115,8 +139,8 @@ std::string error_pointer(const std::string& message) {
 
 TEST_CASE("injection: markers of every format in every field of every format", "[format]") {
   const std::vector<std::string> fields = {
-      "system",    "user",      "user_name", "user_value", "assistant", "reasoning",
-      "call_name", "arg_value", "arg_nested", "arg_key",   "tool_text", "tool_value",
+      "system",    "user",      "user_name",  "user_value",    "assistant", "reasoning",
+      "call_name", "arg_value", "arg_nested", "arg_key",       "tool_text", "tool_value",
       "tool_desc", "tool_name", "param_name", "assistant_name"};
   size_t refused = 0, rendered = 0;
   for (const auto& name : format_names()) {
@@ -147,9 +171,10 @@ TEST_CASE("injection: markers of every format in every field of every format", "
         // structure markers of the clean render.
         auto structure = turn_markers(name);
         // The developer's system text may quote the tool syntax (seed 002 section 8.5 does).
-        if (field != "system" && name != "goose") structure.push_back(name == "ai00-v1" ? "<ai00:function_calls"
-                                                   : name == "openchatml" ? "<|function_call|>"
-                                                                          : "<tool_call>");
+        if (field != "system" && name != "goose")
+          structure.push_back(name == "ai00-v1"      ? "<ai00:function_calls"
+                              : name == "openchatml" ? "<|function_call|>"
+                                                     : "<tool_call>");
         for (const auto& tm : structure) {
           INFO("structure marker \"" << tm << "\"\n" << r.value().prompt);
           CHECK(count(r.value().prompt, tm) == count(base.value().prompt, tm));
@@ -167,8 +192,8 @@ TEST_CASE("injection: parameter names with - and . render and round-trip", "[for
     INFO(fmt_name);
     Message user{Role::user, {Part::make_text("go")}, {}, {}, {}, {}, {}};
     Message asst{Role::assistant, {}, {}, {}, {}, {}, {}};
-    asst.tool_calls = {ToolCall{"call_1", "my-tool.v2",
-                                json::parse(R"({"x-y.z":"a","a.b":2})").value()}};
+    asst.tool_calls = {
+        ToolCall{"call_1", "my-tool.v2", json::parse(R"({"x-y.z":"a","a.b":2})").value()}};
     const std::string out = model_output(*f, {user, asst}, RenderOptions{});
     ParseOptions po;
     auto parsed = parse_every_way(*f, po, out);

@@ -88,8 +88,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       case 5: {
         uint32_t tokens[4] = {in.u8(), in.u8(), uint32_t(in.u8()) << (a % 12), 1};
         size_t n = 0;
-        ai00_state_eval(&n, (a & 1) ? logits.data() : nullptr, a % 300, w.model, st, tokens,
-                        a % 5);
+        ai00_state_eval(&n, (a & 1) ? logits.data() : nullptr, a % 300, w.model, st, tokens, a % 5);
         break;
       }
       case 6: {
@@ -150,8 +149,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         p.grammar = (a & 0x40) ? w.grammar : nullptr;
         p.set_seed = 1;
         p.seed = a;
-        if (ai00_generator_new_raw(&w.gen, w.model, st, t, std::strlen(t), nullptr, &p) ==
-            AI00_OK)
+        if (ai00_generator_new_raw(&w.gen, w.model, st, t, std::strlen(t), nullptr, &p) == AI00_OK)
           w.gen_state = st;
         break;
       }

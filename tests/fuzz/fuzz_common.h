@@ -45,7 +45,9 @@ class Bytes {
     --n_;
     return *p_++;
   }
-  uint32_t u32() { return u8() | uint32_t(u8()) << 8 | uint32_t(u8()) << 16 | uint32_t(u8()) << 24; }
+  uint32_t u32() {
+    return u8() | uint32_t(u8()) << 8 | uint32_t(u8()) << 16 | uint32_t(u8()) << 24;
+  }
   std::string_view take(size_t k) {
     k = k < n_ ? k : n_;
     std::string_view s(reinterpret_cast<const char*>(p_), k);

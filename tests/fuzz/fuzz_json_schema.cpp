@@ -3,10 +3,10 @@
 #include <cstdlib>
 
 #include "base/error.h"
+#include "fuzz_common.h"
 #include "grammar/json_schema.h"
 #include "grammar/kbnf_parser.h"
 #include "grammar/matcher.h"
-#include "fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ai00_fuzz::small_limits();

@@ -4,9 +4,9 @@
 #include <string>
 
 #include "base/error.h"
+#include "fuzz_common.h"
 #include "grammar/kbnf_parser.h"
 #include "grammar/matcher.h"
-#include "fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ai00_fuzz::small_limits();

@@ -13,8 +13,8 @@
 
 namespace {
 std::shared_ptr<const ai00::internal::Tokenizer> world() {
-  static auto t = ai00::internal::Tokenizer::from_vocab_file(
-      ai00_fuzz::shared_dir() + "/tokenizer/rwkv_vocab_v20230424.txt");
+  static auto t = ai00::internal::Tokenizer::from_vocab_file(ai00_fuzz::shared_dir() +
+                                                             "/tokenizer/rwkv_vocab_v20230424.txt");
   return t;
 }
 }  // namespace

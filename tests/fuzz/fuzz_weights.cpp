@@ -12,8 +12,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ai00_fuzz::small_limits();
   try {
-    auto file = ai00::internal::MappedFile::from_bytes(std::vector<uint8_t>(data, data + size),
-                                                       "fuzz.bin");
+    auto file =
+        ai00::internal::MappedFile::from_bytes(std::vector<uint8_t>(data, data + size), "fuzz.bin");
     auto wf = ai00::internal::open_weights(std::move(file));
     for (const auto& t : wf->tensors()) (void)t.shape_string();
     (void)ai00::internal::derive_config(*wf);

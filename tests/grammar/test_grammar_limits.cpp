@@ -67,13 +67,14 @@ TEST_CASE("the DFA budget running out on a terminal's first state is an error, n
   // literal k + 1 finds the budget empty at its first state, for every k.
   for (size_t k = 1; k <= 40; ++k) {
     std::string g = "start ::= ";
-    for (size_t i = 0; i <= k; ++i) g += (i ? " | '" : "'") + std::string(1, char('a' + i % 26)) +
-                                         std::string(1, char('a' + i / 26)) + "'";
+    for (size_t i = 0; i <= k; ++i)
+      g += (i ? " | '" : "'") + std::string(1, char('a' + i % 26)) +
+           std::string(1, char('a' + i / 26)) + "'";
     g += ";";
     CompileOptions o;
     o.max_dfa_states = 3 * k;
-    CHECK_THAT(compile_error(g, o), Contains("exceeds the limit max_grammar_states = " +
-                                             std::to_string(3 * k)));
+    CHECK_THAT(compile_error(g, o),
+               Contains("exceeds the limit max_grammar_states = " + std::to_string(3 * k)));
   }
 }
 
@@ -187,12 +188,10 @@ TEST_CASE("the largest nesting limit still fits the stack", "[grammar][limits]")
   // Run on a thread with the default stack, as a library caller would.
   std::thread t([&] {
     CHECK(parse_kbnf("start ::= " + std::string(n, '(') + "'a'" + std::string(n, ')') + ";").ok());
-    CompiledGrammar::compile_kbnf("start ::= #'" + std::string(n, '(') + "a" + std::string(n, ')') +
-                                      "';",
-                                  nullptr);
-    CompiledGrammar::compile_kbnf("start ::= #'" + std::string(n, '[') + "a" + std::string(n, ']') +
-                                      "';",
-                                  nullptr);
+    CompiledGrammar::compile_kbnf(
+        "start ::= #'" + std::string(n, '(') + "a" + std::string(n, ')') + "';", nullptr);
+    CompiledGrammar::compile_kbnf(
+        "start ::= #'" + std::string(n, '[') + "a" + std::string(n, ']') + "';", nullptr);
   });
   t.join();
 }
@@ -206,6 +205,7 @@ TEST_CASE("JSON Schema nesting is bounded by max_nesting_depth", "[grammar][limi
   for (int i = 0; i < 6; ++i) s = "{\"type\":\"array\",\"items\":" + s + "}";
   auto r = json_schema_to_kbnf(s);
   REQUIRE_FALSE(r.ok());
-  CHECK_THAT(r.error().message, Contains("schema nested deeper than the limit max_nesting_depth = 5"));
+  CHECK_THAT(r.error().message,
+             Contains("schema nested deeper than the limit max_nesting_depth = 5"));
   CHECK_THAT(r.error().message, Contains("/items/items/items/items"));
 }

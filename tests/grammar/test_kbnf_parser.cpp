@@ -145,7 +145,8 @@ TEST_CASE("regex errors and the automaton bound name the terminal", "[grammar][k
   CHECK_THAT(compile_error("start ::= 'x'\n          #'(a|b)*a(a|b){24}';"),
              Contains("line 2, column 11: #'(a|b)*a(a|b){24}': the number of DFA states exceeds "
                       "the limit max_grammar_states = 50000"));
-  CHECK_THAT(compile_error("start ::= #'(a{1000}){1000}';"), Contains("exceeds the limit max_nfa_states = 200000"));
+  CHECK_THAT(compile_error("start ::= #'(a{1000}){1000}';"),
+             Contains("exceeds the limit max_nfa_states = 200000"));
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   CHECK(s < 5.0);  // a bound, not a hang (typically well under a second)
   CHECK_THAT(compile_error("start ::= #ex'a*' 'b';"), Contains("accepts no string"));

@@ -115,7 +115,7 @@ TEST_CASE("early-end, complement and substrings", "[grammar][regex]") {
   CHECK(full(c, "abc</p"));
   CHECK(full(c, "<</pp>"));
   CHECK_FALSE(full(c, "a</p>"));
-  CHECK_FALSE(full(c, ""));    // never empty
+  CHECK_FALSE(full(c, ""));  // never empty
   // valid UTF-8 only (the text between markers is text): whole characters of every length
   CHECK(full(c, "h\xC3\xA9 \xE4\xB8\xAD \xF0\x9F\x98\x80 \xF4\x8F\xBF\xBF"));
   for (const char* bad : {"\xFF\xFE", "a\xC3", "\xC0\x80", "\xED\xA0\x80", "\xF4\x90\x80\x80",

@@ -7,9 +7,9 @@
 // every format, since nothing guarantees that one turn's render is a byte prefix of the next.
 // Continuing the previous turn's State would need a prefix cache that verifies the rendered
 // prefix; for an interactive chat the extra prefill is small next to decoding.
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
-#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -141,7 +141,8 @@ int run_chat(const std::vector<std::string>& argv) {
       ai00::FinishReason reason = gen.run(print_delta);
       std::printf("\n");
       std::fflush(stdout);
-      if (reason == ai00::FinishReason::error) throw ai00::Error(AI00_ERR_INTERNAL, gen.error_message());
+      if (reason == ai00::FinishReason::error)
+        throw ai00::Error(AI00_ERR_INTERNAL, gen.error_message());
       conversation.push_back(gen.message());
     } catch (const ai00::Error& e) {
       conversation.pop_back();
@@ -153,8 +154,10 @@ int run_chat(const std::vector<std::string>& argv) {
     // with its line rather than ending the session.
     if (!renders(tmpl, conversation, render)) {
       conversation.resize(conversation.size() - 2);
-      std::fprintf(stderr, "ai00 chat: the reply to line %zu cannot be rendered again; it is "
-                           "left out of the conversation\n", line_no);
+      std::fprintf(stderr,
+                   "ai00 chat: the reply to line %zu cannot be rendered again; it is "
+                   "left out of the conversation\n",
+                   line_no);
     }
   }
   return ai00::cli::kExitOk;

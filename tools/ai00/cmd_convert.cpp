@@ -23,7 +23,8 @@ ai00_weight_type parse_type(const std::string& t) {
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 int run_convert(const std::vector<std::string>& argv) {
@@ -33,9 +34,8 @@ int run_convert(const std::vector<std::string>& argv) {
   ai00::ConvertOptions o;
   o.weight_type = parse_type(args.get("--type").value_or("F16"));
   const std::string format =
-      args.get("--format").value_or(ends_with(out, ".st") || ends_with(out, ".safetensors")
-                                        ? "st"
-                                        : "gguf");
+      args.get("--format")
+          .value_or(ends_with(out, ".st") || ends_with(out, ".safetensors") ? "st" : "gguf");
   if (format == "gguf") {
     o.file_format = AI00_FILE_GGUF;
   } else if (format == "st" || format == "safetensors") {

@@ -34,8 +34,8 @@ std::string delta_json(const ai00::Delta& d) {
       return "{\"tool_call\":{\"call\":" + std::to_string(d.call) + ",\"id\":" + quoted(d.id) +
              ",\"name\":" + quoted(d.name) + ",\"arguments\":" + quoted(d.text) + "}}";
     case ai00::DeltaKind::tool_call_start:
-      return "{\"tool_call_start\":{\"call\":" + std::to_string(d.call) + ",\"id\":" +
-             quoted(d.id) + ",\"name\":" + quoted(d.name) + "}}";
+      return "{\"tool_call_start\":{\"call\":" + std::to_string(d.call) +
+             ",\"id\":" + quoted(d.id) + ",\"name\":" + quoted(d.name) + "}}";
     case ai00::DeltaKind::tool_call_arguments:
       return "{\"tool_call_arguments\":{\"call\":" + std::to_string(d.call) +
              ",\"text\":" + quoted(d.text) + "}}";
@@ -76,7 +76,8 @@ int run_parse(const std::vector<std::string>& argv) {
   const size_t step = chunk > 0 ? static_cast<size_t>(chunk) : size_t{1} << 16;
   std::vector<char> block(std::max<size_t>(step, 1));
   size_t n;
-  while ((n = std::fread(block.data(), 1, block.size(), stdin)) > 0) print(parser.push({block.data(), n}));
+  while ((n = std::fread(block.data(), 1, block.size(), stdin)) > 0)
+    print(parser.push({block.data(), n}));
   if (std::ferror(stdin)) throw std::runtime_error("<stdin>: read failed");
   print(parser.finish(ai00::FinishReason::stop));
   for (const auto& w : parser.warnings())
@@ -86,8 +87,8 @@ int run_parse(const std::vector<std::string>& argv) {
     const std::string json = parser.message_json();
     std::fwrite(json.data(), 1, json.size(), stdout);
   }
-  cli::write_stdout(",\"finish_reason\":" +
-                    quoted(ai00::finish_reason_name(parser.finish_reason())) + "}\n");
+  cli::write_stdout(
+      ",\"finish_reason\":" + quoted(ai00::finish_reason_name(parser.finish_reason())) + "}\n");
   return cli::kExitOk;
 }
 

@@ -1,8 +1,8 @@
 // Entry point of the `ai00` tool: `ai00 <command> [flags]`. Errors from the library are printed
 // on stderr as "ai00 <command>: <message>" and exit with code 2.
-#include <ai00/model.hpp>
 #include <sys/stat.h>
 
+#include <ai00/model.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -162,14 +162,22 @@ void apply_limit_flags(std::vector<std::string>& args) {
         throw UsageError("--limit " + spec + ": " + name + " must be at most 4294967295");
       field = static_cast<uint32_t>(v);
     };
-    if (name == "max_nesting_depth") set32(limits.max_nesting_depth);
-    else if (name == "max_threads") set32(limits.max_threads);
-    else if (name == "max_grammar_states") limits.max_grammar_states = v;
-    else if (name == "max_nfa_states") limits.max_nfa_states = v;
-    else if (name == "max_input_bytes") limits.max_input_bytes = v;
-    else if (name == "max_file_bytes") limits.max_file_bytes = v;
-    else if (name == "max_string_bytes") limits.max_string_bytes = v;
-    else if (name == "max_tokens") limits.max_tokens = v;
+    if (name == "max_nesting_depth")
+      set32(limits.max_nesting_depth);
+    else if (name == "max_threads")
+      set32(limits.max_threads);
+    else if (name == "max_grammar_states")
+      limits.max_grammar_states = v;
+    else if (name == "max_nfa_states")
+      limits.max_nfa_states = v;
+    else if (name == "max_input_bytes")
+      limits.max_input_bytes = v;
+    else if (name == "max_file_bytes")
+      limits.max_file_bytes = v;
+    else if (name == "max_string_bytes")
+      limits.max_string_bytes = v;
+    else if (name == "max_tokens")
+      limits.max_tokens = v;
     else
       throw UsageError("--limit: unknown limit '" + name +
                        "' (max_nesting_depth, max_threads, max_grammar_states, max_nfa_states, "

@@ -119,15 +119,24 @@ WriteTensor fused_lerp(const std::string& name, const SourceSet& src, int64_t l,
 
 uint32_t llama_ftype(DType t) {
   switch (t) {
-    case DType::F32: return 0;
-    case DType::F16: return 1;
-    case DType::Q4_0: return 2;
-    case DType::Q4_1: return 3;
-    case DType::Q8_0: return 7;
-    case DType::Q5_0: return 8;
-    case DType::Q5_1: return 9;
-    case DType::BF16: return 32;
-    default: return 1;
+    case DType::F32:
+      return 0;
+    case DType::F16:
+      return 1;
+    case DType::Q4_0:
+      return 2;
+    case DType::Q4_1:
+      return 3;
+    case DType::Q8_0:
+      return 7;
+    case DType::Q5_0:
+      return 8;
+    case DType::Q5_1:
+      return 9;
+    case DType::BF16:
+      return 32;
+    default:
+      return 1;
   }
 }
 
@@ -161,7 +170,8 @@ void write_gguf_model(const std::string& path, const ModelConfig& c, const Sourc
     const std::string blk = "blk." + std::to_string(l) + ".";
     for (const auto& [suffix, gname] : gguf_block_names()) {
       std::string cname = block_tensor(l, suffix);
-      if (l == 0 && (ends_with(cname, ".v0") || ends_with(cname, ".v1") || ends_with(cname, ".v2"))) {
+      if (l == 0 &&
+          (ends_with(cname, ".v0") || ends_with(cname, ".v1") || ends_with(cname, ".v2"))) {
         // llama.cpp requires block 0's unused value-residual tensors: copies of a0/a1/a2.
         cname = block_tensor(l, ends_with(cname, ".v0")   ? "att.a0"
                                 : ends_with(cname, ".v1") ? "att.a1"
@@ -224,8 +234,8 @@ void write_st_model(const std::string& path, const ModelConfig& c, const SourceS
     }
     std::vector<int64_t> shape = s.shape;
     // ai00 .st layout: the per-channel mix and bias vectors as (1, 1, C).
-    for (const char* v : {".x_r", ".x_w", ".x_k", ".x_v", ".x_a", ".x_g", ".w0", ".a0", ".v0",
-                          ".k_k", ".k_a"}) {
+    for (const char* v :
+         {".x_r", ".x_w", ".x_k", ".x_v", ".x_a", ".x_g", ".w0", ".a0", ".v0", ".k_k", ".k_a"}) {
       if (ends_with(name, v)) shape = {1, 1, numel(s.shape)};
     }
     out.push_back(from_source(name, shape, output_type(name, shape, o.target, o.format), s));

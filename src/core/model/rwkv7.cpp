@@ -300,9 +300,8 @@ void time_mix(const Pass& p, const LayerWeights& w, int64_t l, State& st) {
   run_pass(p, jobs);
   // Pass 2: per head, LoRA up-projections, keys, value residual, WKV, GroupNorm, bonus, gate.
   const double lora = static_cast<double>(w.w2.cols + w.a2.cols + w.g2.cols + w.v2.cols);
-  const double head_macs =
-      static_cast<double>(p.T) * (static_cast<double>(p.C) * lora +
-                                  4.0 * static_cast<double>(p.H * p.N * p.N));
+  const double head_macs = static_cast<double>(p.T) * (static_cast<double>(p.C) * lora +
+                                                       4.0 * static_cast<double>(p.H * p.N * p.N));
   float* S = st.wkv(l);
   run_items(p, head_macs, p.H, [&](int64_t begin, int64_t end) {
     for (int64_t h = begin; h < end; ++h) head_step(p, w, l, S, h);

@@ -205,8 +205,8 @@ void check_tensor(const WriteTensor& t) {
   }
   if (t.row_len() % dtype_block_size(t.type) != 0) {
     throw InvalidArgument("tensor " + t.name + ": rows of " + std::to_string(t.row_len()) +
-                          " elements cannot be stored as " + dtype_name(t.type) +
-                          " (blocks of " + std::to_string(dtype_block_size(t.type)) + ")");
+                          " elements cannot be stored as " + dtype_name(t.type) + " (blocks of " +
+                          std::to_string(dtype_block_size(t.type)) + ")");
   }
   if (t.type == DType::Q6_K) {
     throw InvalidArgument("tensor " + t.name + ": writing Q6_K is not supported");
@@ -236,7 +236,8 @@ void write_data(OutFile& f, const std::vector<WriteTensor>& tensors, uint64_t al
         bytes.resize(static_cast<size_t>(m) * row_bytes);
         t.rows(r, m, rows.data());
         for (int64_t i = 0; i < m; ++i) {
-          quantize_row(t.type, rows.data() + i * n, n, bytes.data() + static_cast<size_t>(i) * row_bytes);
+          quantize_row(t.type, rows.data() + i * n, n,
+                       bytes.data() + static_cast<size_t>(i) * row_bytes);
         }
         f.write(bytes.data(), bytes.size());
       }
@@ -298,11 +299,21 @@ void quantize_row(DType t, const float* x, int64_t n, uint8_t* out) {
   }
   void (*fn)(const float*, uint8_t*) = nullptr;
   switch (t) {
-    case DType::Q4_0: fn = q4_0; break;
-    case DType::Q4_1: fn = q4_1; break;
-    case DType::Q5_0: fn = q5_0; break;
-    case DType::Q5_1: fn = q5_1; break;
-    case DType::Q8_0: fn = q8_0; break;
+    case DType::Q4_0:
+      fn = q4_0;
+      break;
+    case DType::Q4_1:
+      fn = q4_1;
+      break;
+    case DType::Q5_0:
+      fn = q5_0;
+      break;
+    case DType::Q5_1:
+      fn = q5_1;
+      break;
+    case DType::Q8_0:
+      fn = q8_0;
+      break;
     default:
       throw InvalidArgument(std::string("quantize_row: cannot write ") + dtype_name(t));
   }
@@ -312,15 +323,24 @@ void quantize_row(DType t, const float* x, int64_t n, uint8_t* out) {
 
 uint32_t ggml_type_id(DType t) {
   switch (t) {
-    case DType::F32: return 0;
-    case DType::F16: return 1;
-    case DType::Q4_0: return 2;
-    case DType::Q4_1: return 3;
-    case DType::Q5_0: return 6;
-    case DType::Q5_1: return 7;
-    case DType::Q8_0: return 8;
-    case DType::Q6_K: return 14;
-    case DType::BF16: return 30;
+    case DType::F32:
+      return 0;
+    case DType::F16:
+      return 1;
+    case DType::Q4_0:
+      return 2;
+    case DType::Q4_1:
+      return 3;
+    case DType::Q5_0:
+      return 6;
+    case DType::Q5_1:
+      return 7;
+    case DType::Q8_0:
+      return 8;
+    case DType::Q6_K:
+      return 14;
+    case DType::BF16:
+      return 30;
   }
   return 0;
 }

@@ -29,9 +29,9 @@ namespace ai00::internal {
 void quantize_row(DType t, const float* x, int64_t n, uint8_t* out);
 
 struct WriteTensor {
-  std::string name;            // name in the output file
-  std::vector<int64_t> shape;  // PyTorch order; rows run along the last dimension
-  DType type = DType::F32;     // stored type
+  std::string name;              // name in the output file
+  std::vector<int64_t> shape;    // PyTorch order; rows run along the last dimension
+  DType type = DType::F32;       // stored type
   const uint8_t* raw = nullptr;  // when set: the tensor's bytes already in `type`
   // Otherwise: writes rows [row_begin, row_begin + n_rows) as fp32 into out[n_rows][last dim].
   std::function<void(int64_t row_begin, int64_t n_rows, float* out)> rows;

@@ -51,8 +51,8 @@ ReferenceForward::ReferenceForward(const internal::Model& model) : cfg_(model.co
   Eigen::VectorXf row(C);
   const size_t emb_row_bytes = internal::dtype_row_bytes(g.emb->dtype, C);
   for (int64_t t = 0; t < cfg_.vocab; ++t) {
-    internal::dequantize_row(g.emb->dtype, g.emb->data + emb_row_bytes * static_cast<size_t>(t),
-                             C, row.data());
+    internal::dequantize_row(g.emb->dtype, g.emb->data + emb_row_bytes * static_cast<size_t>(t), C,
+                             row.data());
     emb_.row(t) = row.cast<double>().transpose();
   }
   head_ = dense(g.head);

@@ -18,7 +18,8 @@ class ReferenceForward {
   using Vec = Eigen::VectorXd;
   using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-  // Copies the weights of `model` (any file format, any stored type) and starts from the zero state.
+  // Copies the weights of `model` (any file format, any stored type) and starts from the zero
+  // state.
   explicit ReferenceForward(const internal::Model& model);
 
   // Feeds one token, advances the state, returns the V logits.

@@ -66,7 +66,8 @@ ConvertOptions opts(DType t, OutputFormat f = OutputFormat::gguf) {
 // (all 32 positions of the random fixture); F32/F16 use the max |diff| instead (exact types).
 double rel_rms(const std::vector<float>& a, const std::vector<float>& b) {
   double d = 0.0, r = 0.0;
-  for (size_t i = 0; i < a.size(); ++i) d += (a[i] - b[i]) * double(a[i] - b[i]), r += b[i] * double(b[i]);
+  for (size_t i = 0; i < a.size(); ++i)
+    d += (a[i] - b[i]) * double(a[i] - b[i]), r += b[i] * double(b[i]);
   return std::sqrt(d / r);
 }
 
@@ -75,14 +76,22 @@ double rel_rms(const std::vector<float>& a, const std::vector<float>& b) {
 // Q5_1 0.085, Q5_0 0.097, Q4_1 0.18, Q4_0 0.20.
 double tolerance(DType t) {
   switch (t) {
-    case DType::F32: return 2e-5;
-    case DType::F16: return 2e-5;
-    case DType::BF16: return 0.01;
-    case DType::Q8_0: return 0.02;
-    case DType::Q5_1: return 0.13;
-    case DType::Q5_0: return 0.14;
-    case DType::Q4_1: return 0.26;
-    default: return 0.28;
+    case DType::F32:
+      return 2e-5;
+    case DType::F16:
+      return 2e-5;
+    case DType::BF16:
+      return 0.01;
+    case DType::Q8_0:
+      return 0.02;
+    case DType::Q5_1:
+      return 0.13;
+    case DType::Q5_0:
+      return 0.14;
+    case DType::Q4_1:
+      return 0.26;
+    default:
+      return 0.28;
   }
 }
 
@@ -210,16 +219,15 @@ TEST_CASE("bad requests fail with a clear error and leave no file", "[convert]")
   const std::string dir = test::temp_dir();
   const std::string in = shared_path(kPre + "FP32.bin");
   ConvertOptions o = opts(DType::Q4_0, OutputFormat::safetensors);
-  CHECK_THROWS_WITH(convert_model(in, dir + "/x.st", "", o),
-                       Catch::Matchers::Contains("Q4_0"));
+  CHECK_THROWS_WITH(convert_model(in, dir + "/x.st", "", o), Catch::Matchers::Contains("Q4_0"));
   o = opts(DType::F16);
   o.overwrite = false;
   test::write_bytes(dir + "/exists.gguf", {1, 2, 3});
   CHECK_THROWS_WITH(convert_model(in, dir + "/exists.gguf", "", o),
-                       Catch::Matchers::Contains("exists"));
+                    Catch::Matchers::Contains("exists"));
   CHECK(test::read_bytes(dir + "/exists.gguf").size() == 3);  // untouched
   CHECK_THROWS_WITH(convert_model(in, dir + "/no/such/dir/x.gguf", "", o),
-                       Catch::Matchers::Contains("no/such/dir/x.gguf"));
+                    Catch::Matchers::Contains("no/such/dir/x.gguf"));
   CHECK_THROWS_AS(convert_model(dir + "/missing.bin", dir + "/y.gguf", "", o), IoError);
   test::write_bytes(dir + "/garbage.bin", std::vector<uint8_t>(100, 7));
   CHECK_THROWS_AS(convert_model(dir + "/garbage.bin", dir + "/y.gguf", "", o), ModelFileError);

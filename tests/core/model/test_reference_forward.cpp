@@ -69,8 +69,8 @@ Outputs run_engine(const Model& model, const std::vector<uint32_t>& tokens) {
 }
 
 // Every supported ISA against the reference; `logit_tol` and `state_tol` as in test_rwkv7.
-void check_every_isa(const std::string& file, const std::vector<uint32_t>& tokens,
-                     double logit_tol, double state_tol) {
+void check_every_isa(const std::string& file, const std::vector<uint32_t>& tokens, double logit_tol,
+                     double state_tol) {
   const Outputs ref = run_reference(*load(file, "scalar"), tokens);
   for (const std::string& isa : supported_isas()) {
     INFO(file << " on " << isa);
@@ -89,11 +89,12 @@ const std::vector<uint32_t> kTinyTokens = {0x22, 0x69, 0x6E, 0x20, 0x74, 0x68, 0
 
 }  // namespace
 
-TEST_CASE("the Eigen reference reproduces the fixtures' expected logits", "[core][rwkv7][reference]") {
+TEST_CASE("the Eigen reference reproduces the fixtures' expected logits",
+          "[core][rwkv7][reference]") {
   const std::vector<float> tiny_expected =
       test::read_f32(shared_path("models/expected-logits-7v0-834K.bin"));
-  const Outputs tiny = run_reference(*load("tiny-rwkv-7v0-834K-FP32.bin", "scalar"),
-                                     {0x22, 0x69, 0x6E});
+  const Outputs tiny =
+      run_reference(*load("tiny-rwkv-7v0-834K-FP32.bin", "scalar"), {0x22, 0x69, 0x6E});
   CHECK(max_abs_diff(tiny.logits.data() + 2 * 256, tiny_expected.data(), 256) <= 5e-6);
 
   const test::RandFixture fx = test::load_rand_fixture();
