@@ -247,6 +247,7 @@ struct SchemaConverter::Impl {
     if (pointer[0] == '@') {
       size_t end = 1;
       while (end < pointer.size() && std::isdigit(static_cast<unsigned char>(pointer[end]))) ++end;
+      if (end == 1) throw SchemaError{"internal: bad combined schema name " + std::string(pointer)};
       const size_t k = std::stoul(std::string(pointer.substr(1, end - 1)));
       if (k >= synthetic_roots.size())
         throw SchemaError{"internal: no combined schema " + std::string(pointer)};
@@ -537,6 +538,11 @@ struct SchemaConverter::Impl {
     if (ref.empty() || ref[0] != '#')
       throw SchemaError{"only local references (\"#/...\") are supported at " + ptr + "/$ref"};
     const std::string decoded = decode_fragment(ref.substr(1));
+    // A fragment is a JSON pointer ("" or "/..."); refusing anything else also keeps callers
+    // out of the "@N" names this converter gives its own combined schemas.
+    if (!decoded.empty() && decoded[0] != '/')
+      throw SchemaError{"`$ref` fragment \"" + std::string(ref.substr(1)) +
+                        "\" is not a JSON pointer (\"#\" or \"#/...\") at " + ptr + "/$ref"};
     resolve(decoded, "$ref at " + ptr + "/$ref");
     return rule_for(decoded, mode, term, hint_for(decoded));
   }

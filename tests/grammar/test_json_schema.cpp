@@ -421,3 +421,17 @@ TEST_CASE("ai00 v1 raw values follow the schema and stop at the terminator",
   check("e", {"a<b", "c"}, {"\"c\"", "d"});
   check("o", {"{}", "{\"k\": 1}"}, {"{\"k\": \"x\"}"});
 }
+
+TEST_CASE("a $ref fragment that is not a JSON pointer is an error, never an exception",
+          "[grammar][json_schema]") {
+  // Found by fuzz_json_schema: "#@..." reached the converter's own "@N" names and threw from
+  // std::stoul.
+  for (const char* ref : {"#@/$defs/node", "#@", "#@7", "#node"}) {
+    const std::string schema =
+        std::string(R"({"$defs": {"node": {"type": "null"}}, "$ref": ")") + ref + "\"}";
+    const std::string msg = error_of(schema);
+    INFO(schema);
+    CHECK(msg.find("is not a JSON pointer") != std::string::npos);
+    CHECK(msg.find("/$ref") != std::string::npos);
+  }
+}
