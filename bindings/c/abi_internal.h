@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -72,6 +73,19 @@ std::string_view text_arg(const char* p, size_t len, const char* function, const
 // unknown, larger size means a newer header (fields this library cannot honour) and is rejected.
 void check_struct_size(uint32_t struct_size, size_t min_size, size_t max_size, const char* function,
                        const char* type);
+
+// Writes the defaults `d` of a versioned struct into the caller's *out (docs/abi.md "Versioned
+// structs"). A caller built against an older header has a shorter struct, so when out->struct_size
+// already holds a size this library knows (from `min_size`, the first published size, up to its
+// own) only that many bytes are written and struct_size keeps it; any other value (0,
+// uninitialised memory, this library's own size) means the caller's header is this one.
+template <typename T>
+void write_default(T* out, const T& d, size_t min_size) {
+  const uint32_t given = out->struct_size;
+  const size_t n = given >= min_size && given < sizeof(T) ? given : sizeof(T);
+  std::memcpy(static_cast<void*>(out), &d, n);
+  out->struct_size = static_cast<uint32_t>(n);
+}
 
 }  // namespace ai00::internal::abi
 

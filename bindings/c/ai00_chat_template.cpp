@@ -99,11 +99,12 @@ extern "C" {
 AI00_API ai00_status ai00_render_options_default(ai00_render_options* out_options) {
   try {
     require(out_options, "ai00_render_options_default", "out_options");
-    *out_options = ai00_render_options{};
-    out_options->struct_size = sizeof(ai00_render_options);
-    out_options->add_generation_prompt = 1;
-    out_options->thinking = AI00_THINKING_OFF;
-    out_options->prepend_token0 = -1;
+    ai00_render_options d{};
+    d.struct_size = sizeof(ai00_render_options);
+    d.add_generation_prompt = 1;
+    d.thinking = AI00_THINKING_OFF;
+    d.prepend_token0 = -1;
+    ai00::internal::abi::write_default(out_options, d, offsetof(ai00_render_options, reflect));
     return AI00_OK;
   } catch (...) {
     return ai00::internal::abi::handle_exception(nullptr);

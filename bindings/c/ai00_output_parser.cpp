@@ -75,9 +75,11 @@ extern "C" {
 AI00_API ai00_status ai00_parse_options_default(ai00_parse_options* out_options) {
   try {
     require(out_options, "ai00_parse_options_default", "out_options");
-    *out_options = ai00_parse_options{};
-    out_options->struct_size = sizeof(ai00_parse_options);
-    out_options->thinking = AI00_THINKING_OFF;
+    ai00_parse_options d{};
+    d.struct_size = sizeof(ai00_parse_options);
+    d.thinking = AI00_THINKING_OFF;
+    ai00::internal::abi::write_default(out_options, d,
+                                       offsetof(ai00_parse_options, id_seed) + sizeof(uint64_t));
     return AI00_OK;
   } catch (...) {
     return ai00::internal::abi::handle_exception(nullptr);
