@@ -166,7 +166,7 @@ AI00_API ai00_status ai00_chat_template_sampler_preset(ai00_sampler_params* out_
       throw ai00::internal::InvalidArgument(std::string(fn) + ": unknown preset \"" +
                                             std::string(n) + "\" (known: " + known + ")");
     }
-    ai00_sampler_params s;
+    ai00_sampler_params s{};
     const ai00_status st = ai00_sampler_params_default(&s);
     if (st != AI00_OK) return st;
     s.temperature = p->temperature;

@@ -71,7 +71,7 @@ namespace {
 using ai00::internal::abi::schema_options;
 
 grammar::ToolGrammarOptions tool_options(const ai00_tool_grammar_params* p, const char* fn) {
-  ai00_tool_grammar_params d;
+  ai00_tool_grammar_params d{};
   ai00_tool_grammar_params_default(&d);
   if (p != nullptr) {
     ai00::internal::abi::check_struct_size(p->struct_size, sizeof(ai00_tool_grammar_params),

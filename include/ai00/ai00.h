@@ -185,7 +185,9 @@ typedef struct ai00_model_params {
 } ai00_model_params;
 
 /* Fills *out_params with the defaults (struct_size set, n_threads 1, no forced ISA, no
- * vocabulary path, no progress). */
+ * vocabulary path, no progress). Set struct_size = sizeof(ai00_model_params) (or zero the
+ * struct) first: a struct_size equal to the size an older header published (24, without the
+ * progress fields) is kept and only that much is written (docs/abi.md "Versioned structs"). */
 AI00_API ai00_status ai00_model_params_default(ai00_model_params* out_params);
 
 /* ---- Limits ----------------------------------------------------------------------------------
