@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   g++ cmake make pkg-config
   libeigen3-dev libxsimd-dev libtbb-dev libsimdjson-dev libfmt-dev
-  libtomlplusplus-dev
+  libtomlplusplus-dev libcpp-httplib-dev
   catch2 libbenchmark-dev
   python3-numpy
   # bindings/go (cgo; cargo for bindings/rust comes with the machine's rustup)
