@@ -2,6 +2,7 @@
 // reads the flags, loads the model and starts serve/http_server.h; SIGINT / SIGTERM stop it.
 #include <pthread.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <thread>
@@ -77,13 +78,18 @@ int serve_command(const std::vector<std::string>& args) {
   const int port = server.bind();
   std::printf("ai00 serve: listening on http://%s:%d\n", o.host.c_str(), port);
   std::fflush(stdout);
+  std::atomic<bool> served{false};
   std::thread stopper([&] {
-    int sig = 0;
-    sigwait(&stop_signals, &sig);
-    server.stop();
+    const timespec tick{0, 200 * 1000 * 1000};
+    while (!served.load()) {
+      if (sigtimedwait(&stop_signals, nullptr, &tick) > 0) {
+        server.stop();
+        return;
+      }
+    }
   });
   server.serve();
-  pthread_kill(stopper.native_handle(), SIGTERM);  // wakes the waiter when serve() ended alone
+  served.store(true);
   stopper.join();
   return kExitOk;
 }
