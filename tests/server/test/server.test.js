@@ -5,7 +5,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { OpenAI } = require('openai');
-const { API_KEY, startServer, stopServer, health, postRaw } = require('./helpers');
+const { API_KEY, startServer, stopServer, health, postRaw } = require('../helpers');
 
 let server;
 let client;
@@ -130,6 +130,42 @@ test('tools in the KBNF spec shape with tool_choice required', async () => {
   checkWeatherCall(r.choices[0].message.tool_calls[0]);
 });
 
+test('a conversation with every role, tool calls and tool results in OpenAI shapes', async () => {
+  const messages = [
+    { role: 'developer', content: 'You are terse.' },
+    { role: 'system', content: [{ type: 'text', text: 'Answer in English.' }] },
+    { role: 'user', content: [{ type: 'text', text: 'Weather in Tokyo?' }] },
+    {
+      role: 'assistant', content: null,
+      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Tokyo","days":1}' } }],
+    },
+    { role: 'tool', tool_call_id: 'call_1', content: '{"forecast":"sunny"}' },
+  ];
+  const r = await client.chat.completions.create({
+    model: 'm', messages, tools: OPENAI_TOOLS, max_tokens: 8, seed: 4, bnf_validation: 'none',
+  });
+  assert.equal(typeof r.choices[0].message.content, 'string');
+  // Without the tool list the tool turn still renders; the library names a bad part's pointer.
+  const bad = await postRaw(server.url, '/v1/chat/completions', JSON.stringify({
+    messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'x' } }] }],
+  }));
+  assert.equal(bad.status, 400);
+  assert.equal(bad.json.error.param, '/messages/0/content/0/type');
+});
+
+test('thinking replies carry reasoning_content, streamed and not', async () => {
+  const params = { model: 'm', messages: USER, max_tokens: 20, seed: 1, thinking: 'on', chat_format: 'ai00-v1' };
+  const whole = await client.chat.completions.create(params);
+  const reasoning = whole.choices[0].message.reasoning_content;
+  assert.ok(typeof reasoning === 'string' && reasoning.length > 0);
+  let streamed = '';
+  for await (const chunk of await client.chat.completions.create({ ...params, stream: true })) {
+    const d = chunk.choices[0].delta;
+    if (d.reasoning_content) streamed += d.reasoning_content;
+  }
+  assert.equal(streamed, reasoning);
+});
+
 test('a json_schema reply parses and has the schema shape', async () => {
   const schema = {
     type: 'object',
@@ -191,6 +227,46 @@ test('closing a stream cancels its generation at once', async () => {
   assert.equal(h.cancelled, before.cancelled + 1);
   const r = await client.chat.completions.create({ model: 'm', messages: USER, max_tokens: 4 });
   assert.ok(r.choices[0].message);
+});
+
+test('a full queue is a 503 while a slot is busy', async () => {
+  const small = await startServer(['--parallel', '1', '--queue', '0']);
+  try {
+    const c = new OpenAI({ baseURL: `${small.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+    const stream = await c.chat.completions.create({ model: 'm', messages: USER, max_tokens: 4096, stream: true });
+    const it = stream[Symbol.asyncIterator]();
+    await it.next();  // the first turn holds the only slot now
+    await assert.rejects(c.chat.completions.create({ model: 'm', messages: USER, max_tokens: 4 }),
+      (e) => e.status === 503 && e.code === 'queue_full');
+    stream.controller.abort();
+    const h = await (async () => {
+      for (let i = 0; i < 100; ++i) {
+        const x = await health(small.url);
+        if (x.active_generations === 0) return x;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return health(small.url);
+    })();
+    assert.equal(h.active_generations, 0);
+    assert.equal(h.rejected, 1);
+    const r = await c.chat.completions.create({ model: 'm', messages: USER, max_tokens: 4 });
+    assert.ok(r.choices[0].message);
+  } finally {
+    assert.equal(await stopServer(small), 0);
+  }
+});
+
+test('streamed completions end with [DONE] after the finish chunk', async () => {
+  let text = '';
+  let finish = null;
+  for await (const chunk of await client.completions.create({ model: 'm', prompt: 'Hello', max_tokens: 6, seed: 2, stream: true })) {
+    assert.equal(chunk.object, 'text_completion');
+    text += chunk.choices[0].text;
+    if (chunk.choices[0].finish_reason) finish = chunk.choices[0].finish_reason;
+  }
+  const whole = await client.completions.create({ model: 'm', prompt: 'Hello', max_tokens: 6, seed: 2 });
+  assert.equal(text, whole.choices[0].text);
+  assert.equal(finish, whole.choices[0].finish_reason);
 });
 
 test('50 concurrent requests are all answered', async () => {

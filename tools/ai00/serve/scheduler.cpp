@@ -36,10 +36,13 @@ ai00::ChatTemplate GenerationScheduler::make_template(const std::string& format)
 
 void GenerationScheduler::acquire_slot() {
   std::unique_lock<std::mutex> lock(mutex_);
-  if (waiting_.size() >= limits_.queue) {
+  const bool slot_now = waiting_.empty() && stats_.active < limits_.parallel;
+  if (!slot_now && waiting_.size() >= limits_.queue) {
     ++stats_.rejected;
-    throw ApiError(503, "the server is busy: " + std::to_string(limits_.queue) +
-                            " requests are already waiting (--queue)",
+    throw ApiError(503, "the server is busy: all " + std::to_string(limits_.parallel) +
+                            " generation slots are taken and " +
+                            std::to_string(waiting_.size()) + " requests wait (--queue " +
+                            std::to_string(limits_.queue) + ")",
                    "", "server_error", "queue_full");
   }
   const uint64_t ticket = next_ticket_++;

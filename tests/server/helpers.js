@@ -9,7 +9,7 @@ const API_KEY = 'test-key-123';
 
 function sharedDir() {
   const dir = process.env.AI00_SHARED_DIR || process.env.AI00_DEFAULT_SHARED_DIR ||
-    path.join(__dirname, '..', '..', '..', '..', 'shared');
+    path.join(__dirname, '..', '..', '..', 'shared');
   if (!fs.existsSync(path.join(dir, 'models'))) throw new Error(`fixtures not found in ${dir}`);
   return dir;
 }
