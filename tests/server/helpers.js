@@ -46,10 +46,18 @@ function startServer(extraArgs = []) {
   });
 }
 
+// SIGTERM, then the exit code; a server still running 10 s later is killed and gives 'killed'.
 function stopServer(server) {
   return new Promise((resolve) => {
     if (server.process.exitCode !== null) return resolve(server.process.exitCode);
-    server.process.on('exit', (code) => resolve(code));
+    const timer = setTimeout(() => {
+      server.process.kill('SIGKILL');
+      resolve('killed');
+    }, 10000);
+    server.process.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
     server.process.kill('SIGTERM');
   });
 }

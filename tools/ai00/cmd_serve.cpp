@@ -29,6 +29,7 @@ serve::ParserSettings parser_settings(const Args& a, serve::GenerationScheduler&
   s.max_tokens_limit = static_cast<uint32_t>(a.get_int("--max-tokens-limit", 4096, 1, UINT32_MAX));
   s.default_max_tokens =
       static_cast<uint32_t>(a.get_int("--max-tokens", 256, 1, s.max_tokens_limit));
+  s.default_sampler = sampler_flags(a);
   s.preset = [&scheduler, format](const std::string& name) {
     ai00::SamplerParams p;
     try {
@@ -53,17 +54,23 @@ sigset_t block_stop_signals() {
 }
 
 int serve_command(const std::vector<std::string>& args) {
-  std::vector<std::string> flags = sampler_value_flags();
-  flags.insert(flags.end(), {"--host", "--port", "--config", "--api-key", "--format", "--parallel",
-                             "--queue", "--queue-timeout", "--max-body", "--max-tokens-limit",
-                             "--model-name"});
+  // The model and sampler flags of `ai00 generate` (the sampler ones are the defaults of every
+  // request) plus the server's own; --seed and --stop are per request only.
+  const std::vector<std::string> flags = {
+      "--model",     "--vocab",       "--threads",       "--isa",        "--preset",
+      "--sampler",   "--temperature", "--top-p",         "--top-k",      "--min-p",
+      "--presence",  "--frequency",   "--decay",         "--repetition", "--max-tokens",
+      "--host",      "--port",        "--config",        "--api-key",    "--format",
+      "--parallel",  "--queue",       "--queue-timeout", "--max-body",   "--max-tokens-limit",
+      "--model-name"};
   const Args a(args, flags, {});
   const std::string format = a.get("--format").value_or("ai00-v1");
   const std::string config = a.get("--config") ? read_text_file(*a.get("--config")) : "";
   serve::SchedulerLimits limits;
   limits.parallel = static_cast<unsigned>(a.get_int("--parallel", 4, 1, 1024));
   limits.queue = static_cast<unsigned>(a.get_int("--queue", 64, 0, 100000));
-  limits.queue_timeout = std::chrono::milliseconds(a.get_int("--queue-timeout", 120, 1, 86400) * 1000);
+  limits.queue_timeout =
+      std::chrono::milliseconds(a.get_int("--queue-timeout", 120, 1, 86400) * 1000);
   serve::ServerOptions o;
   o.host = a.get("--host").value_or("127.0.0.1");
   o.port = static_cast<int>(a.get_int("--port", 8080, 0, 65535));
@@ -102,6 +109,7 @@ AI00_COMMAND(
     "      [--format ai00-v1|goose|openchatml|ai00-v0] [--config prompts.toml] [--api-key KEY]\n"
     "      [--parallel 4] [--queue 64] [--queue-timeout 120] [--max-body 4194304]\n"
     "      [--max-tokens 256] [--max-tokens-limit 4096] [--model-name NAME]\n"
+    "      [--preset NAME] [--temperature T] [--top-p P] ... (sampler defaults, as for generate)\n"
     "      OpenAI-compatible HTTP server (docs/server.md); prints the bound address on stdout",
     serve_command);
 

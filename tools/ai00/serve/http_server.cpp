@@ -76,7 +76,8 @@ void HttpServer::install_routes() {
     return Server::HandlerResponse::Handled;
   });
   server_.Get("/health", [this](const httplib::Request&, httplib::Response& res) { health(res); });
-  server_.Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) { models(res); });
+  server_.Get("/v1/models",
+              [this](const httplib::Request&, httplib::Response& res) { models(res); });
   server_.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
     generate(req, res, true);
   });
@@ -113,27 +114,23 @@ void HttpServer::generate(const httplib::Request& req, httplib::Response& res, b
 
 void HttpServer::health(httplib::Response& res) const {
   const SchedulerStats s = scheduler_.stats();
-  const Json body = {{"status", "ok"},
-                     {"active_generations", s.active},
-                     {"queued", s.queued},
-                     {"completed", s.completed},
-                     {"cancelled", s.cancelled},
-                     {"rejected", s.rejected}};
+  const Json body = {{"status", "ok"},           {"active_generations", s.active},
+                     {"queued", s.queued},       {"completed", s.completed},
+                     {"cancelled", s.cancelled}, {"rejected", s.rejected}};
   res.set_content(body.dump(), "application/json");
 }
 
 void HttpServer::models(httplib::Response& res) const {
-  const Json model = {{"id", settings_.model_name}, {"object", "model"}, {"created", 0},
-                      {"owned_by", "ai00"}};
+  const Json model = {
+      {"id", settings_.model_name}, {"object", "model"}, {"created", 0}, {"owned_by", "ai00"}};
   res.set_content(Json{{"object", "list"}, {"data", Json::array({model})}}.dump(),
                   "application/json");
 }
 
 int HttpServer::bind() {
-  const int port = options_.port == 0 ? server_.bind_to_any_port(options_.host)
-                                      : (server_.bind_to_port(options_.host, options_.port)
-                                             ? options_.port
-                                             : -1);
+  const int port = options_.port == 0
+                       ? server_.bind_to_any_port(options_.host)
+                       : (server_.bind_to_port(options_.host, options_.port) ? options_.port : -1);
   if (port < 0)
     throw std::runtime_error("cannot listen on " + options_.host + ":" +
                              std::to_string(options_.port));

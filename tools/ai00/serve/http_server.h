@@ -19,8 +19,8 @@ namespace ai00::serve {
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
-  int port = 8080;            // 0: any free port (the bound one is printed)
-  std::string api_key;        // "" = no authentication
+  int port = 8080;      // 0: any free port (the bound one is printed)
+  std::string api_key;  // "" = no authentication
   size_t max_body_bytes = 4u << 20;
   unsigned http_threads = 8;  // httplib worker threads
 };

@@ -52,9 +52,8 @@ Json parse_body(const std::string& body) {
     std::string what = e.what();
     const size_t at = what.find("] ");
     if (at != std::string::npos) what = what.substr(at + 2);
-    throw ApiError(400, "request body is not valid JSON (byte " + std::to_string(e.byte) +
-                            "): " + what,
-                   "");
+    throw ApiError(
+        400, "request body is not valid JSON (byte " + std::to_string(e.byte) + "): " + what, "");
   }
 }
 
@@ -81,24 +80,21 @@ const Json& ObjectReader::require(const std::string& key) {
 std::optional<std::string> ObjectReader::string(const std::string& key) {
   const Json* v = find(key);
   if (v == nullptr) return std::nullopt;
-  if (!v->is_string())
-    throw field_error(at(key), "expected a string, got " + json_type_name(*v));
+  if (!v->is_string()) throw field_error(at(key), "expected a string, got " + json_type_name(*v));
   return v->get<std::string>();
 }
 
 std::optional<bool> ObjectReader::boolean(const std::string& key) {
   const Json* v = find(key);
   if (v == nullptr) return std::nullopt;
-  if (!v->is_boolean())
-    throw field_error(at(key), "expected a boolean, got " + json_type_name(*v));
+  if (!v->is_boolean()) throw field_error(at(key), "expected a boolean, got " + json_type_name(*v));
   return v->get<bool>();
 }
 
 std::optional<double> ObjectReader::number(const std::string& key, double min, double max) {
   const Json* v = find(key);
   if (v == nullptr) return std::nullopt;
-  if (!v->is_number())
-    throw field_error(at(key), "expected a number, got " + json_type_name(*v));
+  if (!v->is_number()) throw field_error(at(key), "expected a number, got " + json_type_name(*v));
   const double x = v->get<double>();
   if (!std::isfinite(x) || x < min || x > max)
     throw field_error(at(key), "must be in [" + Json(min).dump() + ", " + Json(max).dump() +
@@ -110,10 +106,10 @@ std::optional<long long> ObjectReader::integer(const std::string& key, long long
                                                long long max) {
   const Json* v = find(key);
   if (v == nullptr) return std::nullopt;
-  if (!v->is_number_integer())
-    throw field_error(at(key), "expected an integer, got " + v->dump());
+  if (!v->is_number_integer()) throw field_error(at(key), "expected an integer, got " + v->dump());
   // number_unsigned above LLONG_MAX reads as negative: compare as unsigned first.
-  if (v->is_number_unsigned() && v->get<unsigned long long>() > static_cast<unsigned long long>(max))
+  if (v->is_number_unsigned() &&
+      v->get<unsigned long long>() > static_cast<unsigned long long>(max))
     throw field_error(at(key), "must be in [" + std::to_string(min) + ", " + std::to_string(max) +
                                    "], got " + v->dump());
   const long long x = v->get<long long>();

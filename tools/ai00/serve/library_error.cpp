@@ -21,7 +21,11 @@ bool is_input_error(ai00_status s) {
 
 ApiError library_error(const ai00::Error& e, const std::string& fallback_param) {
   const std::string what = e.what();
-  if (!is_input_error(e.status()))
+  // Parameter structs are filled by the server from checked fields: a complaint about them is
+  // the server's fault, not the request's.
+  const bool params_fault = what.find("ai00_sampler_params") != std::string::npos ||
+                            what.find("ai00_generate_params") != std::string::npos;
+  if (!is_input_error(e.status()) || params_fault)
     return ApiError(500, what, "", "server_error", ai00_status_string(e.status()));
   std::string param = fallback_param;
   if (auto p = pointer_after(what, "conversation"); !p.empty())

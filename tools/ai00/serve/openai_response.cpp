@@ -108,7 +108,8 @@ std::string ChunkBuilder::role_chunk() const {
 std::vector<std::string> ChunkBuilder::delta_chunks(const ai00::Delta& d) const {
   std::vector<std::string> out;
   if (!meta_.chat) {
-    if (d.kind == ai00::DeltaKind::text && !d.text.empty()) out.push_back(chunk(dump(d.text), nullptr));
+    if (d.kind == ai00::DeltaKind::text && !d.text.empty())
+      out.push_back(chunk(dump(d.text), nullptr));
     return out;
   }
   switch (d.kind) {
@@ -116,8 +117,7 @@ std::vector<std::string> ChunkBuilder::delta_chunks(const ai00::Delta& d) const 
       if (!d.text.empty()) out.push_back(chunk(dump(Json{{"content", d.text}}), nullptr));
       break;
     case ai00::DeltaKind::reasoning:
-      if (!d.text.empty())
-        out.push_back(chunk(dump(Json{{"reasoning_content", d.text}}), nullptr));
+      if (!d.text.empty()) out.push_back(chunk(dump(Json{{"reasoning_content", d.text}}), nullptr));
       break;
     case ai00::DeltaKind::tool_call: {
       if (!d.valid) {  // a malformed call is text (ai00::accumulate does the same)

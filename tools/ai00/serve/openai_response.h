@@ -17,7 +17,7 @@ struct ResponseMeta {
   std::string id;       // "chatcmpl-<hex>" or "cmpl-<hex>"
   int64_t created = 0;  // Unix seconds
   std::string model;
-  bool chat = true;     // chat.completion(.chunk) or text_completion
+  bool chat = true;  // chat.completion(.chunk) or text_completion
 };
 
 ResponseMeta make_meta(bool chat, const std::string& model);

@@ -21,27 +21,27 @@ enum class ConstraintKind {
 
 struct Constraint {
   ConstraintKind kind = ConstraintKind::none;
-  std::string text;        // KBNF or JSON Schema text
-  std::string param;       // JSON pointer of the field it came from, for errors
-  std::string forced_tool; // tool_call: the function name, "" = any of the tools
+  std::string text;         // KBNF or JSON Schema text
+  std::string param;        // JSON pointer of the field it came from, for errors
+  std::string forced_tool;  // tool_call: the function name, "" = any of the tools
 };
 
 struct GenerationRequest {
-  bool chat = true;                // /v1/chat/completions (else /v1/completions: raw prompt)
-  std::string model_name;          // echoed in responses ("model")
+  bool chat = true;        // /v1/chat/completions (else /v1/completions: raw prompt)
+  std::string model_name;  // echoed in responses ("model")
   bool stream = false;
-  bool include_usage = false;      // stream_options.include_usage
+  bool include_usage = false;  // stream_options.include_usage
 
   // chat: the library's message JSON (seed 004, OpenAI shapes accepted) and tool list.
   std::string messages_json;
-  std::string tools_json;          // "" = no tools
+  std::string tools_json;           // "" = no tools
   bool parallel_tool_calls = true;  // false: a forced tool call is one call
-  std::string chat_format;         // "ai00-v1", "goose", ... (extension field `chat_format`)
+  std::string chat_format;          // "ai00-v1", "goose", ... (extension field `chat_format`)
   ai00_thinking thinking = AI00_THINKING_OFF;
   // raw: the prompt text.
   std::string prompt;
 
-  ai00::GenerateOptions options;   // sampler, max_tokens, seed, stops, grammar_mode
+  ai00::GenerateOptions options;  // sampler, max_tokens, seed, stops, grammar_mode
   Constraint constraint;
 };
 

@@ -52,8 +52,9 @@ void read_response_format(ObjectReader& r, GenerationRequest& out) {
     set_constraint(out, {ConstraintKind::json_schema, schema.dump(), js.at("schema"), ""});
     js.reject_unknown();
   } else if (type != "text") {
-    throw field_error(f.at("type"), "expected \"text\", \"json_object\" or \"json_schema\", got \"" +
-                                        type + "\"");
+    throw field_error(
+        f.at("type"),
+        "expected \"text\", \"json_object\" or \"json_schema\", got \"" + type + "\"");
   }
   f.reject_unknown();
 }
@@ -77,8 +78,8 @@ void read_tool_choice(ObjectReader& r, GenerationRequest& out) {
       return;
     }
     if (v != "required")
-      throw field_error(at, "expected \"auto\", \"none\", \"required\" or a function, got \"" +
-                                v + "\"");
+      throw field_error(
+          at, "expected \"auto\", \"none\", \"required\" or a function, got \"" + v + "\"");
     if (out.tools_json.empty()) throw field_error(at, "\"required\" needs /tools");
     set_constraint(out, {ConstraintKind::tool_call, "", at, ""});
     return;

@@ -7,7 +7,7 @@
 namespace ai00::serve {
 
 void read_sampling(ObjectReader& r, const ParserSettings& s, ai00::GenerateOptions& out) {
-  ai00::SamplerParams p;
+  ai00::SamplerParams p = s.default_sampler;
   if (auto preset = r.string("preset")) p = s.preset(*preset);
   // Ranges are the library's (ai00.h "Sampler"), which contain OpenAI's.
   auto set = [&](const char* key, float& field, double lo, double hi) {
@@ -25,8 +25,7 @@ void read_sampling(ObjectReader& r, const ParserSettings& s, ai00::GenerateOptio
     throw field_error(r.at("logit_bias"),
                       "is not supported (OpenAI token ids do not name this model's tokens)");
   out.sampler = p;
-  if (auto seed = r.integer("seed", LLONG_MIN, LLONG_MAX))
-    out.seed = static_cast<uint64_t>(*seed);
+  if (auto seed = r.integer("seed", LLONG_MIN, LLONG_MAX)) out.seed = static_cast<uint64_t>(*seed);
   auto a = r.integer("max_tokens", 1, s.max_tokens_limit);
   auto b = r.integer("max_completion_tokens", 1, s.max_tokens_limit);
   if (a && b && *a != *b)
@@ -126,9 +125,9 @@ void read_thinking(ObjectReader& r, GenerationRequest& out) {
     } else if (t->is_string() && *t == "a-lot") {
       out.thinking = AI00_THINKING_A_LOT;
     } else {
-      throw field_error(r.at("thinking"),
-                        "expected true, false, \"off\", \"on\", \"a-bit\" or \"a-lot\", got " +
-                            t->dump());
+      throw field_error(
+          r.at("thinking"),
+          "expected true, false, \"off\", \"on\", \"a-bit\" or \"a-lot\", got " + t->dump());
     }
   }
   if (auto e = r.string("reasoning_effort")) {
@@ -141,8 +140,9 @@ void read_thinking(ObjectReader& r, GenerationRequest& out) {
     else if (*e == "high")
       out.thinking = AI00_THINKING_A_LOT;
     else
-      throw field_error(r.at("reasoning_effort"),
-                        "expected \"minimal\", \"low\", \"medium\" or \"high\", got \"" + *e + "\"");
+      throw field_error(
+          r.at("reasoning_effort"),
+          "expected \"minimal\", \"low\", \"medium\" or \"high\", got \"" + *e + "\"");
   }
 }
 

@@ -39,10 +39,10 @@ void GenerationScheduler::acquire_slot() {
   const bool slot_now = waiting_.empty() && stats_.active < limits_.parallel;
   if (!slot_now && waiting_.size() >= limits_.queue) {
     ++stats_.rejected;
-    throw ApiError(503, "the server is busy: all " + std::to_string(limits_.parallel) +
-                            " generation slots are taken and " +
-                            std::to_string(waiting_.size()) + " requests wait (--queue " +
-                            std::to_string(limits_.queue) + ")",
+    throw ApiError(503,
+                   "the server is busy: all " + std::to_string(limits_.parallel) +
+                       " generation slots are taken and " + std::to_string(waiting_.size()) +
+                       " requests wait (--queue " + std::to_string(limits_.queue) + ")",
                    "", "server_error", "queue_full");
   }
   const uint64_t ticket = next_ticket_++;
@@ -57,8 +57,8 @@ void GenerationScheduler::acquire_slot() {
     stats_.queued = static_cast<unsigned>(waiting_.size());
     ++stats_.rejected;
     slot_free_.notify_all();  // the next ticket may head the line now
-    throw ApiError(503, "the server is busy: no generation slot became free in time",
-                   "", "server_error", "queue_timeout");
+    throw ApiError(503, "the server is busy: no generation slot became free in time", "",
+                   "server_error", "queue_timeout");
   }
   waiting_.pop_front();
   stats_.queued = static_cast<unsigned>(waiting_.size());
@@ -125,9 +125,9 @@ std::optional<ai00::Grammar> constraint_grammar(const ai00::Model& model,
       }
       case ConstraintKind::tool_call:
         return ai00::Grammar::kbnf(
-            model, forced_tool_grammar(*tmpl, req.tools_json,
-                                       tool_position(req.tools_json, c.forced_tool),
-                                       !req.parallel_tool_calls, c.param));
+            model,
+            forced_tool_grammar(*tmpl, req.tools_json, tool_position(req.tools_json, c.forced_tool),
+                                !req.parallel_tool_calls, c.param));
     }
   } catch (const ai00::Error& e) {
     throw library_error(e, c.param);
@@ -163,9 +163,10 @@ void GenerationScheduler::build_turn(Turn& turn, const GenerationRequest& req) {
   try {
     // The prompt is rendered once here to count its tokens for `usage` (the generator renders
     // it again; rendering is cheap next to the prefill).
-    turn.prompt_tokens_ = model_.tokenize(tmpl->render_json(req.messages_json, render).prompt).size();
-    turn.generator_ = std::make_unique<ai00::Generator>(ai00::Generator::chat_json(
-        model_, turn.state_, *tmpl, req.messages_json, render, options));
+    turn.prompt_tokens_ =
+        model_.tokenize(tmpl->render_json(req.messages_json, render).prompt).size();
+    turn.generator_ = std::make_unique<ai00::Generator>(
+        ai00::Generator::chat_json(model_, turn.state_, *tmpl, req.messages_json, render, options));
   } catch (const ai00::Error& e) {
     throw library_error(e, "/messages");
   }

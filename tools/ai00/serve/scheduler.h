@@ -28,8 +28,8 @@
 namespace ai00::serve {
 
 struct SchedulerLimits {
-  unsigned parallel = 4;                       // turns generating at once (--parallel)
-  unsigned queue = 64;                         // requests waiting for a slot (--queue)
+  unsigned parallel = 4;                            // turns generating at once (--parallel)
+  unsigned queue = 64;                              // requests waiting for a slot (--queue)
   std::chrono::milliseconds queue_timeout{120000};  // longest wait for a slot (then 503)
 };
 

@@ -24,7 +24,8 @@ bool run_streamed(Turn& turn, const ChunkBuilder& chunks, bool include_usage,
   if (r.finish == ai00::FinishReason::cancelled) return false;
   if (r.finish == ai00::FinishReason::error) {
     // The status line has gone out already: the error travels as an event, as OpenAI does.
-    if (!send_event(sink, ApiError(500, "generation failed: " + r.error, "", "server_error").body()))
+    if (!send_event(sink,
+                    ApiError(500, "generation failed: " + r.error, "", "server_error").body()))
       return false;
   } else if (!send_event(sink, chunks.finish_chunk(r.finish))) {
     return false;
@@ -40,8 +41,7 @@ void stream_turn(httplib::Response& res, std::shared_ptr<Turn> turn, ChunkBuilde
                  bool include_usage) {
   res.set_header("Cache-Control", "no-cache");
   res.set_chunked_content_provider(
-      "text/event-stream",
-      [turn, chunks, include_usage](size_t, httplib::DataSink& sink) {
+      "text/event-stream", [turn, chunks, include_usage](size_t, httplib::DataSink& sink) {
         const std::string role = chunks.role_chunk();
         const bool ok = (role.empty() || send_event(sink, role)) &&
                         run_streamed(*turn, chunks, include_usage, sink);
