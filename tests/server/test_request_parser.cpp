@@ -1,4 +1,4 @@
-// tools/ai00/serve/request_parser: request bodies -> GenerationRequest, and the JSON pointer of
+// tools/ai00/serve/request_parser.cpp: request bodies -> GenerationRequest, and the JSON pointer of
 // every refusal (the HTTP-level cases run in tests/server/test/server.test.js).
 #include <catch2/catch.hpp>
 #include <string>

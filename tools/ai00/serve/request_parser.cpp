@@ -12,7 +12,7 @@ const std::set<std::string> kIgnoredFields = {"user", "store", "metadata", "serv
 
 // Fields with no counterpart in the library: a 400 when set to anything but their default.
 void refuse_unsupported(ObjectReader& r) {
-  if (auto n = r.integer("n", 1, 1)) (void)n;  // only one choice per request
+  r.integer("n", 1, 1);  // one choice per request: any other count is a 400
   if (auto lp = r.boolean("logprobs"); lp && *lp)
     throw field_error(r.at("logprobs"), "log probabilities are not supported");
   if (r.find("top_logprobs"))

@@ -60,8 +60,6 @@ class Turn {
 
   // Runs the turn to its end, handing every delta to `on_delta` (the last is the finish).
   TurnResult run(const DeltaSink& on_delta);
-  // Any thread: stop before the next token.
-  void cancel() noexcept { generator_->cancel(); }
 
  private:
   friend class GenerationScheduler;
