@@ -1,5 +1,6 @@
 #include "http_server.h"
 
+#include <cstdio>
 #include <memory>
 #include <stdexcept>
 
@@ -86,6 +87,10 @@ void HttpServer::install_routes() {
   });
   server_.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (res.body.empty()) send_error(res, status_error(res.status));
+  });
+  // One line per request on stderr (stdout carries only the bound address).
+  server_.set_logger([](const httplib::Request& req, const httplib::Response& res) {
+    std::fprintf(stderr, "%s %s %d\n", req.method.c_str(), req.path.c_str(), res.status);
   });
   server_.set_exception_handler(
       [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
