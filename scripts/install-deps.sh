@@ -7,6 +7,8 @@ packages=(
   g++ cmake make pkg-config
   libeigen3-dev libxsimd-dev libtbb-dev libsimdjson-dev libfmt-dev
   libtomlplusplus-dev
+  # ai00 serve: HTTP (cpp-httplib) and request bodies (nlohmann-json), docs/server.md
+  libcpp-httplib-dev nlohmann-json3-dev
   catch2 libbenchmark-dev
   python3-numpy
   # bindings/go (cgo; cargo for bindings/rust comes with the machine's rustup)

@@ -1,0 +1,147 @@
+#include "http_server.h"
+
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+
+#include "api_error.h"
+#include "json_reader.h"
+#include "openai_response.h"
+#include "sse_stream.h"
+
+namespace ai00::serve {
+namespace {
+
+void send_error(httplib::Response& res, const ApiError& e) {
+  res.status = e.http_status();
+  res.set_content(e.body(), "application/json");
+}
+
+// Runs a handler; whatever it throws becomes an error response (the server never dies on a
+// request).
+template <typename F>
+void guarded(httplib::Response& res, F&& f) {
+  try {
+    f();
+  } catch (const ApiError& e) {
+    send_error(res, e);
+  } catch (const ai00::Error& e) {
+    send_error(res, ApiError(500, e.what(), "", "server_error"));
+  } catch (const std::bad_alloc&) {
+    send_error(res, ApiError(503, "out of memory", "", "server_error"));
+  } catch (const std::exception& e) {
+    send_error(res, ApiError(500, e.what(), "", "server_error"));
+  }
+}
+
+// A status httplib produced itself (404, 413, ...) in OpenAI's shape.
+ApiError status_error(int status) {
+  switch (status) {
+    case 404:
+      return ApiError(404, "no such route", "", "invalid_request_error", "not_found");
+    case 405:
+      return ApiError(405, "method not allowed", "", "invalid_request_error");
+    case 413:
+      return ApiError(413, "request body over the size limit (--max-body)", "",
+                      "invalid_request_error", "body_too_large");
+    default:
+      return ApiError(status, "HTTP error " + std::to_string(status), "",
+                      status >= 500 ? "server_error" : "invalid_request_error");
+  }
+}
+
+}  // namespace
+
+HttpServer::HttpServer(GenerationScheduler& scheduler, ParserSettings settings,
+                       ServerOptions options)
+    : scheduler_(scheduler), settings_(std::move(settings)), options_(std::move(options)) {
+  const unsigned threads = options_.http_threads;
+  server_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  server_.set_payload_max_length(options_.max_body_bytes);
+  install_routes();
+}
+
+bool HttpServer::authorized(const httplib::Request& req, httplib::Response& res) const {
+  if (options_.api_key.empty()) return true;
+  if (req.get_header_value("Authorization") == "Bearer " + options_.api_key) return true;
+  send_error(res, ApiError(401, "invalid or missing API key (Authorization: Bearer KEY)", "",
+                           "invalid_request_error", "invalid_api_key"));
+  return false;
+}
+
+void HttpServer::install_routes() {
+  using httplib::Server;
+  server_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    // /health stays open so a supervisor can probe without the key.
+    if (req.path == "/health" || authorized(req, res)) return Server::HandlerResponse::Unhandled;
+    return Server::HandlerResponse::Handled;
+  });
+  server_.Get("/health", [this](const httplib::Request&, httplib::Response& res) { health(res); });
+  server_.Get("/v1/models",
+              [this](const httplib::Request&, httplib::Response& res) { models(res); });
+  server_.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
+    generate(req, res, true);
+  });
+  server_.Post("/v1/completions", [this](const httplib::Request& req, httplib::Response& res) {
+    generate(req, res, false);
+  });
+  server_.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+    if (res.body.empty()) send_error(res, status_error(res.status));
+  });
+  // One line per request on stderr (stdout carries only the bound address).
+  server_.set_logger([](const httplib::Request& req, const httplib::Response& res) {
+    std::fprintf(stderr, "%s %s %d\n", req.method.c_str(), req.path.c_str(), res.status);
+  });
+  server_.set_exception_handler(
+      [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+        send_error(res, ApiError(500, "internal error", "", "server_error"));
+      });
+}
+
+void HttpServer::generate(const httplib::Request& req, httplib::Response& res, bool chat) {
+  guarded(res, [&] {
+    const GenerationRequest request = chat ? parse_chat_request(req.body, settings_)
+                                           : parse_completion_request(req.body, settings_);
+    std::shared_ptr<Turn> turn = scheduler_.submit(request);
+    const ResponseMeta meta = make_meta(chat, request.model_name);
+    if (request.stream) {
+      stream_turn(res, std::move(turn), ChunkBuilder(meta, request.include_usage),
+                  request.include_usage);
+      return;
+    }
+    const TurnResult result = turn->run({});
+    turn.reset();  // free the slot before writing the response
+    if (result.finish == ai00::FinishReason::error)
+      throw ApiError(500, "generation failed: " + result.error, "", "server_error");
+    res.set_content(completion_json(meta, result), "application/json");
+  });
+}
+
+void HttpServer::health(httplib::Response& res) const {
+  const SchedulerStats s = scheduler_.stats();
+  const Json body = {{"status", "ok"},           {"active_generations", s.active},
+                     {"queued", s.queued},       {"completed", s.completed},
+                     {"cancelled", s.cancelled}, {"rejected", s.rejected}};
+  res.set_content(body.dump(), "application/json");
+}
+
+void HttpServer::models(httplib::Response& res) const {
+  const Json model = {
+      {"id", settings_.model_name}, {"object", "model"}, {"created", 0}, {"owned_by", "ai00"}};
+  res.set_content(Json{{"object", "list"}, {"data", Json::array({model})}}.dump(),
+                  "application/json");
+}
+
+int HttpServer::bind() {
+  const int port = options_.port == 0
+                       ? server_.bind_to_any_port(options_.host)
+                       : (server_.bind_to_port(options_.host, options_.port) ? options_.port : -1);
+  if (port < 0)
+    throw std::runtime_error("cannot listen on " + options_.host + ":" +
+                             std::to_string(options_.port));
+  return port;
+}
+
+void HttpServer::serve() { server_.listen_after_bind(); }
+
+}  // namespace ai00::serve

@@ -1,0 +1,175 @@
+#include "scheduler.h"
+
+#include <algorithm>
+
+#include "api_error.h"
+#include "forced_tool_grammar.h"
+#include "json_reader.h"
+#include "library_error.h"
+
+namespace ai00::serve {
+
+Turn::~Turn() {
+  generator_.reset();  // before the State it borrows
+  owner_.release_slot(outcome_);
+}
+
+TurnResult Turn::run(const DeltaSink& on_delta) {
+  TurnResult r;
+  r.finish = generator_->run(on_delta);
+  outcome_ = r.finish == ai00::FinishReason::cancelled ? Outcome::cancelled : Outcome::completed;
+  r.message = generator_->message();
+  r.prompt_tokens = prompt_tokens_;
+  r.completion_tokens = generator_->tokens().size();
+  if (r.finish == ai00::FinishReason::error) r.error = generator_->error_message();
+  return r;
+}
+
+GenerationScheduler::GenerationScheduler(ai00::Model model, std::string config_toml,
+                                         SchedulerLimits limits)
+    : model_(std::move(model)), config_toml_(std::move(config_toml)), limits_(limits) {}
+
+ai00::ChatTemplate GenerationScheduler::make_template(const std::string& format) const {
+  if (config_toml_.empty()) return ai00::ChatTemplate(format);
+  return ai00::ChatTemplate::with_config(format, config_toml_);
+}
+
+void GenerationScheduler::acquire_slot() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  const bool slot_now = waiting_.empty() && stats_.active < limits_.parallel;
+  if (!slot_now && waiting_.size() >= limits_.queue) {
+    ++stats_.rejected;
+    throw ApiError(503,
+                   "the server is busy: all " + std::to_string(limits_.parallel) +
+                       " generation slots are taken and " + std::to_string(waiting_.size()) +
+                       " requests wait (--queue " + std::to_string(limits_.queue) + ")",
+                   "", "server_error", "queue_full");
+  }
+  const uint64_t ticket = next_ticket_++;
+  waiting_.push_back(ticket);
+  stats_.queued = static_cast<unsigned>(waiting_.size());
+  // First come, first served: a ticket proceeds when it heads the line and a slot is free.
+  const bool got = slot_free_.wait_for(lock, limits_.queue_timeout, [&] {
+    return waiting_.front() == ticket && stats_.active < limits_.parallel;
+  });
+  if (!got) {
+    waiting_.erase(std::find(waiting_.begin(), waiting_.end(), ticket));
+    stats_.queued = static_cast<unsigned>(waiting_.size());
+    ++stats_.rejected;
+    slot_free_.notify_all();  // the next ticket may head the line now
+    throw ApiError(503, "the server is busy: no generation slot became free in time", "",
+                   "server_error", "queue_timeout");
+  }
+  waiting_.pop_front();
+  stats_.queued = static_cast<unsigned>(waiting_.size());
+  ++stats_.active;
+  slot_free_.notify_all();
+}
+
+void GenerationScheduler::release_slot(Turn::Outcome outcome) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  --stats_.active;
+  if (outcome == Turn::Outcome::completed) ++stats_.completed;
+  if (outcome == Turn::Outcome::cancelled) ++stats_.cancelled;
+  slot_free_.notify_all();
+}
+
+SchedulerStats GenerationScheduler::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+std::unique_ptr<Turn> GenerationScheduler::submit(const GenerationRequest& request) {
+  acquire_slot();
+  std::unique_ptr<Turn> turn;
+  try {
+    turn.reset(new Turn(*this, ai00::State(model_)));
+  } catch (...) {
+    release_slot(Turn::Outcome::not_run);
+    throw;
+  }
+  build_turn(*turn, request);  // a throw destroys the Turn, which frees the slot
+  return turn;
+}
+
+namespace {
+
+int tool_position(const std::string& tools_json, const std::string& name) {
+  if (name.empty()) return -1;
+  int i = 0;
+  for (const auto& t : Json::parse(tools_json)) {
+    if (t.value("name", "") == name) return i;
+    ++i;
+  }
+  return -1;
+}
+
+// The compiled grammar of the request's constraint, if any.
+std::optional<ai00::Grammar> constraint_grammar(const ai00::Model& model,
+                                                const ai00::ChatTemplate* tmpl,
+                                                const GenerationRequest& req) {
+  const Constraint& c = req.constraint;
+  try {
+    switch (c.kind) {
+      case ConstraintKind::none:
+        return std::nullopt;
+      case ConstraintKind::kbnf:
+        return ai00::Grammar::kbnf(model, c.text);
+      case ConstraintKind::json_schema: {
+        // The compact canonical layout: a generated value has no run of whitespace to get lost in.
+        ai00_schema_options o;
+        ai00::detail::check(ai00_schema_options_default(&o));
+        o.flexible_whitespace = 0;
+        o.compact = 1;
+        return ai00::Grammar::json_schema(model, c.text, &o);
+      }
+      case ConstraintKind::tool_call:
+        return ai00::Grammar::kbnf(
+            model,
+            forced_tool_grammar(*tmpl, req.tools_json, tool_position(req.tools_json, c.forced_tool),
+                                !req.parallel_tool_calls, c.param));
+    }
+  } catch (const ai00::Error& e) {
+    throw library_error(e, c.param);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void GenerationScheduler::build_turn(Turn& turn, const GenerationRequest& req) {
+  ai00::GenerateOptions options = req.options;
+  if (!req.chat) {
+    options.grammar = constraint_grammar(model_, nullptr, req);
+    try {
+      turn.prompt_tokens_ = model_.tokenize(req.prompt).size();
+      turn.generator_ = std::make_unique<ai00::Generator>(
+          ai00::Generator::raw(model_, turn.state_, req.prompt, options));
+    } catch (const ai00::Error& e) {
+      throw library_error(e, "/prompt");
+    }
+    return;
+  }
+  std::optional<ai00::ChatTemplate> tmpl;
+  try {
+    tmpl.emplace(make_template(req.chat_format));
+  } catch (const ai00::Error& e) {
+    throw library_error(e, "/chat_format");
+  }
+  options.grammar = constraint_grammar(model_, &*tmpl, req);
+  ai00::RenderOptions render;
+  render.thinking = req.thinking;
+  render.tools_json = req.tools_json;
+  try {
+    // The prompt is rendered once here to count its tokens for `usage` (the generator renders
+    // it again; rendering is cheap next to the prefill).
+    turn.prompt_tokens_ =
+        model_.tokenize(tmpl->render_json(req.messages_json, render).prompt).size();
+    turn.generator_ = std::make_unique<ai00::Generator>(
+        ai00::Generator::chat_json(model_, turn.state_, *tmpl, req.messages_json, render, options));
+  } catch (const ai00::Error& e) {
+    throw library_error(e, "/messages");
+  }
+}
+
+}  // namespace ai00::serve

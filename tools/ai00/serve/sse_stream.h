@@ -1,0 +1,20 @@
+// Server-sent events for a streamed completion: "data: <chunk JSON>\n\n" per chunk, then
+// "data: [DONE]\n\n", through httplib's chunked content provider. The provider runs the turn on
+// the HTTP worker thread; a write that fails (the client went away) makes the delta sink return
+// false, which cancels the generation before its next token (docs/server.md "Cancellation").
+#pragma once
+
+#include <httplib.h>
+
+#include <memory>
+
+#include "openai_response.h"
+#include "scheduler.h"
+
+namespace ai00::serve {
+
+// Sets `res` up to stream `turn` (which it owns from now on) as OpenAI chunks.
+void stream_turn(httplib::Response& res, std::shared_ptr<Turn> turn, ChunkBuilder chunks,
+                 bool include_usage);
+
+}  // namespace ai00::serve
