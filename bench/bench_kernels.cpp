@@ -427,7 +427,7 @@ void register_all() {
     for (DType t : types) {
       std::vector<Path> paths = {Path::F32Act};
       if (ai00::internal::cpu::matmul_q8_supports(t)) paths.push_back(Path::I8);
-      if (k->pack_q8 != nullptr && (t == DType::Q8_0 || t == DType::Q4_0)) {
+      if (k->pack_q8 != nullptr && (t == DType::Q8_0 || t == DType::Q4_0 || t == DType::Q4_1)) {
         paths.push_back(Path::I8Packed);
       }
       if (t == DType::BF16 && k->matmul_bf16 != nullptr) paths.push_back(Path::Bf16Dot);

@@ -125,19 +125,22 @@ struct MatmulQ8Args {
   int64_t packed_rows = 0;
 };
 
-// The row-interleaved ("packed") layout of pack_q8, Q8_0 and Q4_0 only: the same bytes as the
+// The row-interleaved ("packed") layout of pack_q8, Q8_0, Q4_0 and Q4_1: the same bytes as the
 // plain matrix, rearranged in place group by group. Group g = rows [16 g, 16 g + 16) occupies
 // the same 16 * row_bytes bytes as before, as nblk group-blocks of 16 * block bytes; group-block
-// b holds the 16 rows' f16 scales (32 bytes), then the codes of block b with lanes = rows: 64
-// bytes per 4 columns (row i's 4 bytes at 4 i), so one vpdpbusd multiplies 16 rows by 4 columns
-// of one activation (broadcast):
+// b holds the 16 rows' f16 scales (32 bytes; Q4_1: then their 16 f16 mins), then the codes of
+// block b with lanes = rows: 64 bytes per 4 columns (row i's 4 bytes at 4 i), so one vpdpbusd
+// multiplies 16 rows by 4 columns of one activation (broadcast):
 //   Q8_0: 8 x 64 bytes, columns 4k..4k+3 in k-th, each code XOR 0x80 (unsigned c + 128; the
 //         kernel subtracts 128 * sum(q) in integers);
-//   Q4_0: 4 x 64 bytes, the stored bytes qs[4k..4k+3] of each row: low nibbles are columns
-//         4k..4k+3, high nibbles 16+4k..16+4k+3 (offset 8: the kernel subtracts 8 * sum(q)).
+//   Q4_0, Q4_1: 4 x 64 bytes, the stored bytes qs[4k..4k+3] of each row: low nibbles are
+//         columns 4k..4k+3, high nibbles 16+4k..16+4k+3 (Q4_0's offset 8: the kernel subtracts
+//         8 * sum(q); Q4_1 adds m * s in a second chain, as in the plain kernels).
 // Per (row, token) the packed kernel forms the exact integer block sum and then
 //   acc = fma(dw * d, float(isum), acc), block by block in column order
 // (the scalar reference's order), so a row's result does not depend on its group, range or T.
+// Only the table that packed a matrix reads it, and only through matmul_q8: matmul (fp32
+// activations) and the other tables read the plain layout.
 // Rows past the last whole group stay plain and run the plain kernel.
 constexpr int64_t kQ8PackRows = 16;
 

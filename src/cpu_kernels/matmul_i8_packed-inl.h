@@ -20,9 +20,14 @@
 template <DType kT>
 struct Q8Pack {
   static constexpr bool kQ8 = kT == DType::Q8_0;
-  static constexpr size_t kBlk = kQ8 ? quant::kQ8_0Bytes : quant::kQ4_0Bytes;  // per row
-  static constexpr size_t kGroupBlk = kQ8PackRows * kBlk;                       // 544 or 288
-  static constexpr int kShift = kQ8 ? 7 : 3;  // subtract (sum q) << kShift: 128 or 8
+  static constexpr bool kMin = kT == DType::Q4_1;
+  static constexpr size_t kBlk = kQ8    ? quant::kQ8_0Bytes
+                                 : kMin ? quant::kQ4_1Bytes
+                                        : quant::kQ4_0Bytes;  // per row
+  static constexpr size_t kGroupBlk = kQ8PackRows * kBlk;    // 544, 320 or 288
+  static constexpr size_t kHead = kMin ? 4 : 2;                // f16 scale (and min) per row
+  static constexpr size_t kCodes = kQ8PackRows * kHead;        // codes after the heads
+  static constexpr int kShift = kQ8 ? 7 : kMin ? -1 : 3;       // subtract (sum q) << kShift
 };
 
 // Store mask of group g for the call's rows [rb, re).
@@ -43,21 +48,22 @@ void pk_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
   for (int g = 0; g < RG; ++g) w[g] = p.w + static_cast<size_t>(g0 + g) * gbytes;
   const BlockQ8* x[NT];
   for (int t = 0; t < NT; ++t) x[t] = p.x + (t0 + t) * p.x_stride;
-  __m512 acc[RG][NT];
+  __m512 acc[RG][NT], accm[RG][NT];
   for (int g = 0; g < RG; ++g) {
-    for (int t = 0; t < NT; ++t) acc[g][t] = _mm512_setzero_ps();
+    for (int t = 0; t < NT; ++t) acc[g][t] = accm[g][t] = _mm512_setzero_ps();
   }
   for (int64_t b = 0; b < nblk; ++b) {
     __m512i is[RG][NT];
     for (int t = 0; t < NT; ++t) {
-      const __m512i init = _mm512_set1_epi32(-(x[t][b].sum << P::kShift));
+      const __m512i init = P::kShift < 0 ? _mm512_setzero_si512()
+                                         : _mm512_set1_epi32(-(x[t][b].sum << P::kShift));
       for (int g = 0; g < RG; ++g) is[g][t] = init;
     }
     const size_t off = static_cast<size_t>(b) * P::kGroupBlk;
     if constexpr (P::kQ8) {
       for (int k = 0; k < 8; ++k) {
         __m512i wk[RG];
-        for (int g = 0; g < RG; ++g) wk[g] = _mm512_loadu_si512(w[g] + off + 32 + 64 * k);
+        for (int g = 0; g < RG; ++g) wk[g] = _mm512_loadu_si512(w[g] + off + P::kCodes + 64 * k);
         for (int t = 0; t < NT; ++t) {
           const __m512i xk = _mm512_set1_epi32(static_cast<int>(read_u32(
               reinterpret_cast<const uint8_t*>(x[t][b].q) + 4 * k)));
@@ -69,7 +75,7 @@ void pk_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
       for (int k = 0; k < 4; ++k) {
         __m512i lo[RG], hi[RG];
         for (int g = 0; g < RG; ++g) {
-          const __m512i v = _mm512_loadu_si512(w[g] + off + 32 + 64 * k);
+          const __m512i v = _mm512_loadu_si512(w[g] + off + P::kCodes + 64 * k);
           lo[g] = _mm512_and_si512(v, m4);
           hi[g] = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
         }
@@ -91,12 +97,20 @@ void pk_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
         const __m512 scale = _mm512_mul_ps(dw, _mm512_set1_ps(x[t][b].d));
         acc[g][t] = _mm512_fmadd_ps(scale, _mm512_cvtepi32_ps(is[g][t]), acc[g][t]);
       }
+      if constexpr (P::kMin) {  // + m * s, in its own chain (kernels.h: the _1 types' min)
+        const __m512 m = _mm512_cvtph_ps(
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[g] + off + 32)));
+        for (int t = 0; t < NT; ++t) {
+          accm[g][t] = _mm512_fmadd_ps(m, _mm512_set1_ps(x[t][b].s), accm[g][t]);
+        }
+      }
     }
   }
   for (int g = 0; g < RG; ++g) {
     const __mmask16 m = pk_mask(g0 + g, rb, re);
     for (int t = 0; t < NT; ++t) {
-      _mm512_mask_storeu_ps(p.y + (t0 + t) * p.y_stride + (g0 + g) * kQ8PackRows, m, acc[g][t]);
+      const __m512 y = P::kMin ? _mm512_add_ps(acc[g][t], accm[g][t]) : acc[g][t];
+      _mm512_mask_storeu_ps(p.y + (t0 + t) * p.y_stride + (g0 + g) * kQ8PackRows, m, y);
     }
   }
 }
@@ -144,6 +158,7 @@ inline void matmul_q8_packed_impl(const MatmulQ8Args& p) {
   if (p.T <= 0 || p.row_end <= p.row_begin) return;
   if (p.packed_rows > 0 && p.wtype == DType::Q8_0) return pk_typed<DType::Q8_0>(p);
   if (p.packed_rows > 0 && p.wtype == DType::Q4_0) return pk_typed<DType::Q4_0>(p);
+  if (p.packed_rows > 0 && p.wtype == DType::Q4_1) return pk_typed<DType::Q4_1>(p);
   matmul_q8_impl(p);
 }
 
@@ -165,12 +180,13 @@ int64_t pk_pack(const uint8_t* src, uint8_t* dst, int64_t rows, int64_t cols) {
     for (int64_t b = 0; b < nblk; ++b, o += P::kGroupBlk) {
       for (int i = 0; i < kQ8PackRows; ++i) {
         const uint8_t* blk = tmp + static_cast<size_t>(i) * rb + static_cast<size_t>(b) * P::kBlk;
-        std::memcpy(o + 2 * i, blk, 2);
+        std::memcpy(o + 2 * i, blk, 2);                                 // scale
+        if (P::kMin) std::memcpy(o + 32 + 2 * i, blk + 2, 2);          // min
         constexpr int kGroups4 = P::kQ8 ? 8 : 4;  // 4-byte column groups
         for (int k = 0; k < kGroups4; ++k) {
           for (int j = 0; j < 4; ++j) {
-            const uint8_t c = blk[2 + 4 * k + j];
-            o[32 + 64 * k + 4 * i + j] = P::kQ8 ? static_cast<uint8_t>(c ^ 0x80u) : c;
+            const uint8_t c = blk[P::kHead + 4 * k + j];
+            o[P::kCodes + 64 * k + 4 * i + j] = P::kQ8 ? static_cast<uint8_t>(c ^ 0x80u) : c;
           }
         }
       }
@@ -186,5 +202,6 @@ inline int64_t pack_q8_impl(DType t, const uint8_t* src, uint8_t* dst, int64_t r
                             int64_t cols) {
   if (t == DType::Q8_0) return pk_pack<DType::Q8_0>(src, dst, rows, cols);
   if (t == DType::Q4_0) return pk_pack<DType::Q4_0>(src, dst, rows, cols);
+  if (t == DType::Q4_1) return pk_pack<DType::Q4_1>(src, dst, rows, cols);
   return 0;
 }

@@ -513,7 +513,8 @@ TEST_CASE("matmul_q8 on pack_q8's row-interleaved layout matches scalar, same bi
           uint8_t* pw = packed.data() + (64 - reinterpret_cast<uintptr_t>(packed.data()) % 64) + 1;
           const int64_t np = k->pack_q8(t, m.data(), pw, rows, cols);
           INFO(k->name << ", " << wtype_name(t) << ", rows = " << rows << ", cols = " << cols);
-          if (t != DType::Q8_0 && t != DType::Q4_0) {
+          const bool has_min = t == DType::Q4_1;
+          if (t != DType::Q8_0 && t != DType::Q4_0 && t != DType::Q4_1) {
             CHECK(np == 0);
             continue;
           }
@@ -531,14 +532,13 @@ TEST_CASE("matmul_q8 on pack_q8's row-interleaved layout matches scalar, same bi
             std::vector<float> got = fresh_y(m, a), split = fresh_y(m, a);
             run_q8(*k, m, q, got, 0, rows, pw, np);
             INFO("T = " << T);
-            check_against_values(got, m, dequantized(q, cols), 2e-6);
+            check_against_values(got, m, dequantized(q, cols), has_min ? 1e-5 : 2e-6);
             for (auto [r0, r1] : {std::pair<int64_t, int64_t>{0, 5}, {5, 6}, {6, 17}, {17, 32},
                                   {32, 33}, {33, rows}}) {
               if (r0 < std::min(r1, rows)) run_q8(*k, m, q, split, r0, std::min(r1, rows), pw, np);
             }
             CHECK(got == split);
-            QActs last{1, q.nblk, q.stride, {}};
-            last.q.assign(q.q.end() - q.stride, q.q.end());
+            const QActs last{1, q.nblk, q.stride, std::vector<BlockQ8>(q.q.end() - q.stride, q.q.end())};
             std::vector<float> single = fresh_y(m, Acts{1, 0, {}});
             run_q8(*k, m, last, single, 0, rows, pw, np);
             CHECK(std::equal(single.begin(), single.end(), got.end() - (rows + 5)));
