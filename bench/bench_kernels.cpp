@@ -155,7 +155,10 @@ void measure_limits() {
 
 enum class Path { F32Act, I8, I8Packed, Bf16Dot };
 const char* path_name(Path p) {
-  return p == Path::F32Act ? "f32act" : p == Path::I8 ? "i8" : p == Path::I8Packed ? "i8pk" : "bf16dot";
+  return p == Path::F32Act     ? "f32act"
+         : p == Path::I8       ? "i8"
+         : p == Path::I8Packed ? "i8pk"
+                               : "bf16dot";
 }
 
 // The peak of the instruction a path runs on table k (0 when not measured: no ratio).
@@ -427,7 +430,7 @@ void register_all() {
     for (DType t : types) {
       std::vector<Path> paths = {Path::F32Act};
       if (ai00::internal::cpu::matmul_q8_supports(t)) paths.push_back(Path::I8);
-      if (k->pack_q8 != nullptr && (t == DType::Q8_0 || t == DType::Q4_0 || t == DType::Q4_1)) {
+      if (k->pack_q8 != nullptr && ai00::internal::cpu::matmul_q8_supports(t)) {
         paths.push_back(Path::I8Packed);
       }
       if (t == DType::BF16 && k->matmul_bf16 != nullptr) paths.push_back(Path::Bf16Dot);

@@ -125,17 +125,19 @@ struct MatmulQ8Args {
   int64_t packed_rows = 0;
 };
 
-// The row-interleaved ("packed") layout of pack_q8, Q8_0, Q4_0 and Q4_1: the same bytes as the
+// The row-interleaved ("packed") layout of pack_q8 (every matmul_q8 type): the same bytes as the
 // plain matrix, rearranged in place group by group. Group g = rows [16 g, 16 g + 16) occupies
 // the same 16 * row_bytes bytes as before, as nblk group-blocks of 16 * block bytes; group-block
-// b holds the 16 rows' f16 scales (32 bytes; Q4_1: then their 16 f16 mins), then the codes of
-// block b with lanes = rows: 64 bytes per 4 columns (row i's 4 bytes at 4 i), so one vpdpbusd
-// multiplies 16 rows by 4 columns of one activation (broadcast):
+// b holds the 16 rows' f16 scales (32 bytes; _1 types: then their 16 f16 mins; Q5: then their
+// 32-bit high-bit words, 64 bytes), then the codes of block b with lanes = rows: 64 bytes per
+// 4 columns (row i's 4 bytes at 4 i), so one vpdpbusd multiplies 16 rows by 4 columns of one
+// activation (broadcast):
 //   Q8_0: 8 x 64 bytes, columns 4k..4k+3 in k-th, each code XOR 0x80 (unsigned c + 128; the
 //         kernel subtracts 128 * sum(q) in integers);
-//   Q4_0, Q4_1: 4 x 64 bytes, the stored bytes qs[4k..4k+3] of each row: low nibbles are
-//         columns 4k..4k+3, high nibbles 16+4k..16+4k+3 (Q4_0's offset 8: the kernel subtracts
-//         8 * sum(q); Q4_1 adds m * s in a second chain, as in the plain kernels).
+//   Q4_x, Q5_x: 4 x 64 bytes, the stored bytes qs[4k..4k+3] of each row: low nibbles are
+//         columns 4k..4k+3, high nibbles 16+4k..16+4k+3 (offsets 8 / 16 of the _0 types: the
+//         kernel subtracts 8 or 16 * sum(q); the _1 types add m * s in a second chain, as in
+//         the plain kernels; Q5's fifth bits come from the high-bit words in registers).
 // Per (row, token) the packed kernel forms the exact integer block sum and then
 //   acc = fma(dw * d, float(isum), acc), block by block in column order
 // (the scalar reference's order), so a row's result does not depend on its group, range or T.
@@ -201,8 +203,8 @@ struct KernelTable {
   // Rearranges a rows x cols matrix of type t into the packed layout (above) for this table's
   // matmul_q8 (dst may equal src: in place; the model's memory stays the same). Returns the
   // number of packed rows (pass it as MatmulQ8Args::packed_rows; rows past it are copied as
-  // they are), 0 and dst untouched when this table does not pack t. nullptr where the table has no packed kernel.
-  // Called at model load, not per token (it allocates one group of scratch).
+  // they are), 0 and dst untouched when this table does not pack t. nullptr where the table has no
+  // packed kernel. Called at model load, not per token (it allocates one group of scratch).
   int64_t (*pack_q8)(DType t, const uint8_t* src, uint8_t* dst, int64_t rows, int64_t cols);
   // BF16 dot path; nullptr where the CPU has no native BF16 dot (use matmul then).
   // split_bf16: x[n] -> xs[2 * (n / 32) * 32] (hi and lo, layout above MatmulBf16Args).

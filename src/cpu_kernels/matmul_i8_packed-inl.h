@@ -19,16 +19,37 @@
 // Per-type constants of the packed layout.
 template <DType kT>
 struct Q8Pack {
-  static constexpr bool kQ8 = kT == DType::Q8_0;
-  static constexpr bool kMin = kT == DType::Q4_1;
-  static constexpr size_t kBlk = kQ8    ? quant::kQ8_0Bytes
-                                 : kMin ? quant::kQ4_1Bytes
-                                        : quant::kQ4_0Bytes;  // per row
-  static constexpr size_t kGroupBlk = kQ8PackRows * kBlk;    // 544, 320 or 288
-  static constexpr size_t kHead = kMin ? 4 : 2;                // f16 scale (and min) per row
-  static constexpr size_t kCodes = kQ8PackRows * kHead;        // codes after the heads
-  static constexpr int kShift = kQ8 ? 7 : kMin ? -1 : 3;       // subtract (sum q) << kShift
+  using Ly = Q8Layout<kT>;  // the plain block (matmul_i8-inl.h)
+  static constexpr bool kQ8 = Ly::kSigned;
+  static constexpr bool kMin = Ly::kMin;
+  static constexpr bool kFive = Ly::kFive;
+  static constexpr size_t kBlk = Ly::kBytes;                   // per row
+  static constexpr size_t kGroupBlk = kQ8PackRows * kBlk;      // 544, 288, 320, 352 or 384
+  static constexpr size_t kQhOff = kMin ? 64 : 32;             // after the scales (and mins)
+  static constexpr size_t kCodes = kQhOff + (kFive ? 64 : 0);  // after the high bits
+  static constexpr int kShift = kQ8 ? 7 : Ly::kOffsetShift;    // subtract (sum q) << kShift
 };
+
+// Q5: adds 16 to the codes of 4 columns whose bit is set in the 16 rows' high-bit words h: byte
+// j of row i's lane takes bit 8 * kByte + 4 * kNib + j of its word (one shuffle, one test, one
+// masked add).
+template <int kByte, int kNib>
+inline __m512i q5_high(__m512i codes, __m512i h) {
+  const __m512i idx = _mm512_add_epi8(_mm512_set4_epi32(0x0c0c0c0c, 0x08080808, 0x04040404, 0),
+                                      _mm512_set1_epi8(kByte));
+  const __m512i bit = _mm512_set1_epi32(kNib == 0 ? 0x08040201 : static_cast<int>(0x80402010u));
+  const __mmask64 m = _mm512_test_epi8_mask(_mm512_shuffle_epi8(h, idx), bit);
+  return _mm512_mask_add_epi8(codes, m, codes, _mm512_set1_epi8(16));  // nibbles: + 16 = | 16
+}
+
+// f(0), f(1), f(2), f(3) as compile-time constants (the Q5 shuffle constants depend on them).
+template <class F>
+inline void pk_unroll4(F&& f) {
+  f(std::integral_constant<int, 0>{});
+  f(std::integral_constant<int, 1>{});
+  f(std::integral_constant<int, 2>{});
+  f(std::integral_constant<int, 3>{});
+}
 
 // Store mask of group g for the call's rows [rb, re).
 inline __mmask16 pk_mask(int64_t g, int64_t rb, int64_t re) {
@@ -55,8 +76,8 @@ void pk_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
   for (int64_t b = 0; b < nblk; ++b) {
     __m512i is[RG][NT];
     for (int t = 0; t < NT; ++t) {
-      const __m512i init = P::kShift < 0 ? _mm512_setzero_si512()
-                                         : _mm512_set1_epi32(-(x[t][b].sum << P::kShift));
+      const __m512i init =
+          P::kShift < 0 ? _mm512_setzero_si512() : _mm512_set1_epi32(-(x[t][b].sum << P::kShift));
       for (int g = 0; g < RG; ++g) is[g][t] = init;
     }
     const size_t off = static_cast<size_t>(b) * P::kGroupBlk;
@@ -65,19 +86,28 @@ void pk_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
         __m512i wk[RG];
         for (int g = 0; g < RG; ++g) wk[g] = _mm512_loadu_si512(w[g] + off + P::kCodes + 64 * k);
         for (int t = 0; t < NT; ++t) {
-          const __m512i xk = _mm512_set1_epi32(static_cast<int>(read_u32(
-              reinterpret_cast<const uint8_t*>(x[t][b].q) + 4 * k)));
+          const __m512i xk = _mm512_set1_epi32(
+              static_cast<int>(read_u32(reinterpret_cast<const uint8_t*>(x[t][b].q) + 4 * k)));
           for (int g = 0; g < RG; ++g) is[g][t] = _mm512_dpbusd_epi32(is[g][t], wk[g], xk);
         }
       }
     } else {
       const __m512i m4 = _mm512_set1_epi8(15);
-      for (int k = 0; k < 4; ++k) {
+      __m512i h[RG];
+      if constexpr (P::kFive) {
+        for (int g = 0; g < RG; ++g) h[g] = _mm512_loadu_si512(w[g] + off + P::kQhOff);
+      }
+      pk_unroll4([&](auto kc) {
+        constexpr int k = decltype(kc)::value;
         __m512i lo[RG], hi[RG];
         for (int g = 0; g < RG; ++g) {
           const __m512i v = _mm512_loadu_si512(w[g] + off + P::kCodes + 64 * k);
           lo[g] = _mm512_and_si512(v, m4);
           hi[g] = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
+          if constexpr (P::kFive) {  // columns 4k.. (bits 4k..) and 16 + 4k.. (bits 16 + 4k..)
+            lo[g] = q5_high<k / 2, k % 2>(lo[g], h[g]);
+            hi[g] = q5_high<2 + k / 2, k % 2>(hi[g], h[g]);
+          }
         }
         for (int t = 0; t < NT; ++t) {
           const auto* q = reinterpret_cast<const uint8_t*>(x[t][b].q);
@@ -88,7 +118,7 @@ void pk_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
             is[g][t] = _mm512_dpbusd_epi32(is[g][t], hi[g], xh);
           }
         }
-      }
+      });
     }
     for (int g = 0; g < RG; ++g) {
       const __m512 dw =
@@ -98,8 +128,8 @@ void pk_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
         acc[g][t] = _mm512_fmadd_ps(scale, _mm512_cvtepi32_ps(is[g][t]), acc[g][t]);
       }
       if constexpr (P::kMin) {  // + m * s, in its own chain (kernels.h: the _1 types' min)
-        const __m512 m = _mm512_cvtph_ps(
-            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[g] + off + 32)));
+        const __m512 m =
+            _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[g] + off + 32)));
         for (int t = 0; t < NT; ++t) {
           accm[g][t] = _mm512_fmadd_ps(m, _mm512_set1_ps(x[t][b].s), accm[g][t]);
         }
@@ -159,6 +189,8 @@ inline void matmul_q8_packed_impl(const MatmulQ8Args& p) {
   if (p.packed_rows > 0 && p.wtype == DType::Q8_0) return pk_typed<DType::Q8_0>(p);
   if (p.packed_rows > 0 && p.wtype == DType::Q4_0) return pk_typed<DType::Q4_0>(p);
   if (p.packed_rows > 0 && p.wtype == DType::Q4_1) return pk_typed<DType::Q4_1>(p);
+  if (p.packed_rows > 0 && p.wtype == DType::Q5_0) return pk_typed<DType::Q5_0>(p);
+  if (p.packed_rows > 0 && p.wtype == DType::Q5_1) return pk_typed<DType::Q5_1>(p);
   matmul_q8_impl(p);
 }
 
@@ -180,12 +212,13 @@ int64_t pk_pack(const uint8_t* src, uint8_t* dst, int64_t rows, int64_t cols) {
     for (int64_t b = 0; b < nblk; ++b, o += P::kGroupBlk) {
       for (int i = 0; i < kQ8PackRows; ++i) {
         const uint8_t* blk = tmp + static_cast<size_t>(i) * rb + static_cast<size_t>(b) * P::kBlk;
-        std::memcpy(o + 2 * i, blk, 2);                                 // scale
-        if (P::kMin) std::memcpy(o + 32 + 2 * i, blk + 2, 2);          // min
+        std::memcpy(o + 2 * i, blk, 2);                                         // scale
+        if (P::kMin) std::memcpy(o + 32 + 2 * i, blk + 2, 2);                   // min
+        if (P::kFive) std::memcpy(o + P::kQhOff + 4 * i, blk + P::Ly::kQh, 4);  // high bits
         constexpr int kGroups4 = P::kQ8 ? 8 : 4;  // 4-byte column groups
         for (int k = 0; k < kGroups4; ++k) {
           for (int j = 0; j < 4; ++j) {
-            const uint8_t c = blk[P::kHead + 4 * k + j];
+            const uint8_t c = blk[P::Ly::kQs + 4 * k + j];
             o[P::kCodes + 64 * k + 4 * i + j] = P::kQ8 ? static_cast<uint8_t>(c ^ 0x80u) : c;
           }
         }
@@ -198,10 +231,11 @@ int64_t pk_pack(const uint8_t* src, uint8_t* dst, int64_t rows, int64_t cols) {
   return groups * kQ8PackRows;
 }
 
-inline int64_t pack_q8_impl(DType t, const uint8_t* src, uint8_t* dst, int64_t rows,
-                            int64_t cols) {
+inline int64_t pack_q8_impl(DType t, const uint8_t* src, uint8_t* dst, int64_t rows, int64_t cols) {
   if (t == DType::Q8_0) return pk_pack<DType::Q8_0>(src, dst, rows, cols);
   if (t == DType::Q4_0) return pk_pack<DType::Q4_0>(src, dst, rows, cols);
   if (t == DType::Q4_1) return pk_pack<DType::Q4_1>(src, dst, rows, cols);
+  if (t == DType::Q5_0) return pk_pack<DType::Q5_0>(src, dst, rows, cols);
+  if (t == DType::Q5_1) return pk_pack<DType::Q5_1>(src, dst, rows, cols);
   return 0;
 }

@@ -513,11 +513,7 @@ TEST_CASE("matmul_q8 on pack_q8's row-interleaved layout matches scalar, same bi
           uint8_t* pw = packed.data() + (64 - reinterpret_cast<uintptr_t>(packed.data()) % 64) + 1;
           const int64_t np = k->pack_q8(t, m.data(), pw, rows, cols);
           INFO(k->name << ", " << wtype_name(t) << ", rows = " << rows << ", cols = " << cols);
-          const bool has_min = t == DType::Q4_1;
-          if (t != DType::Q8_0 && t != DType::Q4_0 && t != DType::Q4_1) {
-            CHECK(np == 0);
-            continue;
-          }
+          const bool has_min = t == DType::Q4_1 || t == DType::Q5_1;
           REQUIRE(np == rows / 16 * 16);
           const size_t nbytes = m.row_bytes * static_cast<size_t>(rows);
           // In place gives the same bytes; the rows past the groups are left as they were.
@@ -533,12 +529,17 @@ TEST_CASE("matmul_q8 on pack_q8's row-interleaved layout matches scalar, same bi
             run_q8(*k, m, q, got, 0, rows, pw, np);
             INFO("T = " << T);
             check_against_values(got, m, dequantized(q, cols), has_min ? 1e-5 : 2e-6);
-            for (auto [r0, r1] : {std::pair<int64_t, int64_t>{0, 5}, {5, 6}, {6, 17}, {17, 32},
-                                  {32, 33}, {33, rows}}) {
+            for (auto [r0, r1] : {std::pair<int64_t, int64_t>{0, 5},
+                                  {5, 6},
+                                  {6, 17},
+                                  {17, 32},
+                                  {32, 33},
+                                  {33, rows}}) {
               if (r0 < std::min(r1, rows)) run_q8(*k, m, q, split, r0, std::min(r1, rows), pw, np);
             }
             CHECK(got == split);
-            const QActs last{1, q.nblk, q.stride, std::vector<BlockQ8>(q.q.end() - q.stride, q.q.end())};
+            const QActs last{1, q.nblk, q.stride,
+                             std::vector<BlockQ8>(q.q.end() - q.stride, q.q.end())};
             std::vector<float> single = fresh_y(m, Acts{1, 0, {}});
             run_q8(*k, m, last, single, 0, rows, pw, np);
             CHECK(std::equal(single.begin(), single.end(), got.end() - (rows + 5)));
