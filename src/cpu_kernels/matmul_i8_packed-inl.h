@@ -27,7 +27,8 @@ struct Q8Pack {
   static constexpr size_t kGroupBlk = kQ8PackRows * kBlk;      // 544, 288, 320, 352 or 384
   static constexpr size_t kQhOff = kMin ? 64 : 32;             // after the scales (and mins)
   static constexpr size_t kCodes = kQhOff + (kFive ? 64 : 0);  // after the high bits
-  static constexpr int kShift = kQ8 ? 7 : Ly::kOffsetShift;    // subtract (sum q) << kShift
+  // subtracted as offset * sum(q): 128 (Q8_0 stored + 128), 8 (Q4_0), 16 (Q5_0), 0 (_1 types)
+  static constexpr int kOffset = kQ8 ? 128 : Ly::kOffsetShift > 0 ? 1 << Ly::kOffsetShift : 0;
 };
 
 // Q5: adds 16 to the codes of 4 columns whose bit is set in the 16 rows' high-bit words h: byte
@@ -76,8 +77,7 @@ void pk_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
   for (int64_t b = 0; b < nblk; ++b) {
     __m512i is[RG][NT];
     for (int t = 0; t < NT; ++t) {
-      const __m512i init =
-          P::kShift < 0 ? _mm512_setzero_si512() : _mm512_set1_epi32(-(x[t][b].sum << P::kShift));
+      const __m512i init = _mm512_set1_epi32(-x[t][b].sum * P::kOffset);
       for (int g = 0; g < RG; ++g) is[g][t] = init;
     }
     const size_t off = static_cast<size_t>(b) * P::kGroupBlk;
