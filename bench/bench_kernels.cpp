@@ -7,8 +7,8 @@
 //   bf16 dot         vdpbf16ps (zmm, avx512_bf16).
 // matvec/<isa>/<type>/<path> (T = 1, weights from DRAM: > 96 MiB of copies in rotation):
 //   counter "roofline" = (weight bytes/s) / read bandwidth. <path>: f32act (matmul, fp32
-//   activations), i8 (quantize_q8 + matmul_q8, quantization included), bf16dot (split_bf16 +
-//   matmul_bf16).
+//   activations), i8 (quantize_q8 + matmul_q8, quantization included), i8pk (the same on weights
+//   rearranged once by pack_q8, where the table has it), bf16dot (split_bf16 + matmul_bf16).
 // gemm/<isa>/<type>/<path>/T<M> (2048 x 2048 weights, M = 1, 8, 32, 128, 512 tokens): counter
 //   "peak" = ops/s over the peak of the instruction the path uses (fp32 FMA for f32act, int8 dot
 //   for i8, bf16 dot for bf16dot), an op being one multiply or one add. Counters print "/s" but
@@ -153,9 +153,12 @@ void measure_limits() {
                L.i8_avx2 / 1e9, L.i8_vnni / 1e9, L.bf16 / 1e9);
 }
 
-enum class Path { F32Act, I8, Bf16Dot };
+enum class Path { F32Act, I8, I8Packed, Bf16Dot };
 const char* path_name(Path p) {
-  return p == Path::F32Act ? "f32act" : p == Path::I8 ? "i8" : "bf16dot";
+  return p == Path::F32Act     ? "f32act"
+         : p == Path::I8       ? "i8"
+         : p == Path::I8Packed ? "i8pk"
+                               : "bf16dot";
 }
 
 // The peak of the instruction a path runs on table k (0 when not measured: no ratio).
@@ -163,7 +166,7 @@ double path_peak(const KernelTable* k, Path path) {
   const std::string isa = k->name;
   const bool wide = isa.rfind("avx512", 0) == 0;
   if (path == Path::Bf16Dot) return g_limits.bf16;
-  if (path == Path::I8) {
+  if (path == Path::I8 || path == Path::I8Packed) {
     if (isa == "avx512_vnni" || isa == "avx512_bf16") return g_limits.i8_vnni;
     return (isa == "avx2" || isa == "avx512") ? g_limits.i8_avx2 : 0.0;
   }
@@ -248,6 +251,7 @@ struct MatmulRun {
   std::vector<float> x, y;  // [T][cols], [T][rows]
   std::vector<ai00::internal::cpu::BlockQ8> xq;
   std::vector<uint16_t> xs;
+  int64_t packed_rows = 0;
   MatmulRun(const KernelTable* k_, Path p, DType t_, int64_t rows_, int64_t cols_, int64_t T_,
             std::mt19937& rng)
       : k(k_),
@@ -260,14 +264,19 @@ struct MatmulRun {
         y(static_cast<size_t>(T_ * rows_)),
         xq(static_cast<size_t>(T_ * cols_ / 32 + 1)),
         xs(static_cast<size_t>(T_ * 2 * cols_)) {}
+  // The i8pk path rearranges w in place once (kernels.h pack_q8), as a model load would.
+  void pack(std::vector<uint8_t>& w) {
+    if (path == Path::I8Packed) packed_rows = k->pack_q8(t, w.data(), w.data(), rows, cols);
+  }
   void operator()(const uint8_t* w) {
     const size_t rb = ai00::internal::dtype_row_bytes_or_zero(t, cols);
-    if (path == Path::I8) {
+    if (path == Path::I8 || path == Path::I8Packed) {
       for (int64_t i = 0; i < T; ++i)
         k->quantize_q8(x.data() + i * cols, xq.data() + i * (cols / 32), cols);
       ai00::internal::cpu::MatmulQ8Args p;
       p.w = w, p.wtype = t, p.w_row_bytes = rb, p.cols = cols, p.x = xq.data(),
       p.x_stride = cols / 32, p.y = y.data(), p.y_stride = rows, p.T = T, p.row_end = rows;
+      p.packed_rows = packed_rows;
       k->matmul_q8(p);
     } else if (path == Path::Bf16Dot) {
       for (int64_t i = 0; i < T; ++i)
@@ -295,6 +304,7 @@ void matvec(benchmark::State& state, const KernelTable* k, DType t, Path path, i
   std::vector<std::vector<uint8_t>> w;
   for (size_t i = 0; i < copies; ++i) w.push_back(make_weights(t, n, n, rng));
   MatmulRun run(k, path, t, n, n, 1, rng);
+  for (std::vector<uint8_t>& wi : w) run.pack(wi);
   size_t i = 0;
   for (auto _ : state) {
     run(w[i].data());
@@ -310,8 +320,9 @@ void matvec(benchmark::State& state, const KernelTable* k, DType t, Path path, i
 // the first call: the compute side of prefill and of batched decode.
 void gemm(benchmark::State& state, const KernelTable* k, DType t, Path path, int64_t n, int64_t T) {
   std::mt19937 rng(2);
-  const std::vector<uint8_t> w = make_weights(t, n, n, rng);
+  std::vector<uint8_t> w = make_weights(t, n, n, rng);
   MatmulRun run(k, path, t, n, n, T, rng);
+  run.pack(w);
   for (auto _ : state) {
     run(w.data());
     benchmark::ClobberMemory();
@@ -419,6 +430,9 @@ void register_all() {
     for (DType t : types) {
       std::vector<Path> paths = {Path::F32Act};
       if (ai00::internal::cpu::matmul_q8_supports(t)) paths.push_back(Path::I8);
+      if (k->pack_q8 != nullptr && ai00::internal::cpu::matmul_q8_supports(t)) {
+        paths.push_back(Path::I8Packed);
+      }
       if (t == DType::BF16 && k->matmul_bf16 != nullptr) paths.push_back(Path::Bf16Dot);
       for (Path path : paths) {
         const std::string name = isa + "/" + wtype_name(t) + "/" + path_name(path);

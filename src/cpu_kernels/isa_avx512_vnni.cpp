@@ -1,5 +1,6 @@
 // Kernel table "avx512_vnni": AVX-512 VNNI (vpdpbusd; Ice Lake, Zen 4 and later) on top of the avx512 table; built with the avx512 flags plus -mavx512vnni -mavx512vl.
-// Only the entries that need the extra instruction are compiled here (from matmul_i8-inl.h);
+// Only the entries that need the extra instruction are compiled here (from matmul_i8-inl.h and
+// matmul_i8_packed-inl.h, whose row-interleaved layout only this table and its heirs read);
 // every other entry is the avx512 table's. Everything sits inside namespace
 // ai00::internal::cpu::avx512_vnni { namespace { } } so no symbol can merge with another ISA's copy
 // (docs/model.md "Kernels and ISAs").
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 #include <utility>
@@ -22,6 +24,7 @@ namespace {
 // clang-format off
 #include "cpu_kernels/simd_load-inl.h"
 #include "cpu_kernels/matmul_i8-inl.h"
+#include "cpu_kernels/matmul_i8_packed-inl.h"
 // clang-format on
 
 }  // namespace
@@ -32,7 +35,8 @@ const KernelTable& kernel_table() {
     KernelTable t = avx512::kernel_table();
     t.name = "avx512_vnni";
     t.quantize_q8 = &quantize_q8_impl;
-    t.matmul_q8 = &matmul_q8_impl;
+    t.matmul_q8 = &matmul_q8_packed_impl;
+    t.pack_q8 = &pack_q8_impl;
     return t;
   }();
   return table;

@@ -169,6 +169,7 @@ void quantize_q8(const float* x, BlockQ8* y, int64_t n) {
     }
     y[b].d = amax / 127.0f;
     y[b].s = y[b].d * static_cast<float>(sum);
+    y[b].sum = sum;
   }
 }
 
@@ -225,7 +226,8 @@ void matmul_q8(const MatmulQ8Args& p) {
 const KernelTable& kernel_table() {
   static const KernelTable table{"scalar", matmul,  wkv7,        norm,      lerp,    sigmoid,
                                  tanh_,    decay,   relu_sq,     add,       mul,     fma_,
-                                 dot,      quantize_q8, matmul_q8, nullptr, nullptr};
+                                 dot,      quantize_q8, matmul_q8, nullptr, nullptr,
+                                 nullptr};
   return table;
 }
 

@@ -83,16 +83,18 @@ struct NormArgs {
 //
 // quantize_q8 (the same bits on every ISA): per block of 32 floats, amax = max |x|,
 //   d = amax / 127, q[e] = nearbyint(x[e] * (127 / amax)) (0 when amax = 0),
-//   psum[j] = q[4j] + q[4j+1] + q[4j+2] + q[4j+3], s = d * (sum of q).
+//   psum[j] = q[4j] + q[4j+1] + q[4j+2] + q[4j+3], sum = sum of q, s = d * sum.
 // psum is what a 32-bit lane of vpdpbusd / pmaddubsw+pmaddwd over the block sums, so the
-// offset of the _0 types (q - 8, q - 16) is one integer lane add; s serves the _1 types' min.
+// offset of the _0 types (q - 8, q - 16) is one integer lane add; sum is the same offset for
+// the row-interleaved layout (pack_q8), whose lanes are rows; s serves the _1 types' min.
 struct BlockQ8 {
   int8_t q[32];
   int32_t psum[8];
   float d;
   float s;
+  int32_t sum;
 };
-static_assert(sizeof(BlockQ8) == 72, "BlockQ8 is packed by construction");
+static_assert(sizeof(BlockQ8) == 76, "BlockQ8 is packed by construction");
 
 // The exact result of matmul_q8, which the scalar table computes and every ISA matches up to
 // fp32 summation order: per (token t, row r), with weight block b (scale dw, min m, codes c)
@@ -117,7 +119,32 @@ struct MatmulQ8Args {
   int64_t T = 1;
   int64_t row_begin = 0;
   int64_t row_end = 0;
+  // Rows [0, packed_rows) of the whole matrix are in the row-interleaved layout written by this
+  // table's pack_q8 (a multiple of 16; 0 = every row in the plain layout). The rows from
+  // packed_rows on stay plain. A property of the matrix: the same value for every row range.
+  int64_t packed_rows = 0;
 };
+
+// The row-interleaved ("packed") layout of pack_q8 (every matmul_q8 type): the same bytes as the
+// plain matrix, rearranged in place group by group. Group g = rows [16 g, 16 g + 16) occupies
+// the same 16 * row_bytes bytes as before, as nblk group-blocks of 16 * block bytes; group-block
+// b holds the 16 rows' f16 scales (32 bytes; _1 types: then their 16 f16 mins; Q5: then their
+// 32-bit high-bit words, 64 bytes), then the codes of block b with lanes = rows: 64 bytes per
+// 4 columns (row i's 4 bytes at 4 i), so one vpdpbusd multiplies 16 rows by 4 columns of one
+// activation (broadcast):
+//   Q8_0: 8 x 64 bytes, columns 4k..4k+3 in k-th, each code XOR 0x80 (unsigned c + 128; the
+//         kernel subtracts 128 * sum(q) in integers);
+//   Q4_x, Q5_x: 4 x 64 bytes, the stored bytes qs[4k..4k+3] of each row: low nibbles are
+//         columns 4k..4k+3, high nibbles 16+4k..16+4k+3 (offsets 8 / 16 of the _0 types: the
+//         kernel subtracts 8 or 16 * sum(q); the _1 types add m * s in a second chain, as in
+//         the plain kernels; Q5's fifth bits come from the high-bit words in registers).
+// Per (row, token) the packed kernel forms the exact integer block sum and then
+//   acc = fma(dw * d, float(isum), acc), block by block in column order
+// (the scalar reference's order), so a row's result does not depend on its group, range or T.
+// Only the table that packed a matrix reads it, and only through matmul_q8: matmul (fp32
+// activations) and the other tables read the plain layout.
+// Rows past the last whole group stay plain and run the plain kernel.
+constexpr int64_t kQ8PackRows = 16;
 
 // Whether matmul_q8 takes this weight type (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0).
 constexpr bool matmul_q8_supports(DType t) {
@@ -173,6 +200,12 @@ struct KernelTable {
   // Every table has both (portable integer code where the ISA has no byte dot product).
   void (*quantize_q8)(const float* x, BlockQ8* y, int64_t n);
   void (*matmul_q8)(const MatmulQ8Args&);
+  // Rearranges a rows x cols matrix of type t into the packed layout (above) for this table's
+  // matmul_q8 (dst may equal src: in place; the model's memory stays the same). Returns the
+  // number of packed rows (pass it as MatmulQ8Args::packed_rows; rows past it are copied as
+  // they are), 0 and dst untouched when this table does not pack t. nullptr where the table has no
+  // packed kernel. Called at model load, not per token (it allocates one group of scratch).
+  int64_t (*pack_q8)(DType t, const uint8_t* src, uint8_t* dst, int64_t rows, int64_t cols);
   // BF16 dot path; nullptr where the CPU has no native BF16 dot (use matmul then).
   // split_bf16: x[n] -> xs[2 * (n / 32) * 32] (hi and lo, layout above MatmulBf16Args).
   void (*split_bf16)(const float* x, uint16_t* xs, int64_t n);

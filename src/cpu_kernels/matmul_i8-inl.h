@@ -39,6 +39,7 @@ inline void quantize_q8_impl(const float* x, BlockQ8* y, int64_t n) {
     }
     o.d = amax / 127.0f;
     o.s = o.d * static_cast<float>(sum);
+    o.sum = sum;
   }
 }
 

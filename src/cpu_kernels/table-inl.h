@@ -6,5 +6,5 @@ template <class A>
 constexpr KernelTable make_table(const char* name) {
   return KernelTable{name,      &matmul<A>,        &wkv7<A>,        &norm<A>, &lerp<A>, &sigmoid<A>,
                      &tanh_<A>, &decay<A>,         &relu_sq<A>,     &add<A>,  &mul<A>,  &fma_<A>,
-                     &dot<A>,   &quantize_q8_impl, &matmul_q8_impl, nullptr,  nullptr};
+                     &dot<A>,   &quantize_q8_impl, &matmul_q8_impl, nullptr,  nullptr,  nullptr};
 }

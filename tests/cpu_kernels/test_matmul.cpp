@@ -372,9 +372,10 @@ QActs quantize_acts(const KernelTable& k, const Acts& a, int64_t cols) {
 }
 
 void run_q8(const KernelTable& k, const Matrix& m, const QActs& a, std::vector<float>& y,
-            int64_t r0, int64_t r1) {
+            int64_t r0, int64_t r1, const uint8_t* packed = nullptr, int64_t packed_rows = 0) {
   ai00::internal::cpu::MatmulQ8Args p;
-  p.w = m.data();
+  p.w = packed != nullptr ? packed : m.data();
+  p.packed_rows = packed_rows;
   p.wtype = m.type;
   p.w_row_bytes = m.row_bytes;
   p.cols = m.cols;
@@ -431,6 +432,7 @@ TEST_CASE("quantize_q8 follows its definition and gives the same bits on every I
     for (int j = 0; j < 8; ++j) {
       REQUIRE(q.psum[j] == q.q[4 * j] + q.q[4 * j + 1] + q.q[4 * j + 2] + q.q[4 * j + 3]);
     }
+    REQUIRE(q.sum == sum);
     REQUIRE(q.s == q.d * static_cast<float>(sum));
   }
   CHECK(want[1].d == 0.0f);
@@ -492,6 +494,56 @@ TEST_CASE("matmul_q8 matches scalar on every ISA, bit-identical across row split
           std::vector<float> single = fresh_y(m, Acts{1, 0, {}});
           run_q8(*k, m, last, single, 0, m.rows);
           CHECK(std::equal(single.begin(), single.end(), got.end() - (m.rows + 5)));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("matmul_q8 on pack_q8's row-interleaved layout matches scalar, same bits in any split",
+          "[cpu_kernels][matmul_q8][per_isa]") {
+  std::mt19937 rng(3006);
+  for (const KernelTable* k : ai00::test::runnable_tables()) {
+    if (k->pack_q8 == nullptr) continue;
+    for (DType t : kI8Types) {
+      for (int64_t rows : {37, 64, 7}) {
+        for (int64_t cols : {32, 96, 512, 2080}) {
+          const Matrix m = make_matrix(t, rows, cols, rng);
+          std::vector<uint8_t> packed(m.store.size() + 128);  // one byte past a 64-byte boundary
+          uint8_t* pw = packed.data() + (64 - reinterpret_cast<uintptr_t>(packed.data()) % 64) + 1;
+          const int64_t np = k->pack_q8(t, m.data(), pw, rows, cols);
+          INFO(k->name << ", " << wtype_name(t) << ", rows = " << rows << ", cols = " << cols);
+          const bool has_min = t == DType::Q4_1 || t == DType::Q5_1;
+          REQUIRE(np == rows / 16 * 16);
+          const size_t nbytes = m.row_bytes * static_cast<size_t>(rows);
+          // In place gives the same bytes; the rows past the groups are left as they were.
+          std::vector<uint8_t> inplace(m.data(), m.data() + nbytes);
+          CHECK(k->pack_q8(t, inplace.data(), inplace.data(), rows, cols) == np);
+          CHECK(std::memcmp(inplace.data(), pw, nbytes) == 0);
+          CHECK(std::memcmp(pw + np * m.row_bytes, m.data() + np * m.row_bytes,
+                            nbytes - np * m.row_bytes) == 0);
+          for (int64_t T : {1, 2, 5, 9}) {
+            const Acts a = make_acts(T, cols, rng);
+            const QActs q = quantize_acts(*k, a, cols);
+            std::vector<float> got = fresh_y(m, a), split = fresh_y(m, a);
+            run_q8(*k, m, q, got, 0, rows, pw, np);
+            INFO("T = " << T);
+            check_against_values(got, m, dequantized(q, cols), has_min ? 1e-5 : 2e-6);
+            for (auto [r0, r1] : {std::pair<int64_t, int64_t>{0, 5},
+                                  {5, 6},
+                                  {6, 17},
+                                  {17, 32},
+                                  {32, 33},
+                                  {33, rows}}) {
+              if (r0 < std::min(r1, rows)) run_q8(*k, m, q, split, r0, std::min(r1, rows), pw, np);
+            }
+            CHECK(got == split);
+            const QActs last{1, q.nblk, q.stride,
+                             std::vector<BlockQ8>(q.q.end() - q.stride, q.q.end())};
+            std::vector<float> single = fresh_y(m, Acts{1, 0, {}});
+            run_q8(*k, m, last, single, 0, rows, pw, np);
+            CHECK(std::equal(single.begin(), single.end(), got.end() - (rows + 5)));
+          }
         }
       }
     }

@@ -1,0 +1,241 @@
+// The int8 path on row-interleaved weights (kernels.h "pack_q8", docs/model.md "Integer and
+// BF16 dot products"): AVX-512 VNNI only. Never compiled alone; included after
+// matmul_i8-inl.h (i8_typed for the plain rows) inside a per-ISA namespace.
+//
+// Why: on the plain layout a vpdpbusd covers two blocks of one (row, token) pair and each of
+// its 16 lanes still needs a conversion, a scale multiply and an FMA, so the float work costs as
+// much as the integer work (about 20 % of the vpdpbusd peak in prefill). Here the 16 lanes of a
+// register are 16 rows: 8 vpdpbusd (4 columns each, the activation's 4 bytes broadcast) form
+// the 16 exact block sums of one token, then one conversion, one multiply and one FMA serve all
+// 16 rows. A tile of RG groups x NT tokens reuses each weight load NT times and each broadcast
+// RG times. Decode needs no software prefetch (unlike the plain layout, matmul-inl.h
+// mm_blocks): a group is one contiguous stream of 16 rows, which the hardware prefetchers follow;
+// prefetching 1 or 4 KB ahead measured no better (Zen 5, shared machine).
+//
+// Numerics per (row, token): isum = sum_e c[e] q[e] - offset * sum(q) exactly in int32, then
+// acc = fma(dw * d, float(isum), acc) block by block in column order: the same chain whatever
+// tile, group or T the pair runs in (and the scalar reference's terms, summed in fp32).
+
+// Per-type constants of the packed layout.
+template <DType kT>
+struct Q8Pack {
+  using Ly = Q8Layout<kT>;  // the plain block (matmul_i8-inl.h)
+  static constexpr bool kQ8 = Ly::kSigned;
+  static constexpr bool kMin = Ly::kMin;
+  static constexpr bool kFive = Ly::kFive;
+  static constexpr size_t kBlk = Ly::kBytes;                   // per row
+  static constexpr size_t kGroupBlk = kQ8PackRows * kBlk;      // 544, 288, 320, 352 or 384
+  static constexpr size_t kQhOff = kMin ? 64 : 32;             // after the scales (and mins)
+  static constexpr size_t kCodes = kQhOff + (kFive ? 64 : 0);  // after the high bits
+  // subtracted as offset * sum(q): 128 (Q8_0 stored + 128), 8 (Q4_0), 16 (Q5_0), 0 (_1 types)
+  static constexpr int kOffset = kQ8 ? 128 : Ly::kOffsetShift > 0 ? 1 << Ly::kOffsetShift : 0;
+};
+
+// Q5: adds 16 to the codes of 4 columns whose bit is set in the 16 rows' high-bit words h: byte
+// j of row i's lane takes bit 8 * kByte + 4 * kNib + j of its word (one shuffle, one test, one
+// masked add).
+template <int kByte, int kNib>
+inline __m512i q5_high(__m512i codes, __m512i h) {
+  const __m512i idx = _mm512_add_epi8(_mm512_set4_epi32(0x0c0c0c0c, 0x08080808, 0x04040404, 0),
+                                      _mm512_set1_epi8(kByte));
+  const __m512i bit = _mm512_set1_epi32(kNib == 0 ? 0x08040201 : static_cast<int>(0x80402010u));
+  const __mmask64 m = _mm512_test_epi8_mask(_mm512_shuffle_epi8(h, idx), bit);
+  return _mm512_mask_add_epi8(codes, m, codes, _mm512_set1_epi8(16));  // nibbles: + 16 = | 16
+}
+
+// f(0), f(1), f(2), f(3) as compile-time constants (the Q5 shuffle constants depend on them).
+template <class F>
+inline void pk_unroll4(F&& f) {
+  f(std::integral_constant<int, 0>{});
+  f(std::integral_constant<int, 1>{});
+  f(std::integral_constant<int, 2>{});
+  f(std::integral_constant<int, 3>{});
+}
+
+// Store mask of group g for the call's rows [rb, re).
+inline __mmask16 pk_mask(int64_t g, int64_t rb, int64_t re) {
+  const int64_t lo = std::max<int64_t>(rb - 16 * g, 0), hi = std::min<int64_t>(re - 16 * g, 16);
+  const uint32_t below_hi = hi >= 16 ? 0xffffu : ((1u << hi) - 1u);
+  const uint32_t below_lo = (1u << lo) - 1u;
+  return static_cast<__mmask16>(below_hi & ~below_lo);
+}
+
+// Groups [g0, g0 + RG) x tokens [t0, t0 + NT), all blocks.
+template <DType kT, int RG, int NT>
+void pk_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t re) {
+  using P = Q8Pack<kT>;
+  const int64_t nblk = p.cols / quant::kQBlock;
+  const size_t gbytes = kQ8PackRows * p.w_row_bytes;
+  const uint8_t* w[RG];
+  for (int g = 0; g < RG; ++g) w[g] = p.w + static_cast<size_t>(g0 + g) * gbytes;
+  const BlockQ8* x[NT];
+  for (int t = 0; t < NT; ++t) x[t] = p.x + (t0 + t) * p.x_stride;
+  __m512 acc[RG][NT], accm[RG][NT];
+  for (int g = 0; g < RG; ++g) {
+    for (int t = 0; t < NT; ++t) acc[g][t] = accm[g][t] = _mm512_setzero_ps();
+  }
+  for (int64_t b = 0; b < nblk; ++b) {
+    __m512i is[RG][NT];
+    for (int t = 0; t < NT; ++t) {
+      const __m512i init = _mm512_set1_epi32(-x[t][b].sum * P::kOffset);
+      for (int g = 0; g < RG; ++g) is[g][t] = init;
+    }
+    const size_t off = static_cast<size_t>(b) * P::kGroupBlk;
+    if constexpr (P::kQ8) {
+      for (int k = 0; k < 8; ++k) {
+        __m512i wk[RG];
+        for (int g = 0; g < RG; ++g) wk[g] = _mm512_loadu_si512(w[g] + off + P::kCodes + 64 * k);
+        for (int t = 0; t < NT; ++t) {
+          const __m512i xk = _mm512_set1_epi32(
+              static_cast<int>(read_u32(reinterpret_cast<const uint8_t*>(x[t][b].q) + 4 * k)));
+          for (int g = 0; g < RG; ++g) is[g][t] = _mm512_dpbusd_epi32(is[g][t], wk[g], xk);
+        }
+      }
+    } else {
+      const __m512i m4 = _mm512_set1_epi8(15);
+      __m512i h[RG];
+      if constexpr (P::kFive) {
+        for (int g = 0; g < RG; ++g) h[g] = _mm512_loadu_si512(w[g] + off + P::kQhOff);
+      }
+      pk_unroll4([&](auto kc) {
+        constexpr int k = decltype(kc)::value;
+        __m512i lo[RG], hi[RG];
+        for (int g = 0; g < RG; ++g) {
+          const __m512i v = _mm512_loadu_si512(w[g] + off + P::kCodes + 64 * k);
+          lo[g] = _mm512_and_si512(v, m4);
+          hi[g] = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
+          if constexpr (P::kFive) {  // columns 4k.. (bits 4k..) and 16 + 4k.. (bits 16 + 4k..)
+            lo[g] = q5_high<k / 2, k % 2>(lo[g], h[g]);
+            hi[g] = q5_high<2 + k / 2, k % 2>(hi[g], h[g]);
+          }
+        }
+        for (int t = 0; t < NT; ++t) {
+          const auto* q = reinterpret_cast<const uint8_t*>(x[t][b].q);
+          const __m512i xl = _mm512_set1_epi32(static_cast<int>(read_u32(q + 4 * k)));
+          const __m512i xh = _mm512_set1_epi32(static_cast<int>(read_u32(q + 16 + 4 * k)));
+          for (int g = 0; g < RG; ++g) {
+            is[g][t] = _mm512_dpbusd_epi32(is[g][t], lo[g], xl);
+            is[g][t] = _mm512_dpbusd_epi32(is[g][t], hi[g], xh);
+          }
+        }
+      });
+    }
+    for (int g = 0; g < RG; ++g) {
+      const __m512 dw =
+          _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[g] + off)));
+      for (int t = 0; t < NT; ++t) {
+        const __m512 scale = _mm512_mul_ps(dw, _mm512_set1_ps(x[t][b].d));
+        acc[g][t] = _mm512_fmadd_ps(scale, _mm512_cvtepi32_ps(is[g][t]), acc[g][t]);
+      }
+      if constexpr (P::kMin) {  // + m * s, in its own chain (kernels.h: the _1 types' min)
+        const __m512 m =
+            _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[g] + off + 32)));
+        for (int t = 0; t < NT; ++t) {
+          accm[g][t] = _mm512_fmadd_ps(m, _mm512_set1_ps(x[t][b].s), accm[g][t]);
+        }
+      }
+    }
+  }
+  for (int g = 0; g < RG; ++g) {
+    const __mmask16 m = pk_mask(g0 + g, rb, re);
+    for (int t = 0; t < NT; ++t) {
+      const __m512 y = P::kMin ? _mm512_add_ps(acc[g][t], accm[g][t]) : acc[g][t];
+      _mm512_mask_storeu_ps(p.y + (t0 + t) * p.y_stride + (g0 + g) * kQ8PackRows, m, y);
+    }
+  }
+}
+
+// Register tiles: prefill 2 groups (32 rows) x 4 tokens: 8 int32 + 8 float accumulators, 8
+// independent vpdpbusd chains; decode 4 groups (64 rows, the core's row block).
+constexpr int kPkGroups = 2, kPkToks = 4, kPkDecodeGroups = 4;
+
+template <DType kT, int RG, int NT>
+void pk_groups(const MatmulQ8Args& p, int64_t gb, int64_t ge, int64_t rb, int64_t re) {
+  int64_t g = gb;
+  for (; g + RG <= ge; g += RG) {
+    int64_t t = 0;
+    for (; t + NT <= p.T; t += NT) pk_tile<kT, RG, NT>(p, g, t, rb, re);
+    for (; t < p.T; ++t) pk_tile<kT, RG, 1>(p, g, t, rb, re);
+  }
+  for (; g < ge; ++g) {
+    int64_t t = 0;
+    for (; t + NT <= p.T; t += NT) pk_tile<kT, 1, NT>(p, g, t, rb, re);
+    for (; t < p.T; ++t) pk_tile<kT, 1, 1>(p, g, t, rb, re);
+  }
+}
+
+// Rows [row_begin, row_end): the packed ones by groups (partial groups masked at the store),
+// the plain rest with the plain kernel.
+template <DType kT>
+void pk_typed(const MatmulQ8Args& p) {
+  const int64_t pe = std::min(p.row_end, p.packed_rows);
+  if (p.row_begin < pe) {
+    const int64_t gb = p.row_begin / kQ8PackRows, ge = (pe + kQ8PackRows - 1) / kQ8PackRows;
+    if (p.T == 1) {
+      pk_groups<kT, kPkDecodeGroups, 1>(p, gb, ge, p.row_begin, pe);
+    } else {
+      pk_groups<kT, kPkGroups, kPkToks>(p, gb, ge, p.row_begin, pe);
+    }
+  }
+  if (pe < p.row_end) {
+    MatmulQ8Args rest = p;
+    rest.row_begin = std::max(p.row_begin, pe);
+    i8_typed<kT>(rest);
+  }
+}
+
+inline void matmul_q8_packed_impl(const MatmulQ8Args& p) {
+  if (p.T <= 0 || p.row_end <= p.row_begin) return;
+  if (p.packed_rows > 0 && p.wtype == DType::Q8_0) return pk_typed<DType::Q8_0>(p);
+  if (p.packed_rows > 0 && p.wtype == DType::Q4_0) return pk_typed<DType::Q4_0>(p);
+  if (p.packed_rows > 0 && p.wtype == DType::Q4_1) return pk_typed<DType::Q4_1>(p);
+  if (p.packed_rows > 0 && p.wtype == DType::Q5_0) return pk_typed<DType::Q5_0>(p);
+  if (p.packed_rows > 0 && p.wtype == DType::Q5_1) return pk_typed<DType::Q5_1>(p);
+  matmul_q8_impl(p);
+}
+
+// kernels.h pack_q8: group by group through one group of scratch (so dst may equal src).
+template <DType kT>
+int64_t pk_pack(const uint8_t* src, uint8_t* dst, int64_t rows, int64_t cols) {
+  using P = Q8Pack<kT>;
+  const int64_t nblk = cols / quant::kQBlock;
+  const size_t rb = static_cast<size_t>(nblk) * P::kBlk;
+  const int64_t groups = rows / kQ8PackRows;
+  const size_t gbytes = kQ8PackRows * rb;
+  // malloc, not std::vector: no template instance of this AVX-512 unit can merge with another
+  // ISA's copy (docs/model.md "Kernels and ISAs", the ODR trap).
+  auto* tmp = static_cast<uint8_t*>(std::malloc(gbytes));
+  if (tmp == nullptr) return 0;
+  for (int64_t g = 0; g < groups; ++g) {
+    std::memcpy(tmp, src + static_cast<size_t>(g) * gbytes, gbytes);
+    uint8_t* o = dst + static_cast<size_t>(g) * gbytes;
+    for (int64_t b = 0; b < nblk; ++b, o += P::kGroupBlk) {
+      for (int i = 0; i < kQ8PackRows; ++i) {
+        const uint8_t* blk = tmp + static_cast<size_t>(i) * rb + static_cast<size_t>(b) * P::kBlk;
+        std::memcpy(o + 2 * i, blk, 2);                                         // scale
+        if (P::kMin) std::memcpy(o + 32 + 2 * i, blk + 2, 2);                   // min
+        if (P::kFive) std::memcpy(o + P::kQhOff + 4 * i, blk + P::Ly::kQh, 4);  // high bits
+        constexpr int kGroups4 = P::kQ8 ? 8 : 4;  // 4-byte column groups
+        for (int k = 0; k < kGroups4; ++k) {
+          for (int j = 0; j < 4; ++j) {
+            const uint8_t c = blk[P::Ly::kQs + 4 * k + j];
+            o[P::kCodes + 64 * k + 4 * i + j] = P::kQ8 ? static_cast<uint8_t>(c ^ 0x80u) : c;
+          }
+        }
+      }
+    }
+  }
+  std::free(tmp);
+  const size_t done = static_cast<size_t>(groups) * gbytes;
+  if (dst != src) std::memcpy(dst + done, src + done, static_cast<size_t>(rows) * rb - done);
+  return groups * kQ8PackRows;
+}
+
+inline int64_t pack_q8_impl(DType t, const uint8_t* src, uint8_t* dst, int64_t rows, int64_t cols) {
+  if (t == DType::Q8_0) return pk_pack<DType::Q8_0>(src, dst, rows, cols);
+  if (t == DType::Q4_0) return pk_pack<DType::Q4_0>(src, dst, rows, cols);
+  if (t == DType::Q4_1) return pk_pack<DType::Q4_1>(src, dst, rows, cols);
+  if (t == DType::Q5_0) return pk_pack<DType::Q5_0>(src, dst, rows, cols);
+  if (t == DType::Q5_1) return pk_pack<DType::Q5_1>(src, dst, rows, cols);
+  return 0;
+}
