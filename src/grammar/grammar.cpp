@@ -94,21 +94,28 @@ std::vector<std::string> Grammar::unproductive_rules() const {
     while (!todo.empty()) {
       const Expr* e = todo.back();
       todo.pop_back();
-      if (e->kind == ExprKind::nonterminal) users[e->text].push_back(i);
+      if (e->kind == ExprKind::nonterminal) {
+        // Each definition once per name: a rule used 100k times in one body (a shared one-byte
+        // rule in a long enum) must not queue that body 100k times.
+        auto& u = users[e->text];
+        if (u.empty() || u.back() != i) u.push_back(i);
+      }
       for (const Expr& c : e->children) todo.push_back(&c);
     }
   }
   std::vector<size_t> queue(rules.size());
+  std::vector<uint8_t> queued(rules.size(), 1);
   for (size_t i = 0; i < rules.size(); ++i) queue[i] = rules.size() - 1 - i;
   while (!queue.empty()) {
     const size_t i = queue.back();
     queue.pop_back();
+    queued[i] = 0;
     bool& done = ok[rules[i].name];
     if (done || !productive_expr(rules[i].body, ok)) continue;
     done = true;
     if (auto u = users.find(rules[i].name); u != users.end())
       for (size_t j : u->second)
-        if (!ok[rules[j].name]) queue.push_back(j);
+        if (!ok[rules[j].name] && !queued[j]) queued[j] = 1, queue.push_back(j);
   }
   std::vector<std::string> out;
   for (const Rule& r : rules)
