@@ -99,7 +99,7 @@ TEST_CASE("the output parser streams a call's start and one argument piece per p
   CHECK(s.previews_before_whole);
 }
 
-// Known gap (docs/generation.md "Deltas"): Generator never sets ParseOptions::stream_tool_calls
+// Known gap (docs/generation.md "Generator"): Generator never sets ParseOptions::stream_tool_calls
 // (generator.cpp builds its ParseOptions without it and GenerateOptions has no such field), so a
 // generated call arrives only whole, when it closes. [!shouldfail]: this test starts to "fail"
 // (its checks pass) once the option is plumbed through; then drop the tag.
