@@ -188,9 +188,9 @@ struct SchemaConverter::Impl {
     for (const char c : text) {
       const auto b = static_cast<unsigned char>(c);
       const char hex[] = {"0123456789abcdef"[b >> 4], "0123456789abcdef"[b & 15], 0};
-      out += (out.empty() ? "" : " ") +
-             shared_rule(std::string("byte:") + hex, std::string("b") + hex,
-                         kbnf_literal(std::string(1, c)));
+      out +=
+          (out.empty() ? "" : " ") + shared_rule(std::string("byte:") + hex, std::string("b") + hex,
+                                                 kbnf_literal(std::string(1, c)));
     }
     return out;
   }
@@ -309,13 +309,11 @@ struct SchemaConverter::Impl {
   void index_members(const std::string& parent, dom::element e) {
     if (e.type() == dom::element_type::OBJECT) {
       dom::object obj = e.get_object().value_unsafe();
-      for (auto f : obj)
-        known.emplace(parent + "/" + pointer_token(f.key), f.value);
+      for (auto f : obj) known.emplace(parent + "/" + pointer_token(f.key), f.value);
     } else if (e.type() == dom::element_type::ARRAY) {
       dom::array arr = e.get_array().value_unsafe();
       size_t i = 0;
-      for (auto v : arr)
-        known.emplace(parent + "/" + std::to_string(i++), v);
+      for (auto v : arr) known.emplace(parent + "/" + std::to_string(i++), v);
     }
   }
 

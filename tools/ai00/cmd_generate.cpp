@@ -20,8 +20,7 @@ int run_generate(const std::vector<std::string>& argv) {
   std::optional<ai00::ChatTemplate> config;
   if (auto c = args.get("--config"))
     config.emplace(ai00::ChatTemplate::with_config("ai00-v1", ai00::cli::read_text_file(*c)));
-  ai00::GenerateOptions options =
-      ai00::cli::generate_options(args, config ? &*config : nullptr);
+  ai00::GenerateOptions options = ai00::cli::generate_options(args, config ? &*config : nullptr);
   ai00::Model model = ai00::cli::load_model_flag(args);
   if (auto g = args.get("--grammar")) {
     std::string text = ai00::cli::read_text_file(*g);

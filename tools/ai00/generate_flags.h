@@ -52,15 +52,13 @@ inline ai00::SamplerParams preset_flag(const std::string& name, const ai00::Chat
       static_cast<ai00_sampler_params&>(p) = config->sampler_preset(n);
       return p;
     } catch (const ai00::Error& e) {
+      if (n != lower) continue;  // then the lower-case spelling
       // The library's message lists the configuration's presets: "... (known: math, ...)".
       const std::string msg = e.what();
-      const size_t known = msg.rfind("(known: ");
-      if (n == lower || known == std::string::npos) {
-        throw UsageError("--preset: unknown preset '" + name + "' " +
-                         (known == std::string::npos ? "(" + msg + ")"
-                                                     : msg.substr(0, msg.size() - 1).substr(known) +
-                                                           ", ai00)"));
-      }
+      const size_t at = msg.rfind("(known: ");
+      const std::string known =
+          at == std::string::npos ? msg : msg.substr(at + 8, msg.size() - at - 9);
+      throw UsageError("--preset: unknown preset '" + name + "' (known: " + known + ", ai00)");
     }
   }
   throw UsageError("--preset: unknown preset '" + name + "'");

@@ -70,11 +70,12 @@ std::vector<format::MessageDelta> generate(std::string* text) {
   }) == format::FinishReason::tool_calls);
   REQUIRE(g.message().tool_calls.size() == 1);
   const auto& call = g.message().tool_calls[0];
-  *text = "<ai00:function_calls>\n  <invoke name=\"get_weather\">\n    <parameter "
-          "name=\"location\">" +
-          call.arguments.find("location")->as_string() +
-          "</parameter>\n    <parameter name=\"unit\">" + call.arguments.find("unit")->as_string() +
-          "</parameter>\n  </invoke>\n</ai00:function_calls>";
+  *text =
+      "<ai00:function_calls>\n  <invoke name=\"get_weather\">\n    <parameter "
+      "name=\"location\">" +
+      call.arguments.find("location")->as_string() + "</parameter>\n    <parameter name=\"unit\">" +
+      call.arguments.find("unit")->as_string() +
+      "</parameter>\n  </invoke>\n</ai00:function_calls>";
   return deltas;
 }
 
