@@ -56,21 +56,23 @@ int Grammar::find_rule(std::string_view name) const {
 
 namespace {
 
-// Whether `e` derives a finite string given the rules known productive so far.
-bool productive_expr(const Expr& e, const std::unordered_map<std::string_view, bool>& ok) {
+// Whether `e` derives a finite string given the rules known productive so far (`ok` by name id;
+// `ref` gives the name id of each nonterminal occurrence that names a defined rule).
+bool productive_expr(const Expr& e, const std::vector<uint8_t>& ok,
+                     const std::unordered_map<const Expr*, uint32_t>& ref) {
   switch (e.kind) {
     case ExprKind::nonterminal: {
-      auto it = ok.find(e.text);
-      return it != ok.end() && it->second;
+      auto it = ref.find(&e);
+      return it != ref.end() && ok[it->second];
     }
     case ExprKind::sequence:
     case ExprKind::plus:
       for (const Expr& c : e.children)
-        if (!productive_expr(c, ok)) return false;
+        if (!productive_expr(c, ok, ref)) return false;
       return true;
     case ExprKind::choice:
       for (const Expr& c : e.children)
-        if (productive_expr(c, ok)) return true;
+        if (productive_expr(c, ok, ref)) return true;
       return false;
     case ExprKind::optional:
     case ExprKind::star:
@@ -83,37 +85,52 @@ bool productive_expr(const Expr& e, const std::unordered_map<std::string_view, b
 }  // namespace
 
 std::vector<std::string> Grammar::unproductive_rules() const {
-  std::unordered_map<std::string_view, bool> ok;
-  for (const Rule& r : rules) ok.emplace(r.name, false);
+  // Names as dense ids, and the id of every nonterminal occurrence, so that each name is hashed
+  // once rather than at every look-up of the fixed point.
+  std::unordered_map<std::string_view, uint32_t> id;
+  std::vector<uint32_t> rule_id(rules.size());
+  for (size_t i = 0; i < rules.size(); ++i)
+    rule_id[i] = id.emplace(rules[i].name, static_cast<uint32_t>(id.size())).first->second;
+  std::unordered_map<const Expr*, uint32_t> ref;
   // Worklist: a definition is looked at again only when a rule it references turned productive
   // (a chain of n rules in any order costs O(n), not n passes).
-  std::unordered_map<std::string_view, std::vector<size_t>> users;  // rule name -> definitions
+  std::vector<std::vector<size_t>> users(id.size());  // name id -> definitions using it
   std::vector<const Expr*> todo;
   for (size_t i = 0; i < rules.size(); ++i) {
     todo.push_back(&rules[i].body);
     while (!todo.empty()) {
       const Expr* e = todo.back();
       todo.pop_back();
-      if (e->kind == ExprKind::nonterminal) users[e->text].push_back(i);
+      if (e->kind == ExprKind::nonterminal) {
+        if (auto it = id.find(e->text); it != id.end()) {
+          ref.emplace(e, it->second);
+          // Each definition once per name: a rule used 100k times in one body (a shared
+          // one-byte rule in a long enum) must not queue that body 100k times.
+          auto& u = users[it->second];
+          if (u.empty() || u.back() != i) u.push_back(i);
+        }
+      }
       for (const Expr& c : e->children) todo.push_back(&c);
     }
   }
+  std::vector<uint8_t> ok(id.size(), 0);
   std::vector<size_t> queue(rules.size());
+  std::vector<uint8_t> queued(rules.size(), 1);
   for (size_t i = 0; i < rules.size(); ++i) queue[i] = rules.size() - 1 - i;
   while (!queue.empty()) {
     const size_t i = queue.back();
     queue.pop_back();
-    bool& done = ok[rules[i].name];
-    if (done || !productive_expr(rules[i].body, ok)) continue;
-    done = true;
-    if (auto u = users.find(rules[i].name); u != users.end())
-      for (size_t j : u->second)
-        if (!ok[rules[j].name]) queue.push_back(j);
+    queued[i] = 0;
+    if (ok[rule_id[i]] || !productive_expr(rules[i].body, ok, ref)) continue;
+    ok[rule_id[i]] = 1;
+    for (size_t j : users[rule_id[i]])
+      if (!ok[rule_id[j]] && !queued[j]) queued[j] = 1, queue.push_back(j);
   }
   std::vector<std::string> out;
-  for (const Rule& r : rules)
-    if (!ok[r.name] && (out.empty() || std::find(out.begin(), out.end(), r.name) == out.end()))
-      out.push_back(r.name);
+  std::vector<uint8_t> listed(id.size(), 0);  // each name once, in rule order
+  for (size_t i = 0; i < rules.size(); ++i)
+    if (!ok[rule_id[i]] && !listed[rule_id[i]])
+      listed[rule_id[i]] = 1, out.push_back(rules[i].name);
   return out;
 }
 

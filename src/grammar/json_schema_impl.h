@@ -111,6 +111,9 @@ struct SchemaConverter::Impl {
   std::map<std::string, int> next_suffix;  // base name -> next numeric suffix to try
   std::vector<std::string> warnings;
   int depth = 0;  // nesting of rule_for calls
+  // value_expr spells strings (see `spelled`): set by enum_expr for long enums.
+  bool spell_values = false;
+  static constexpr size_t kMaxLiteralValueBytes = 4096;
 
   // ---- punctuation (canonical or with whitespace folded in) --------------------------------
   std::string ws_regex() const {
@@ -174,6 +177,22 @@ struct SchemaConverter::Impl {
     const std::string name = add_rule(hint, body);
     memo["shared:" + key] = name;
     return name;
+  }
+
+  // `text` spelled as one shared one-byte rule per byte instead of one literal. A literal takes
+  // an automaton of its length from the grammar's DFA-state budget, so thousands of distinct
+  // literals (the keys of a huge object) would exhaust it; one-byte rules share at most 256
+  // two-state automata (docs/grammar.md "Large schemas").
+  std::string spelled(std::string_view text) {
+    std::string out;
+    for (const char c : text) {
+      const auto b = static_cast<unsigned char>(c);
+      const char hex[] = {"0123456789abcdef"[b >> 4], "0123456789abcdef"[b & 15], 0};
+      out +=
+          (out.empty() ? "" : " ") + shared_rule(std::string("byte:") + hex, std::string("b") + hex,
+                                                 kbnf_literal(std::string(1, c)));
+    }
+    return out;
   }
 
   // ---- JSON navigation ---------------------------------------------------------------------
@@ -258,10 +277,44 @@ struct SchemaConverter::Impl {
                           ")"};
       return r.value_unsafe();
     }
-    auto r = root.at_pointer(pointer);
-    if (r.error())
+    if (auto found = walk(pointer)) return *found;
+    auto r = root.at_pointer(pointer);  // not found by the walk: at_pointer's error, or a form
+    if (r.error())                      // the walk does not read
       throw SchemaError{"no schema at JSON pointer " + std::string(pointer) + " (" + context + ")"};
     return r.value_unsafe();
+  }
+  // Resolves a "/..." pointer level by level, putting the members of each object or array it
+  // passes into `known` once: n references into one `$defs` cost O(n) in all, where at_pointer
+  // would scan the siblings for each. Iterative (a pointer may have any number of levels).
+  std::set<std::string, std::less<>> indexed;  // pointers whose members are in `known`
+  std::optional<dom::element> walk(std::string_view pointer) {
+    dom::element cur = root;
+    size_t pos = 0;
+    while (pos < pointer.size() && pointer[pos] == '/') {
+      size_t next = pointer.find('/', pos + 1);
+      if (next == std::string_view::npos) next = pointer.size();
+      auto k = known.find(pointer.substr(0, next));
+      if (k == known.end()) {
+        const std::string parent(pointer.substr(0, pos));
+        if (!indexed.insert(parent).second) return std::nullopt;  // indexed: no such member
+        index_members(parent, cur);
+        k = known.find(pointer.substr(0, next));
+        if (k == known.end()) return std::nullopt;
+      }
+      cur = k->second;
+      pos = next;
+    }
+    return pos == pointer.size() ? std::optional<dom::element>(cur) : std::nullopt;
+  }
+  void index_members(const std::string& parent, dom::element e) {
+    if (e.type() == dom::element_type::OBJECT) {
+      dom::object obj = e.get_object().value_unsafe();
+      for (auto f : obj) known.emplace(parent + "/" + pointer_token(f.key), f.value);
+    } else if (e.type() == dom::element_type::ARRAY) {
+      dom::array arr = e.get_array().value_unsafe();
+      size_t i = 0;
+      for (auto v : arr) known.emplace(parent + "/" + std::to_string(i++), v);
+    }
   }
 
   static std::optional<double> number_of(dom::element e) {
@@ -609,8 +662,10 @@ struct SchemaConverter::Impl {
   static constexpr size_t kMaxPermutedKeys = 5;
   std::string value_expr(dom::element v) {
     switch (v.type()) {
-      case dom::element_type::STRING:
-        return kbnf_literal(json_quote(v.get_string().value_unsafe()));
+      case dom::element_type::STRING: {
+        const std::string text = json_quote(v.get_string().value_unsafe());
+        return spell_values ? spelled(text) : kbnf_literal(text);
+      }
       case dom::element_type::ARRAY: {
         dom::array arr = v.get_array().value_unsafe();
         if (arr.size() == 0) return empty_arr();
@@ -710,6 +765,16 @@ struct SchemaConverter::Impl {
     std::vector<std::string> types = declared_types(o, ptr);
     std::vector<std::string> alts;
     std::set<std::string> seen;
+    // A long enum's strings are spelled byte by byte in JSON mode (as the keys of a huge object).
+    size_t value_bytes = 0;
+    for (auto v : values)
+      if (v.type() == dom::element_type::STRING)
+        value_bytes += v.get_string().value_unsafe().size() + 2;
+    spell_values = value_bytes > kMaxLiteralValueBytes;
+    struct Reset {
+      bool& b;
+      ~Reset() { b = false; }
+    } reset{spell_values};
     for (auto v : values) {
       if (!type_matches(v, types)) continue;
       std::string text;

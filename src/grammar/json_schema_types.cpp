@@ -645,6 +645,9 @@ namespace {
 constexpr size_t kMaxAnyOrder = 8;
 constexpr size_t kMaxExcludedKeys = 256;
 constexpr size_t kMaxObjectStates = 1u << 14;
+// Past this many bytes of listed keys, keys are spelled byte by byte (Impl::spelled) so that
+// their automata stay within the DFA-state budget.
+constexpr size_t kMaxLiteralKeyBytes = 4096;
 }  // namespace
 
 std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string& ptr) {
@@ -854,12 +857,22 @@ std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string&
                                 : add_rule(hint_for(ptr) + "_extra", join_alts(extra_alts));
 
   // Member layouts.
+  size_t key_bytes = 0;
+  for (const auto& p : props) key_bytes += p.name.size() + 2;
+  auto key_of = [&](const std::string& text) {
+    return key_bytes > kMaxLiteralKeyBytes ? spelled(text) : kbnf_literal(text);
+  };
   std::vector<std::string> kv;
   for (const auto& p : props) {
     const std::string key = opt.flexible_whitespace
-                                ? kbnf_literal(json_quote(p.name)) + " " + colon()
-                                : kbnf_literal(json_quote(p.name) + (opt.compact ? ":" : ": "));
+                                ? key_of(json_quote(p.name)) + " " + colon()
+                                : key_of(json_quote(p.name) + (opt.compact ? ":" : ": "));
     kv.push_back(key + " " + p.value);
+  }
+  // In schema order each member appears in two states (before and after the first member): one
+  // rule per member keeps the grammar's text linear with a small factor.
+  if (props.size() > kMaxAnyOrder) {
+    for (size_t i = 0; i < kv.size(); ++i) kv[i] = add_rule(props[i].name + "_member", kv[i]);
   }
   std::vector<uint8_t> is_banned(props.size(), 0);
   for (size_t b : banned) is_banned[b] = 1;
@@ -878,7 +891,8 @@ std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string&
       throw SchemaError{"minProperties / maxProperties too large for " + std::to_string(n) +
                         " properties at " + show(ptr)};
   }
-  auto sep = [&](uint64_t c) { return c == 0 ? std::string() : comma() + " "; };
+  const std::string comma_expr = any_order ? comma() : shared_rule("comma", "comma", comma());
+  auto sep = [&](uint64_t c) { return c == 0 ? std::string() : comma_expr + " "; };
   auto can_end = [&](uint64_t set, uint64_t c) {
     if (c == 0 || c < min_p) return false;
     if (!any_order) return true;  // required ones cannot be skipped in schema order

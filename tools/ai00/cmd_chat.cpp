@@ -92,14 +92,16 @@ int run_chat(const std::vector<std::string>& argv) {
   for (const char* f :
        {"--format", "--system", "--tools", "--thinking", "--max-line-bytes", "--config"})
     values.push_back(f);
-  ai00::cli::Args args(argv, values, {"--ban-eos"});
-  ai00::Model model = ai00::cli::load_model_flag(args);
-  ai00::GenerateOptions options = ai00::cli::generate_options(args);
+  ai00::cli::Args args(argv, values, {"--ban-eos", "--show-sampler"});
   ai00::ChatTemplate tmpl =
       args.has("--config")
           ? ai00::ChatTemplate::with_config(args.get("--format").value_or("ai00-v1"),
                                             ai00::cli::read_text_file(*args.get("--config")))
           : ai00::ChatTemplate(args.get("--format").value_or("ai00-v1"));
+  // --preset names a preset of the configuration ([presets.NAME] of --config, else the Goose
+  // spec's three); explicit sampler flags override it.
+  ai00::GenerateOptions options = ai00::cli::generate_options(args, &tmpl);
+  ai00::Model model = ai00::cli::load_model_flag(args);
   ai00::RenderOptions render;
   render.thinking = thinking_flag(args);
   if (auto tools = args.get("--tools")) render.tools_json = ai00::cli::read_text_file(*tools);
@@ -169,7 +171,9 @@ AI00_COMMAND("chat",
              "ai00 chat --model M [--vocab V] [--format ai00-v1|ai00-v0|goose|openchatml]\n"
              "    [--system TEXT] [--tools FILE] [--thinking off|on|a-bit|a-lot]\n"
              "    [--max-line-bytes N (65536)] [--config FILE ([prompts] TOML)]\n"
-             "    [sampler flags of `ai00 generate`] [--seed N] [--max-tokens N] [--threads N]\n"
+             "    [--preset NAME (math|chat|creative|ai00, or [presets.NAME] of --config)]\n"
+             "    [sampler flags of `ai00 generate`, which override the preset] [--show-sampler]\n"
+             "    [--seed N] [--max-tokens N] [--threads N]\n"
              "  Interactive: each stdin line is a user message; the reply streams to stdout\n"
              "  (reasoning and tool calls to stderr). A line the format cannot carry, or\n"
              "  longer than --max-line-bytes, is refused on stderr and the session goes on.",

@@ -2,6 +2,7 @@
 // (KBNF, or a JSON Schema when the file ends in .json), and a State read from / written to a
 // file so a generation can continue later. Uses only the public C++ API.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,10 +13,15 @@ namespace {
 
 int run_generate(const std::vector<std::string>& argv) {
   std::vector<std::string> values = ai00::cli::sampler_value_flags();
-  for (const char* f : {"--prompt", "--grammar", "--state-in", "--state-out"}) values.push_back(f);
-  ai00::cli::Args args(argv, values, {"--ban-eos", "--quiet"});
+  for (const char* f : {"--prompt", "--grammar", "--state-in", "--state-out", "--config"})
+    values.push_back(f);
+  ai00::cli::Args args(argv, values, {"--ban-eos", "--quiet", "--show-sampler"});
+  // --config is read for its sampling presets ([presets.NAME]) only: a raw turn has no format.
+  std::optional<ai00::ChatTemplate> config;
+  if (auto c = args.get("--config"))
+    config.emplace(ai00::ChatTemplate::with_config("ai00-v1", ai00::cli::read_text_file(*c)));
+  ai00::GenerateOptions options = ai00::cli::generate_options(args, config ? &*config : nullptr);
   ai00::Model model = ai00::cli::load_model_flag(args);
-  ai00::GenerateOptions options = ai00::cli::generate_options(args);
   if (auto g = args.get("--grammar")) {
     std::string text = ai00::cli::read_text_file(*g);
     bool schema = g->size() >= 5 && g->compare(g->size() - 5, 5, ".json") == 0;
@@ -48,10 +54,12 @@ int run_generate(const std::vector<std::string>& argv) {
 AI00_COMMAND(
     "generate",
     "ai00 generate --model M [--vocab V] --prompt TEXT [--preset chat|math|creative|ai00]\n"
+    "    [--config FILE (its [presets.NAME] for --preset)] [--show-sampler]\n"
     "    [--sampler nucleus|typical|mirostat|greedy] [--temperature T] [--top-p P]\n"
     "    [--top-k K] [--min-p P] [--presence X] [--frequency X] [--decay D]\n"
     "    [--repetition R] [--ban-eos] [--seed N] [--max-tokens N] [--stop S]\n"
     "    [--threads N] [--isa NAME] [--grammar FILE(.kbnf|.json)] [--state-in FILE]\n"
     "    [--state-out FILE] [--quiet]\n"
-    "  Streams the continuation of TEXT to stdout (token counts and finish to stderr).",
+    "  Streams the continuation of TEXT to stdout (token counts and finish to stderr).\n"
+    "  Sampler flags override the preset's fields.",
     run_generate);

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <ai00/ai00.hpp>
+#include <cctype>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -28,21 +30,46 @@ inline ai00::Model load_model_flag(const Args& args) {
   return ai00::Model::load(args.require("--model"), mo);
 }
 
-// --preset chat|math|creative|ai00, then --sampler and the per-field overrides.
-inline ai00::SamplerParams sampler_flags(const Args& args) {
-  ai00::SamplerParams p;
-  if (auto preset = args.get("--preset")) {
-    if (*preset == "chat")
-      p = ai00::SamplerParams::preset(AI00_PRESET_CHAT);
-    else if (*preset == "math")
-      p = ai00::SamplerParams::preset(AI00_PRESET_MATH);
-    else if (*preset == "creative")
-      p = ai00::SamplerParams::preset(AI00_PRESET_CREATIVE);
-    else if (*preset == "ai00")
-      p = ai00::SamplerParams::preset(AI00_PRESET_AI00_SERVER);
-    else
-      throw UsageError("--preset must be chat, math, creative or ai00, got '" + *preset + "'");
+// The sampling preset NAME of --preset. With `config` (a template made from --config), the
+// configuration's presets: math, chat, creative of the Goose spec unless its [presets.NAME]
+// tables change them or add others; without, the built-in three. "ai00" is ai00_server's
+// defaults. Names match case-insensitively as well (the Goose spec writes Math, Chat, Creative).
+// UsageError naming the known presets otherwise.
+inline ai00::SamplerParams preset_flag(const std::string& name, const ai00::ChatTemplate* config) {
+  std::string lower = name;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "ai00") return ai00::SamplerParams::preset(AI00_PRESET_AI00_SERVER);
+  if (config == nullptr) {
+    if (lower == "chat") return ai00::SamplerParams::preset(AI00_PRESET_CHAT);
+    if (lower == "math") return ai00::SamplerParams::preset(AI00_PRESET_MATH);
+    if (lower == "creative") return ai00::SamplerParams::preset(AI00_PRESET_CREATIVE);
+    throw UsageError("--preset: unknown preset '" + name +
+                     "' (known: math, chat, creative, ai00; more with --config [presets.NAME])");
   }
+  for (const std::string& n : {name, lower}) {
+    try {
+      ai00::SamplerParams p;
+      static_cast<ai00_sampler_params&>(p) = config->sampler_preset(n);
+      return p;
+    } catch (const ai00::Error& e) {
+      if (n != lower) continue;  // then the lower-case spelling
+      // The library's message lists the configuration's presets: "... (known: math, ...)".
+      const std::string msg = e.what();
+      const size_t at = msg.rfind("(known: ");
+      const std::string known =
+          at == std::string::npos ? msg : msg.substr(at + 8, msg.size() - at - 9);
+      throw UsageError("--preset: unknown preset '" + name + "' (known: " + known + ", ai00)");
+    }
+  }
+  throw UsageError("--preset: unknown preset '" + name + "'");
+}
+
+// --preset NAME (preset_flag), then --sampler and the per-field overrides, which win over the
+// preset.
+inline ai00::SamplerParams sampler_flags(const Args& args,
+                                         const ai00::ChatTemplate* config = nullptr) {
+  ai00::SamplerParams p;
+  if (auto preset = args.get("--preset")) p = preset_flag(*preset, config);
   if (auto m = args.get("--sampler")) {
     if (*m == "nucleus")
       p.method = AI00_SAMPLER_NUCLEUS;
@@ -71,9 +98,20 @@ inline ai00::SamplerParams sampler_flags(const Args& args) {
   return p;
 }
 
-inline ai00::GenerateOptions generate_options(const Args& args) {
+// --show-sampler: the effective sampler settings on stderr, one line of JSON.
+inline void show_sampler(const ai00::SamplerParams& p) {
+  std::fprintf(stderr,
+               "{\"temperature\": %g, \"top_p\": %g, \"top_k\": %u, \"min_p\": %g, "
+               "\"presence_penalty\": %g, \"frequency_penalty\": %g, \"penalty_decay\": %g}\n",
+               p.temperature, p.top_p, static_cast<unsigned>(p.top_k), p.min_p, p.presence_penalty,
+               p.frequency_penalty, p.penalty_decay);
+}
+
+inline ai00::GenerateOptions generate_options(const Args& args,
+                                              const ai00::ChatTemplate* config = nullptr) {
   ai00::GenerateOptions o;
-  o.sampler = sampler_flags(args);
+  o.sampler = sampler_flags(args, config);
+  if (args.has("--show-sampler")) show_sampler(o.sampler);
   long long max = args.get_int("--max-tokens", 256, 1, UINT32_MAX);
   o.max_tokens = static_cast<uint32_t>(max);
   if (args.has("--seed")) o.seed = static_cast<uint64_t>(args.get_int("--seed", 0, 0, LLONG_MAX));
