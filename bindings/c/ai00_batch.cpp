@@ -251,7 +251,8 @@ AI00_API ai00_status ai00_batch_step(ai00_batch_step_result* out_result, ai00_ba
                                              sizeof(ai00_batch_step_result), fn,
                                              "ai00_batch_step_result");
     }
-    ai00_batch_step_params p;
+    ai00_batch_step_params p{};
+    p.struct_size = sizeof p;
     ai00_batch_step_params_default(&p);
     if (params != nullptr) {
       ai00::internal::abi::check_struct_size(params->struct_size, sizeof(ai00_batch_step_params),

@@ -114,6 +114,21 @@ AI00_API ai00_status ai00_version_number(uint32_t* out_version);
 /* The library's AI00_ABI_VERSION. Any thread. */
 AI00_API ai00_status ai00_abi_version(uint32_t* out_abi_version);
 
+/* What this build can do on this CPU, as one JSON object, before anything is loaded:
+ * {"isa": the kernel ISA a load without forced_isa would choose (AI00_FORCE_ISA honoured; null
+ * when that variable names an ISA this CPU cannot run), "isa_compiled": [names built in, best
+ * first], "isa_supported": [those this CPU and OS can run], "int8_dot": true when that ISA has a
+ * native byte dot product (AVX-VNNI, AVX-512 VNNI; every ISA has a portable int8 path),
+ * "bf16_dot": true when it has a native BF16 dot product, "hardware_threads": the OS's count
+ * (0 if unknown), "weight_types": [tensor types ai00_model_load reads], "convert_weight_types":
+ * [ai00_weight_type names ai00_model_convert writes], "file_formats": [containers loaded],
+ * "chat_formats": [names for ai00_chat_template_new], "grammar": [grammar inputs: "kbnf",
+ * "json_schema", "tools"]}; keys may be added later. Versions have ai00_version_number and
+ * ai00_abi_version, limits (max_threads, ...) ai00_limits_get. Two-call idiom into the caller's
+ * buffer (no NUL written): with `json` NULL or capacity too small the size goes to *out_len and
+ * the call returns AI00_ERR_BUFFER_TOO_SMALL. Any thread. */
+AI00_API ai00_status ai00_capabilities_json(size_t* out_len, char* json, size_t capacity);
+
 /* Static, NUL-terminated English text for a status; never NULL, never freed by the caller.
  * An unknown value gives "unknown status". Any thread. */
 AI00_API const char* ai00_status_string(ai00_status status);
@@ -157,10 +172,24 @@ typedef struct ai00_model_params {
   /* NUL-terminated path of an RWKV World vocabulary (rwkv_vocab_v20230424.txt) to attach when
    * the weight file carries none, or NULL. */
   const char* vocab_path;
+  /* Appended in 0.2 (a smaller struct_size loads without progress): */
+  /* Load progress, or NULL (the default). An ai00_progress_callback (declared below with the
+   * conversion API) called on the loading thread with `done` of `total` bytes of tensor data:
+   * (0, total) once the file is parsed, after each tensor or 16 MiB chunk is read, and
+   * (total, total) exactly once when the model is complete, as the last call; `done` never
+   * decreases, so done/total is a fraction from 0 to 1 that ends at exactly 1 on success. With
+   * a callback the load reads every tensor's pages once (the disk time is spent in the load,
+   * where it is shown, instead of in the first eval). Returning non-zero cancels: the load
+   * returns AI00_ERR_CANCELLED, frees everything it made and leaves *out_model unchanged. A
+   * file that fails to parse fails before the first call. Must not throw or longjmp. */
+  int32_t (*progress)(uint64_t done, uint64_t total, void* user_data);
+  void* progress_user_data; /* passed to progress */
 } ai00_model_params;
 
 /* Fills *out_params with the defaults (struct_size set, n_threads 1, no forced ISA, no
- * vocabulary path). */
+ * vocabulary path, no progress). Set struct_size = sizeof(ai00_model_params) (or zero the
+ * struct) first: a struct_size equal to the size an older header published (24, without the
+ * progress fields) is kept and only that much is written (docs/abi.md "Versioned structs"). */
 AI00_API ai00_status ai00_model_params_default(ai00_model_params* out_params);
 
 /* ---- Limits ----------------------------------------------------------------------------------
@@ -266,6 +295,7 @@ typedef enum ai00_file_format {
 /* Progress of a long call: `done` of `total` units (bytes of tensor data). Return 0 to go on,
  * non-zero to stop (the call then returns AI00_ERR_CANCELLED and writes nothing). Called on the
  * calling thread. Must not throw or longjmp across the library. */
+/* ai00_model_params.progress has this type too. */
 typedef int32_t (*ai00_progress_callback)(uint64_t done, uint64_t total, void* user_data);
 
 /* Conversion options. Fill with ai00_convert_params_default() first; fields are only appended. */
@@ -299,7 +329,8 @@ AI00_API ai00_status ai00_model_convert(const char* path_in, size_t path_in_len,
  * *out_len and return AI00_ERR_BUFFER_TOO_SMALL; the buffer is caller-owned. Any thread.
  * Without a tokenizer (no vocabulary found at load) both give AI00_ERR_UNSUPPORTED. */
 
-/* Encodes `text` (text_len bytes) into token ids. */
+/* Encodes `text` (text_len bytes) into token ids. More ids than the max_tokens limit is
+ * AI00_ERR_INVALID_ARGUMENT naming the limit (ai00_tokenizer_encode likewise). */
 AI00_API ai00_status ai00_model_tokenize(size_t* out_count, uint32_t* tokens, size_t capacity,
                                          const ai00_model* model, const char* text,
                                          size_t text_len);

@@ -65,7 +65,8 @@ class Batch {
  public:
   // pass_rows: rows per forward pass (0 = 128).
   explicit Batch(const Model& model, uint32_t pass_rows = 0) {
-    ai00_batch_params p;
+    ai00_batch_params p{};
+    p.struct_size = sizeof p;  // this header's size (docs/abi.md "Versioned structs")
     detail::check(ai00_batch_params_default(&p));
     if (pass_rows != 0) p.pass_rows = pass_rows;
     ai00_batch* b = nullptr;
@@ -96,7 +97,8 @@ class Batch {
   // is active; time_budget_us 0 = none) and returns the events in order.
   std::vector<BatchEvent> step(uint32_t max_tokens, uint64_t time_budget_us = 0,
                                BatchStepSummary* summary = nullptr) {
-    ai00_batch_step_params p;
+    ai00_batch_step_params p{};
+    p.struct_size = sizeof p;
     detail::check(ai00_batch_step_params_default(&p));
     p.max_tokens = max_tokens;
     p.time_budget_us = time_budget_us;
