@@ -129,6 +129,9 @@ void Batch::run_step(const std::vector<size_t>& act, size_t cap, BatchStepResult
       });
     });
   };
+  // The whole step is timed (masks and sampling included), not only the forward: the budget
+  // is wall-clock time of the caller's frame.
+  const auto t0 = std::chrono::steady_clock::now();
   each([&](size_t i) { work[i] = members_[act[i]].gen->prepare(cap); });
   std::vector<BatchSegment> segs;
   std::vector<size_t> fed;  // indices into act of the members in segs
@@ -142,7 +145,6 @@ void Batch::run_step(const std::vector<size_t>& act, size_t cap, BatchStepResult
     fed.push_back(i);
   }
   if (!segs.empty()) {
-    const auto t0 = std::chrono::steady_clock::now();
     ForwardOptions fo;
     fo.chunk = options_.pass_rows;
     bool ok = true;
