@@ -114,8 +114,9 @@ int main(int argc, char** argv) {
     for (const char* type : {"F32", "Q8_0"}) {
       for (int threads : {1, 2}) {
         for (int n : {1, 2, 4, 8, 16, 32}) {
-          const std::string name = "batch/" + size + "/" + type + "/threads:" +
-                                   std::to_string(threads) + "/N:" + std::to_string(n);
+          const std::string name = "batch/" + size + "/" + type +
+                                   "/threads:" + std::to_string(threads) +
+                                   "/N:" + std::to_string(n);
           benchmark::RegisterBenchmark(name.c_str(), BM_batch, size, std::string(type), threads, n)
               ->UseManualTime()
               ->Unit(benchmark::kMillisecond)
