@@ -287,6 +287,13 @@ static void test_bad_input(ai00_model* m, ai00_model* other) {
   CHECK(ai00_batch_step(&res, b, NULL, NULL, NULL) == AI00_ERR_INVALID_ARGUMENT);
   CHECK(strstr(ai00_batch_last_error(b), "ai00_batch_step_result") != NULL);
   CHECK(ai00_batch_step(NULL, NULL, NULL, NULL, NULL) == AI00_ERR_INVALID_ARGUMENT);
+  /* A time budget no step can meet: exactly one step (progress), then time_limited. */
+  sp.struct_size = sizeof sp;
+  sp.max_tokens = 5;
+  sp.time_budget_us = 1;
+  res.struct_size = sizeof res;
+  CHECK_OK(ai00_batch_step(&res, b, &sp, NULL, NULL));
+  CHECK(res.steps == 1 && res.time_limited == 1 && res.unfinished == 1);
   CHECK_OK(ai00_batch_step(NULL, b, NULL, NULL, NULL));
   e.struct_size = 8;
   CHECK(ai00_batch_next_event(&has, &e, b) == AI00_ERR_INVALID_ARGUMENT);

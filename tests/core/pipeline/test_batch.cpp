@@ -194,18 +194,22 @@ TEST_CASE("a member cancelled from another thread stops; the others continue", "
     b.add(ms.make(m, rs.back()));
   }
   std::atomic<int> steps{0};
-  std::atomic<bool> done{false};
+  std::atomic<bool> cancelled{false};
   std::thread canceller([&] {
-    while (steps.load() < 5 && !done.load()) std::this_thread::yield();
+    while (steps.load() < 5) std::this_thread::yield();
     ms.gens[2]->cancel();
+    cancelled = true;
   });
   for (int guard = 0; guard < 1000; ++guard) {
     BatchStepResult r = b.step(1, 0);
     ms.take(r);
-    steps.fetch_add(1);
+    // After the fifth call the loop waits for the other thread's cancel, so the member is
+    // surely cancelled mid-turn however the threads are scheduled.
+    if (steps.fetch_add(1) + 1 == 5) {
+      while (!cancelled.load()) std::this_thread::yield();
+    }
     if (r.steps == 0) break;
   }
-  done = true;
   canceller.join();
   CHECK(ms.gens[2]->finish_reason() == format::FinishReason::cancelled);
   const Outcome lone = alone(m, rs[2]);
