@@ -162,7 +162,7 @@ TEST_CASE("a batch gives each member exactly its lone run", "[batch]") {
   }
 }
 
-TEST_CASE("members join and leave mid-way; a leaver continues alone identically", "[batch]") {
+TEST_CASE("members join and leave mid-way and a leaver continues alone identically", "[batch]") {
   auto m = load("rand-rwkv7-c128-l3-v512-Q8_0.gguf");
   Members ms;
   Batch b(m);
@@ -181,7 +181,7 @@ TEST_CASE("members join and leave mid-way; a leaver continues alone identically"
   for (size_t i = 0; i < 6; ++i) check_same(ms.outcome(i), alone(m, recipe(i)), i);
 }
 
-TEST_CASE("a member cancelled from another thread stops; the others continue", "[batch]") {
+TEST_CASE("a member cancelled from another thread stops while the others continue", "[batch]") {
   auto m = load("rand-rwkv7-c128-l3-v512-F16.gguf", 2);
   Members ms;
   Batch b(m);
@@ -219,7 +219,7 @@ TEST_CASE("a member cancelled from another thread stops; the others continue", "
   for (size_t i : {0, 1, 3}) check_same(ms.outcome(i), alone(m, rs[i]), i);
 }
 
-TEST_CASE("the time budget: one step at least, prefill chunks shrink to fit", "[batch]") {
+TEST_CASE("the time budget: one step at least and prefill chunks shrink to fit", "[batch]") {
   auto m = load("rand-rwkv7-c128-l3-v512-F16.gguf");
   Members ms;
   Batch b(m);
