@@ -51,6 +51,11 @@ Generator::Generator(std::shared_ptr<const Model> model, State& state, const Cha
   if (r.prepend_token0) prompt_tokens_.push_back(0);
   tokenizer_->encode_append(prompt_text_, prompt_tokens_);
   check_prompt();
+  if (options.prefix_cache)
+    reuse_.configure(options.prefix_cache,
+                     chat_store_points(*request.format, request.conversation, request.render,
+                                       prompt_text_, r.prepend_token0, *tokenizer_,
+                                       prompt_tokens_));
 
   if (options.penalize_history) {
     for (const format::Message& msg : request.conversation) {
@@ -94,6 +99,7 @@ Generator::Generator(std::shared_ptr<const Model> model, State& state, const Raw
     tokenizer_->encode_append(prompt_text_, prompt_tokens_);
   }
   check_prompt();
+  reuse_.configure(options.prefix_cache, {});
   stops_.emplace(options.stop_sequences);
   GrammarContext ctx;
   ctx.chat = false;
@@ -184,12 +190,19 @@ size_t Generator::prefill_once() {
     finish(format::FinishReason::cancelled);
     return 0;
   }
-  size_t n = std::min(options_.prefill_chunk, prompt_tokens_.size() - prefilled_);
+  if (prefilled_ == 0) {  // a cached prefix of the prompt replaces its prefill
+    prefilled_ = reuse_.begin(*model_, state_, prompt_tokens_, logits_);
+    if (prefilled_ > 0) return prefilled_;
+  }
+  size_t n = reuse_.chunk(prefilled_,
+                          std::min(options_.prefill_chunk, prompt_tokens_.size() - prefilled_));
   bool last = prefilled_ + n == prompt_tokens_.size();
   if (last) logits_.resize(vocab_);
-  // Only the last chunk needs logits (no head matmul before it).
-  forward(*model_, state_, prompt_tokens_.data() + prefilled_, n, last ? logits_.data() : nullptr);
+  // Only the last chunk needs logits (no head matmul before it), and store points of the cache.
+  float* out = last ? logits_.data() : reuse_.logits_for(prefilled_ + n, vocab_);
+  forward(*model_, state_, prompt_tokens_.data() + prefilled_, n, out);
   prefilled_ += n;
+  reuse_.after_chunk(*model_, state_, prompt_tokens_, prefilled_, out);
   return n;
 }
 
