@@ -220,7 +220,13 @@ typedef struct ai00_model_info {
   uint32_t n_vocab;     /* V: rows of the output head = length of a logits vector */
   uint32_t n_tokens;    /* ids the tokenizer knows (0 when the model has no tokenizer) */
   uint32_t n_threads;   /* the pool size chosen at load */
-  uint64_t state_bytes; /* ai00_state_save size of a fresh State (the recurrent part) */
+  /* Bytes of one State's recurrent part, the memory per sequence whatever its length:
+   * L * C * (N + 2) fp32 values (per layer the two token-shift vectors of C floats and the
+   * H * N * N WKV matrices), 4 bytes each; the same number as "state_bytes" of
+   * ai00_model_info_json. A saved State (ai00_state_save) adds a 64-byte header, 8 bytes and
+   * its sampler section (seed, RNG, penalty table): 72 bytes fresh, plus 12 per token in the
+   * penalty table. */
+  uint64_t state_bytes;
 } ai00_model_info;
 
 /* Writes the shape of `model` into *out_info (whose struct_size the caller sets). */
