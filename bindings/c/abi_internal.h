@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -72,6 +73,20 @@ std::string_view text_arg(const char* p, size_t len, const char* function, const
 // unknown, larger size means a newer header (fields this library cannot honour) and is rejected.
 void check_struct_size(uint32_t struct_size, size_t min_size, size_t max_size, const char* function,
                        const char* type);
+
+// Writes the defaults `d` of a versioned struct into the caller's *out (docs/abi.md "Versioned
+// structs"). A caller built against an older header has a shorter struct, so when
+// out->struct_size already holds `older_size` (the size that header published) only that many
+// bytes are written and struct_size keeps it; any other value (sizeof(T), 0, uninitialised
+// memory) means the caller's header is this one and the whole struct is written.
+template <typename T>
+void write_default(T* out, const T& d, size_t older_size) {
+  uint32_t given;  // read bytewise: the caller may not have initialised the struct
+  std::memcpy(&given, static_cast<const void*>(out), sizeof given);
+  const size_t n = given == older_size ? older_size : sizeof(T);
+  std::memcpy(static_cast<void*>(out), &d, n);
+  out->struct_size = static_cast<uint32_t>(n);
+}
 
 }  // namespace ai00::internal::abi
 

@@ -99,11 +99,12 @@ extern "C" {
 AI00_API ai00_status ai00_render_options_default(ai00_render_options* out_options) {
   try {
     require(out_options, "ai00_render_options_default", "out_options");
-    *out_options = ai00_render_options{};
-    out_options->struct_size = sizeof(ai00_render_options);
-    out_options->add_generation_prompt = 1;
-    out_options->thinking = AI00_THINKING_OFF;
-    out_options->prepend_token0 = -1;
+    ai00_render_options d{};
+    d.struct_size = sizeof(ai00_render_options);
+    d.add_generation_prompt = 1;
+    d.thinking = AI00_THINKING_OFF;
+    d.prepend_token0 = -1;
+    ai00::internal::abi::write_default(out_options, d, offsetof(ai00_render_options, reflect));
     return AI00_OK;
   } catch (...) {
     return ai00::internal::abi::handle_exception(nullptr);
@@ -165,7 +166,7 @@ AI00_API ai00_status ai00_chat_template_sampler_preset(ai00_sampler_params* out_
       throw ai00::internal::InvalidArgument(std::string(fn) + ": unknown preset \"" +
                                             std::string(n) + "\" (known: " + known + ")");
     }
-    ai00_sampler_params s;
+    ai00_sampler_params s{};
     const ai00_status st = ai00_sampler_params_default(&s);
     if (st != AI00_OK) return st;
     s.temperature = p->temperature;

@@ -71,7 +71,7 @@ namespace {
 using ai00::internal::abi::schema_options;
 
 grammar::ToolGrammarOptions tool_options(const ai00_tool_grammar_params* p, const char* fn) {
-  ai00_tool_grammar_params d;
+  ai00_tool_grammar_params d{};
   ai00_tool_grammar_params_default(&d);
   if (p != nullptr) {
     ai00::internal::abi::check_struct_size(p->struct_size, sizeof(ai00_tool_grammar_params),
@@ -158,13 +158,14 @@ AI00_API ai00_status ai00_schema_options_default(ai00_schema_options* out_option
   try {
     require(out_options, "ai00_schema_options_default", "out_options");
     const grammar::JsonSchemaOptions d;
-    *out_options = ai00_schema_options{};
-    out_options->struct_size = sizeof(ai00_schema_options);
-    out_options->lenient = d.lenient ? 1 : 0;
-    out_options->strict_properties = d.strict_properties ? 1 : 0;
-    out_options->flexible_whitespace = d.flexible_whitespace ? 1 : 0;
-    out_options->max_whitespace = d.max_whitespace;
-    out_options->compact = d.compact ? 1 : 0;
+    ai00_schema_options o{};
+    o.struct_size = sizeof(ai00_schema_options);
+    o.lenient = d.lenient ? 1 : 0;
+    o.strict_properties = d.strict_properties ? 1 : 0;
+    o.flexible_whitespace = d.flexible_whitespace ? 1 : 0;
+    o.max_whitespace = d.max_whitespace;
+    o.compact = d.compact ? 1 : 0;
+    ai00::internal::abi::write_default(out_options, o, offsetof(ai00_schema_options, compact));
     return AI00_OK;
   } catch (...) {
     return ai00::internal::abi::handle_exception(nullptr);

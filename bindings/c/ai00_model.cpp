@@ -1,4 +1,5 @@
 // Model handle of the C ABI: load, free, shape queries and the grammar vocabulary.
+#include <cstddef>
 #include <limits>
 #include <string>
 
@@ -21,6 +22,8 @@ std::shared_ptr<GrammarCache> grammar_cache(const ai00_model& handle) {
 
 namespace {
 uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
+// 0.1's ai00_model_params ended at vocab_path; progress and its user data came in 0.2.
+constexpr size_t kModelParamsV1Size = offsetof(ai00_model_params, vocab_path) + sizeof(void*);
 }  // namespace
 
 extern "C" {
@@ -28,9 +31,10 @@ extern "C" {
 AI00_API ai00_status ai00_model_params_default(ai00_model_params* out_params) {
   try {
     ai00::internal::abi::require(out_params, "ai00_model_params_default", "out_params");
-    *out_params = ai00_model_params{};
-    out_params->struct_size = sizeof(ai00_model_params);
-    out_params->n_threads = 1;
+    ai00_model_params d{};
+    d.struct_size = sizeof(ai00_model_params);
+    d.n_threads = 1;
+    ai00::internal::abi::write_default(out_params, d, kModelParamsV1Size);
     return AI00_OK;
   } catch (...) {
     return ai00::internal::abi::handle_exception(nullptr);
@@ -46,12 +50,24 @@ AI00_API ai00_status ai00_model_load(ai00_model** out_model, const char* path, s
     std::string file(ai00::internal::abi::text_arg(path, path_len, "ai00_model_load", "path"));
     ai00::internal::ModelParams p;
     if (params != nullptr) {
-      ai00::internal::abi::check_struct_size(params->struct_size, sizeof(ai00_model_params),
+      ai00::internal::abi::check_struct_size(params->struct_size, kModelParamsV1Size,
                                              sizeof(ai00_model_params), "ai00_model_load",
                                              "ai00_model_params");
       p.n_threads = params->n_threads;
       if (params->forced_isa != nullptr) p.forced_isa = params->forced_isa;
       if (params->vocab_path != nullptr) p.vocab_path = params->vocab_path;
+      if (params->struct_size >= sizeof(ai00_model_params) && params->progress != nullptr) {
+        const auto cb = params->progress;
+        void* const ud = params->progress_user_data;
+        p.progress = [cb, ud, file](uint64_t done, uint64_t total) {
+          if (cb(done, total, ud) != 0) {
+            throw ai00::internal::Error(ai00::internal::ErrorKind::cancelled,
+                                        file + ": load cancelled by the progress callback at " +
+                                            std::to_string(done) + " of " + std::to_string(total) +
+                                            " bytes");
+          }
+        };
+      }
     }
     auto handle = std::make_unique<ai00_model>();
     handle->model = ai00::internal::Model::load(file, p);

@@ -59,7 +59,7 @@ AI00_API ai00_status ai00_model_convert(const char* path_in, size_t path_in_len,
     abi::require(path_out, fn, "path_out");
     const std::string in(abi::text_arg(path_in, path_in_len, fn, "path_in"));
     const std::string out(abi::text_arg(path_out, path_out_len, fn, "path_out"));
-    ai00_convert_params p;
+    ai00_convert_params p{};
     ai00_convert_params_default(&p);
     if (params != nullptr) {
       abi::check_struct_size(params->struct_size, sizeof(ai00_convert_params),

@@ -36,7 +36,7 @@ ai00::internal::abi::ErrorSlot* slot_of(const ai00_output_parser* p) {
 // is the format's business: its renderer says so for the same thinking level and tools.
 format::ParseOptions parse_options(const format::ChatFormat& fmt, const ai00_parse_options* o,
                                    const char* fn) {
-  ai00_parse_options d;
+  ai00_parse_options d{};
   ai00_parse_options_default(&d);
   if (o != nullptr) {
     // The first published struct ends at id_seed; stream_tool_calls is read when present.
@@ -46,7 +46,7 @@ format::ParseOptions parse_options(const format::ChatFormat& fmt, const ai00_par
     std::memcpy(&d, o, o->struct_size);
     d.struct_size = sizeof d;
   }
-  ai00_render_options ro;
+  ai00_render_options ro{};
   ai00_render_options_default(&ro);
   ro.thinking = d.thinking;
   ro.tools_json = d.tools_json;
@@ -75,9 +75,11 @@ extern "C" {
 AI00_API ai00_status ai00_parse_options_default(ai00_parse_options* out_options) {
   try {
     require(out_options, "ai00_parse_options_default", "out_options");
-    *out_options = ai00_parse_options{};
-    out_options->struct_size = sizeof(ai00_parse_options);
-    out_options->thinking = AI00_THINKING_OFF;
+    ai00_parse_options d{};
+    d.struct_size = sizeof(ai00_parse_options);
+    d.thinking = AI00_THINKING_OFF;
+    ai00::internal::abi::write_default(out_options, d,
+                                       offsetof(ai00_parse_options, id_seed) + sizeof(uint64_t));
     return AI00_OK;
   } catch (...) {
     return ai00::internal::abi::handle_exception(nullptr);

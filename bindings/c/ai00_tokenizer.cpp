@@ -7,6 +7,7 @@
 
 #include "abi_internal.h"
 #include "abi_tokenizer.h"
+#include "base/limits.h"
 #include "core/model/model.h"
 #include "core/tokenizer/tokenizer.h"
 
@@ -34,6 +35,23 @@ ai00_status copy_out(size_t* out_n, T* buffer, size_t capacity, const std::vecto
   }
   if (!data.empty()) std::memcpy(buffer, data.data(), data.size() * sizeof(T));
   return AI00_OK;
+}
+
+// Encodes `bytes`, refusing a result longer than the max_tokens limit (issue 15) with
+// InvalidArgument "<fn>: text of N bytes encodes to M tokens, which exceeds the limit
+// max_tokens = K". Each token covers at least one byte, so text no longer than the limit is
+// never refused and needs no second look.
+std::vector<uint32_t> encode_limited(const ai00::internal::Tokenizer& tok, std::string_view bytes,
+                                     const char* fn) {
+  std::vector<uint32_t> ids = tok.encode(bytes);
+  const uint64_t max = ai00::internal::limits().max_tokens;
+  if (ids.size() > max) {
+    ai00::internal::throw_limit(ai00::internal::ErrorKind::invalid_argument, fn,
+                                "text of " + std::to_string(bytes.size()) + " bytes encodes to " +
+                                    std::to_string(ids.size()) + " tokens, which",
+                                "max_tokens", max);
+  }
+  return ids;
 }
 
 }  // namespace
@@ -64,7 +82,7 @@ AI00_API ai00_status ai00_model_tokenize(size_t* out_count, uint32_t* tokens, si
     ai00::internal::abi::require(out_count, fn, "out_count");
     ai00::internal::abi::require(model, fn, "model");
     std::string_view bytes = ai00::internal::abi::text_arg(text, text_len, fn, "text");
-    std::vector<uint32_t> ids = tokenizer_of(*model, fn).encode(bytes);
+    std::vector<uint32_t> ids = encode_limited(tokenizer_of(*model, fn), bytes, fn);
     *out_count = ids.size();
     if (ids.size() > (tokens == nullptr ? 0 : capacity)) {
       return ai00::internal::abi::fail(slot, AI00_ERR_BUFFER_TOO_SMALL,
@@ -174,7 +192,8 @@ AI00_API ai00_status ai00_tokenizer_encode(size_t* out_count, uint32_t* tokens, 
     ai00::internal::abi::require(out_count, fn, "out_count");
     ai00::internal::abi::require(tokenizer, fn, "tokenizer");
     std::string_view bytes = ai00::internal::abi::text_arg(text, text_len, fn, "text");
-    return copy_out(out_count, tokens, capacity, tokenizer->tok->encode(bytes), slot, fn, "tokens");
+    return copy_out(out_count, tokens, capacity, encode_limited(*tokenizer->tok, bytes, fn), slot,
+                    fn, "tokens");
   } catch (...) {
     return ai00::internal::abi::handle_exception(slot);
   }

@@ -84,6 +84,17 @@ func Version() uint32 {
 	return uint32(v)
 }
 
+// CapabilitiesJSON describes what this build can do on this CPU as one JSON object
+// (ai00_capabilities_json): the ISA a load would choose, the ISAs compiled in and runnable here,
+// native int8/bf16 dot products, hardware threads, weight types, containers, chat formats and
+// grammar inputs.
+func CapabilitiesJSON() (string, error) {
+	b, err := twoCallBytes(func(out *C.size_t, buf unsafe.Pointer, c C.size_t) C.ai00_status {
+		return C.ai00_capabilities_json(out, (*C.char)(buf), c)
+	})
+	return string(b), err
+}
+
 // ABIVersion is the library's ABI version, its SOVERSION (ai00_abi_version).
 func ABIVersion() uint32 {
 	var v C.uint32_t

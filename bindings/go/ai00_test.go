@@ -888,3 +888,70 @@ func TestJSONSchemaWithOptions(t *testing.T) {
 	_, err = GrammarFromJSONSchemaWithOptions(m, `{"type":`, nil)
 	wantStatus(t, err, ErrGrammar, "")
 }
+
+func TestLoadModelProgressCancelAndPanic(t *testing.T) {
+	var seen [][2]uint64
+	opts := &ModelOptions{Progress: func(done, total uint64) bool {
+		seen = append(seen, [2]uint64{done, total})
+		return true
+	}}
+	m := must[*Model](t)(LoadModel(modelPath(), opts))
+	m.Close()
+	if len(seen) < 3 || seen[0][0] != 0 || seen[0][1] == 0 {
+		t.Fatal(seen)
+	}
+	total := seen[0][1]
+	finals := 0
+	for i, s := range seen {
+		if s[1] != total || (i > 0 && s[0] < seen[i-1][0]) {
+			t.Fatal("not monotonic", seen)
+		}
+		if s[0] == s[1] {
+			finals++
+		}
+	}
+	if last := seen[len(seen)-1]; last != [2]uint64{total, total} || finals != 1 {
+		t.Fatal(seen)
+	}
+	// Cancelled at half way: ErrCancelled and no model.
+	frac := 0.0
+	opts.Progress = func(done, total uint64) bool {
+		frac = float64(done) / float64(total)
+		return frac < 0.5
+	}
+	m, err := LoadModel(modelPath(), opts)
+	if m != nil || frac < 0.5 || frac >= 1 {
+		t.Fatal(m, frac)
+	}
+	wantStatus(t, err, ErrCancelled, "cancelled")
+	// A panic in the callback cancels the load and is re-raised after it.
+	func() {
+		defer func() {
+			if r := recover(); r != "boom" {
+				t.Fatal("recovered", r)
+			}
+		}()
+		opts.Progress = func(done, total uint64) bool { panic("boom") }
+		LoadModel(modelPath(), opts)
+		t.Fatal("no panic")
+	}()
+	// A broken file fails before any report.
+	bad := filepath.Join(t.TempDir(), "broken.gguf")
+	ok(t, os.WriteFile(bad, []byte("GGUF\x03\x00\x00\x00 truncated"), 0o644))
+	calls := 0
+	opts.Progress = func(done, total uint64) bool { calls++; return true }
+	_, err = LoadModel(bad, opts)
+	wantStatus(t, err, ErrModelFile, "")
+	if calls != 0 {
+		t.Fatal(calls)
+	}
+}
+
+func TestCapabilitiesJSON(t *testing.T) {
+	caps := must[string](t)(CapabilitiesJSON())
+	for _, want := range []string{`"isa_supported": [`, `"scalar"`, `"ai00-v1"`, `"json_schema"`} {
+		if !strings.Contains(caps, want) {
+			t.Fatal(want, caps)
+		}
+	}
+}

@@ -1,6 +1,6 @@
 // Push and step with a Go callback: the C trampoline hands each delta to the exported Go
 // function goAi00Delta with the cgo.Handle that user_data carries. Conversion progress goes the
-// same way to goAi00Progress.
+// same way to goAi00Progress, for conversions and model loads.
 #include <ai00/ai00.h>
 #include <stdint.h>
 
@@ -32,4 +32,11 @@ ai00_status ai00go_model_convert(const char* path_in, size_t path_in_len, const 
   params->progress = handle ? ai00go_progress_trampoline : NULL;
   params->user_data = (void*)handle;
   return ai00_model_convert(path_in, path_in_len, path_out, path_out_len, params);
+}
+
+ai00_status ai00go_model_load(ai00_model** out_model, const char* path, size_t path_len,
+                              ai00_model_params* params, uintptr_t handle) {
+  params->progress = handle ? ai00go_progress_trampoline : NULL;
+  params->progress_user_data = (void*)handle;
+  return ai00_model_load(out_model, path, path_len, params);
 }

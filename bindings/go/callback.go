@@ -32,7 +32,7 @@ func goAi00Delta(d *C.ai00_delta, handle C.uintptr_t) C.int32_t {
 	return stop
 }
 
-// progressSink is the Go side of a conversion progress callback (see deltaSink).
+// progressSink is the Go side of a conversion or load progress callback (see deltaSink).
 type progressSink struct {
 	fn    func(done, total uint64) bool
 	panic interface{}

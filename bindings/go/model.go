@@ -2,10 +2,13 @@ package ai00
 
 // #include <stdlib.h>
 // #include <ai00/ai00.h>
+// ai00_status ai00go_model_load(ai00_model** out_model, const char* path, size_t path_len,
+//                               ai00_model_params* params, uintptr_t handle);
 import "C"
 
 import (
 	"runtime"
+	"runtime/cgo"
 	"sync"
 	"unsafe"
 )
@@ -18,6 +21,11 @@ type ModelOptions struct {
 	ForcedISA string
 	// An RWKV World vocabulary file for a weight file that carries none, or "".
 	VocabPath string
+	// Progress, if set, is called on the loading goroutine with done of total bytes of tensor
+	// data: done never decreases, and the last call, on success only, is (total, total).
+	// Returning false cancels the load (ErrCancelled, no Model); a panic in it cancels the load
+	// too and is re-raised once the library has returned.
+	Progress func(done, total uint64) bool
 }
 
 // ModelInfo is the shape of a loaded model (ai00_model_info).
@@ -55,7 +63,22 @@ func LoadModel(path string, opts *ModelOptions) (*Model, error) {
 	}
 	cpath, n := cbytes([]byte(path))
 	var m *C.ai00_model
-	if err := call(func() C.ai00_status { return C.ai00_model_load(&m, cpath, n, &p) }); err != nil {
+	var sink *progressSink
+	handle := C.uintptr_t(0)
+	if opts != nil && opts.Progress != nil {
+		sink = &progressSink{fn: opts.Progress}
+		h := cgo.NewHandle(sink)
+		defer h.Delete()
+		handle = C.uintptr_t(h)
+	}
+	err := call(func() C.ai00_status { return C.ai00go_model_load(&m, cpath, n, &p, handle) })
+	if sink != nil && sink.panic != nil {
+		if err == nil {
+			C.ai00_model_free(m)
+		}
+		panic(sink.panic)
+	}
+	if err != nil {
 		return nil, err
 	}
 	model := &Model{ptr: m}

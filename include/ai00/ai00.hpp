@@ -16,6 +16,7 @@
 #pragma once
 
 #include "ai00/ai00.h"
+#include "ai00/batch.hpp"
 #include "ai00/chat_template.hpp"
 #include "ai00/error.hpp"
 #include "ai00/generator.hpp"

@@ -229,7 +229,8 @@ struct RenderOptions {
 
   // The C struct; borrows this object's strings (keep it alive during the call).
   ai00_render_options to_c() const {
-    ai00_render_options o;
+    ai00_render_options o{};
+    o.struct_size = sizeof o;  // this header's size (docs/abi.md)
     detail::check(ai00_render_options_default(&o));
     o.add_generation_prompt = add_generation_prompt ? 1 : 0;
     o.thinking = thinking;

@@ -51,6 +51,8 @@
 namespace ai00 {
 inline namespace api {
 
+class Batch;
+
 struct GenerateOptions {
   SamplerParams sampler;
   uint32_t max_tokens = 256;
@@ -181,6 +183,7 @@ class Generator {
   ai00_generator* get() const noexcept { return handle_.get(); }
 
  private:
+  friend class Batch;  // hands the deltas of batch events to take()
   explicit Generator(ai00_generator* owned) : handle_(owned) { message_.role = "assistant"; }
 
   // The C params; borrows the option strings (alive for the constructor call).

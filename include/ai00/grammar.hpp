@@ -56,7 +56,8 @@ class Grammar {
   // KBNF without a model: byte level when `tokenizer` is null, else over its vocabulary.
   static Grammar compile(std::string_view text, const Tokenizer* tokenizer = nullptr,
                          std::string_view start_rule = "start") {
-    ai00_grammar_params p;
+    ai00_grammar_params p{};
+    p.struct_size = sizeof p;  // this header's size (docs/abi.md)
     detail::check(ai00_grammar_params_default(&p));
     p.start_rule = start_rule.data();
     p.start_rule_len = start_rule.size();

@@ -50,19 +50,45 @@ struct ModelOptions {
   int32_t n_threads = 1;   // pool size; 1 = the calling thread only. Results never depend on it
   std::string forced_isa;  // "" = best supported; "scalar", "avx2", ... to force
   std::string vocab_path;  // vocabulary to attach when the weight file has none
+  // Load progress (bytes done, bytes total): done never decreases and the last call, on success
+  // only, is (total, total). Return false to stop (load then throws AI00_ERR_CANCELLED); an
+  // exception it throws stops the load and is rethrown by load.
+  std::function<bool(uint64_t, uint64_t)> progress;
 };
 
 class Model {
  public:
   // Loads any supported weight file (GGUF, safetensors, rwkv.cpp .bin, .pth).
   static Model load(const std::string& path, const ModelOptions& options = {}) {
-    ai00_model_params p;
+    ai00_model_params p{};
+    p.struct_size = sizeof p;  // this header's size (docs/abi.md)
     detail::check(ai00_model_params_default(&p));
     p.n_threads = options.n_threads;
     p.forced_isa = options.forced_isa.empty() ? nullptr : options.forced_isa.c_str();
     p.vocab_path = options.vocab_path.empty() ? nullptr : options.vocab_path.c_str();
+    struct Ctx {
+      const ModelOptions* o;
+      std::exception_ptr error;
+    } ctx{&options, nullptr};
+    if (options.progress) {
+      p.progress = [](uint64_t done, uint64_t total, void* ud) -> int32_t {
+        Ctx* c = static_cast<Ctx*>(ud);
+        try {
+          return c->o->progress(done, total) ? 0 : 1;
+        } catch (...) {
+          c->error = std::current_exception();
+          return 1;
+        }
+      };
+      p.progress_user_data = &ctx;
+    }
     ai00_model* m = nullptr;
-    detail::check(ai00_model_load(&m, path.data(), path.size(), &p));
+    const ai00_status s = ai00_model_load(&m, path.data(), path.size(), &p);
+    if (ctx.error) {
+      if (s == AI00_OK) ai00_model_free(m);
+      std::rethrow_exception(ctx.error);
+    }
+    detail::check(s);
     return Model(m);
   }
 
@@ -127,6 +153,16 @@ class Model {
   std::shared_ptr<ai00_model> handle_;
 };
 
+// What this build can do on this CPU as one JSON object; see ai00_capabilities_json.
+inline std::string capabilities_json() {
+  size_t n = 0;
+  ai00_status s = ai00_capabilities_json(&n, nullptr, 0);
+  if (s != AI00_ERR_BUFFER_TOO_SMALL) detail::check(s);
+  std::string json(n, '\0');
+  detail::check(ai00_capabilities_json(&n, &json[0], json.size()));
+  return json;
+}
+
 // Options of convert_model (ai00_convert_params).
 struct ConvertOptions {
   ai00_weight_type weight_type = AI00_WEIGHT_F16;
@@ -141,7 +177,8 @@ struct ConvertOptions {
 // An exception thrown by `progress` stops the conversion and is rethrown here.
 inline void convert_model(const std::string& in, const std::string& out,
                           const ConvertOptions& options = {}) {
-  ai00_convert_params p;
+  ai00_convert_params p{};
+  p.struct_size = sizeof p;  // this header's size (docs/abi.md)
   detail::check(ai00_convert_params_default(&p));
   p.weight_type = options.weight_type;
   p.file_format = options.file_format;

@@ -45,7 +45,8 @@ inline std::string finish_reason_name(FinishReason r) {
 class OutputParser {
  public:
   OutputParser(const ChatTemplate& tmpl, const ParseOptions& options) {
-    ai00_parse_options o;
+    ai00_parse_options o{};
+    o.struct_size = sizeof o;  // this header's size (docs/abi.md)
     detail::check(ai00_parse_options_default(&o));
     o.thinking = options.thinking;
     o.tools_json = options.tools_json.empty() ? nullptr : options.tools_json.data();

@@ -19,7 +19,9 @@ static int failures = 0;
 
 static void check_layouts(void) {
   if (sizeof(void*) != 8) return; /* golden values are LP64 */
-  EXPECT(sizeof(ai00_model_params) == 24);
+  EXPECT(sizeof(ai00_model_params) == 40);
+  EXPECT(offsetof(ai00_model_params, progress) == 24);
+  EXPECT(offsetof(ai00_model_params, progress_user_data) == 32);
   EXPECT(offsetof(ai00_model_params, forced_isa) == 8);
   EXPECT(offsetof(ai00_model_params, vocab_path) == 16);
   EXPECT(sizeof(ai00_model_info) == 40);

@@ -354,3 +354,34 @@ TEST_CASE("convert_model writes a loadable file, reports progress and refuses to
   o.progress = [](uint64_t, uint64_t) -> bool { throw std::runtime_error("stop here"); };
   CHECK_THROWS_WITH(ai00::convert_model(src, out, o), "stop here");
 }
+
+TEST_CASE("Model::load reports monotonic progress ending at (total, total) and cancels",
+          "[cpp][load]") {
+  const std::string src = ai00::test::shared_path("models/rand-rwkv7-c128-l3-v512-F16.gguf");
+  std::vector<std::pair<uint64_t, uint64_t>> seen;
+  ai00::ModelOptions o;
+  o.progress = [&](uint64_t done, uint64_t total) {
+    seen.emplace_back(done, total);
+    return true;
+  };
+  const ai00::Model m = ai00::Model::load(src, o);
+  CHECK(m.info().n_vocab == 512);
+  REQUIRE(seen.size() >= 3);
+  const uint64_t total = seen.front().second;
+  CHECK(seen.front().first == 0);
+  for (size_t i = 1; i < seen.size(); ++i) {
+    CHECK(seen[i].first >= seen[i - 1].first);
+    CHECK(seen[i].second == total);
+  }
+  CHECK(seen.back() == std::make_pair(total, total));
+  o.progress = [](uint64_t done, uint64_t total) { return done * 2 < total; };
+  try {
+    ai00::Model::load(src, o);
+    FAIL("a cancelled load returned a model");
+  } catch (const ai00::Error& e) {
+    CHECK(e.status() == AI00_ERR_CANCELLED);
+  }
+  o.progress = [](uint64_t, uint64_t) -> bool { throw std::runtime_error("stop loading"); };
+  CHECK_THROWS_WITH(ai00::Model::load(src, o), "stop loading");
+  CHECK(ai00::capabilities_json().find("\"isa_supported\"") != std::string::npos);
+}

@@ -54,6 +54,13 @@ namespace Ai00
         {
             get { Check(Native.ai00_version_number(out uint v)); return new Version((int)(v / 10000), (int)(v / 100 % 100), (int)(v % 100)); }
         }
+        /// <summary>What this build can do on this CPU as one JSON object (ai00_capabilities_json):
+        /// ISAs, native int8/bf16 dot products, hardware threads, weight types, containers, chat
+        /// formats and grammar inputs.</summary>
+        public static string CapabilitiesJson
+        {
+            get { return Encoding.UTF8.GetString(TwoCall<byte>((out UIntPtr n, byte[] b, UIntPtr c) => Native.ai00_capabilities_json(out n, b, c))); }
+        }
         public static uint AbiVersion { get { Check(Native.ai00_abi_version(out uint v)); return v; } }
         public static string StatusString(Status s) => Marshal.PtrToStringAnsi(Native.ai00_status_string((int)s));
         /// <summary>The message of this thread's last failed call ("" if none).</summary>
@@ -230,9 +237,36 @@ namespace Ai00
         Model(IntPtr h) : base(h) { }
 
         public static Model Load(string path, int threads = 1, string forcedIsa = null, string vocabPath = null)
+            => Load(path, null, default(CancellationToken), threads, forcedIsa, vocabPath);
+
+        /// <summary>Loads with progress: <paramref name="progress"/> gets the fraction of tensor
+        /// data read (0 to 1, never decreasing, exactly 1 once on success, as the last report)
+        /// on the calling thread. A cancelled <paramref name="cancel"/> stops the load at the next
+        /// report (Ai00Exception with Status.Cancelled, as Converter.Convert); an exception
+        /// thrown by <c>Report</c> stops it too and is rethrown. The delegate handed to the
+        /// library is kept alive for the call.</summary>
+        public static Model Load(string path, IProgress<float> progress, CancellationToken cancel = default(CancellationToken),
+                                 int threads = 1, string forcedIsa = null, string vocabPath = null)
         {
-            Lib.Check(Native.ai00_model_params_default(out ModelParams p));
+            var p = new ModelParams { struct_size = (uint)Marshal.SizeOf(typeof(ModelParams)) };
+            Lib.Check(Native.ai00_model_params_default(ref p));
             p.n_threads = threads;
+            Exception error = null;
+            ProgressCallback cb = null;
+            if (progress != null || cancel.CanBeCanceled)
+            {
+                cb = (done, total, user) =>
+                {
+                    try
+                    {
+                        if (cancel.IsCancellationRequested) return 1;
+                        if (progress != null) progress.Report(total == 0 ? 1f : (float)((double)done / total));
+                        return 0;
+                    }
+                    catch (Exception e) { error = e; return 1; }  // never unwind through the library
+                };
+                p.progress = Marshal.GetFunctionPointerForDelegate(cb);
+            }
             IntPtr isa = forcedIsa == null ? IntPtr.Zero : Marshal.StringToHGlobalAnsi(forcedIsa);
             IntPtr vocab = vocabPath == null ? IntPtr.Zero : Utf8Hglobal(vocabPath);
             try
@@ -240,7 +274,14 @@ namespace Ai00
                 p.forced_isa = isa;
                 p.vocab_path = vocab;
                 var raw = Lib.Bytes(path);
-                Lib.Check(Native.ai00_model_load(out IntPtr h, raw, Lib.Len(raw), ref p));
+                int status = Native.ai00_model_load(out IntPtr h, raw, Lib.Len(raw), ref p);
+                GC.KeepAlive(cb);
+                if (error != null)
+                {
+                    if (status == 0) Native.ai00_model_free(h);
+                    throw error;
+                }
+                Lib.Check(status);
                 return new Model(h);
             }
             finally

@@ -11,6 +11,7 @@ namespace Ai00.Interop
     public struct ModelParams
     {
         public uint struct_size; public int n_threads; public IntPtr forced_isa; public IntPtr vocab_path;
+        public IntPtr progress; public IntPtr progress_user_data;
     }
 
     [StructLayout(LayoutKind.Sequential)]
@@ -116,11 +117,12 @@ namespace Ai00.Interop
         const CallingConvention C = CallingConvention.Cdecl;
 
         [DllImport(L, CallingConvention = C)] public static extern int ai00_version_number(out uint v);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_capabilities_json(out UIntPtr len, byte[] json, UIntPtr cap);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_abi_version(out uint v);
         [DllImport(L, CallingConvention = C)] public static extern IntPtr ai00_status_string(int status);
         [DllImport(L, CallingConvention = C)] public static extern IntPtr ai00_last_error();
         // Model
-        [DllImport(L, CallingConvention = C)] public static extern int ai00_model_params_default(out ModelParams p);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_model_params_default(ref ModelParams p);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_limits_default(out LimitsC l);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_limits_get(ref LimitsC l);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_limits_set(ref LimitsC l);

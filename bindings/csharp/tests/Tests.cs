@@ -224,6 +224,49 @@ namespace Ai00.Tests
             Assert.Equal(256u, Limits.Current().MaxNestingDepth);
         }
 
+        sealed class SyncProgress : IProgress<float>
+        {
+            public readonly List<float> Seen = new List<float>();
+            public Func<float, bool> Throw = f => false;
+            public void Report(float f) { Seen.Add(f); if (Throw(f)) throw new InvalidOperationException("stop at " + f); }
+        }
+
+        public static void TestModelLoadWithProgressAndCancel()
+        {
+            var src = Path.Combine(Fixtures.Shared, "models", "rand-rwkv7-c128-l3-v512-F16.gguf");
+            var p = new SyncProgress();
+            using (var m = Model.Load(src, p)) Assert.Equal(512u, m.Info.Vocab);
+            Assert.True(p.Seen.Count >= 3, "several reports");
+            Assert.Equal(0f, p.Seen[0], "first report");
+            for (int i = 1; i < p.Seen.Count; ++i) Assert.True(p.Seen[i] >= p.Seen[i - 1], "monotonic");
+            Assert.Equal(1f, p.Seen[p.Seen.Count - 1], "last report");
+            Assert.Equal(1, p.Seen.FindAll(f => f == 1f).Count, "reports of 1");
+            // A token cancelled half way: Cancelled, no model.
+            using (var cts = new CancellationTokenSource())
+            {
+                var half = new SyncProgress { Throw = f => { if (f >= 0.5f) cts.Cancel(); return false; } };
+                Assert.Throws(Status.Cancelled, () => Model.Load(src, half, cts.Token));
+                Assert.True(half.Seen[half.Seen.Count - 1] < 1f, "stopped before the end");
+            }
+            // An exception from Report cancels the load and is rethrown.
+            try
+            {
+                Model.Load(src, new SyncProgress { Throw = f => f > 0.2f });
+                Assert.True(false, "the exception propagates");
+            }
+            catch (InvalidOperationException e) { Assert.Contains("stop at", e.Message); }
+            // A broken file fails before any report.
+            var bad = Path.Combine(Path.GetTempPath(), "ai00-cs-broken-" + Process.GetCurrentProcess().Id + ".gguf");
+            File.WriteAllBytes(bad, Encoding.ASCII.GetBytes("GGUF\u0003\u0000\u0000\u0000 truncated"));
+            var none = new SyncProgress();
+            Assert.Throws(Status.ModelFile, () => Model.Load(bad, none));
+            Assert.Equal(0, none.Seen.Count, "reports for a broken file");
+            File.Delete(bad);
+            var caps = Lib.CapabilitiesJson;
+            Assert.Contains("\"isa_supported\": [", caps);
+            Assert.Contains("\"ai00-v1\"", caps);
+        }
+
         public static void TestConvertWithProgress()
         {
             var src = Path.Combine(Fixtures.Shared, "models", "rand-rwkv7-c128-l3-v512-FP32.bin");

@@ -22,9 +22,6 @@ function loadLibrary() {
 for (const t of ['ai00_model', 'ai00_state', 'ai00_chat_template', 'ai00_grammar', 'ai00_generator',
   'ai00_tokenizer', 'ai00_output_parser']) koffi.opaque(t);
 
-koffi.struct('ai00_model_params', {
-  struct_size: 'uint32_t', n_threads: 'int32_t', forced_isa: 'const char *', vocab_path: 'const char *',
-});
 koffi.struct('ai00_model_info', {
   struct_size: 'uint32_t', n_layer: 'uint32_t', n_embd: 'uint32_t', n_head: 'uint32_t', head_size: 'uint32_t',
   n_vocab: 'uint32_t', n_tokens: 'uint32_t', n_threads: 'uint32_t', state_bytes: 'uint64_t',
@@ -35,6 +32,10 @@ koffi.struct('ai00_limits', {
   max_file_bytes: 'uint64_t', max_string_bytes: 'uint64_t', max_tokens: 'uint64_t',
 });
 koffi.proto('int32_t ai00_progress_callback(uint64_t done, uint64_t total, void *user_data)');
+koffi.struct('ai00_model_params', {
+  struct_size: 'uint32_t', n_threads: 'int32_t', forced_isa: 'const char *', vocab_path: 'const char *',
+  progress: 'ai00_progress_callback *', progress_user_data: 'void *',
+});
 koffi.struct('ai00_convert_params', {
   struct_size: 'uint32_t', weight_type: 'int32_t', file_format: 'int32_t', overwrite: 'int32_t',
   vocab_path: 'const char *', progress: 'ai00_progress_callback *', user_data: 'void *',
@@ -83,10 +84,11 @@ koffi.proto('int32_t ai00_delta_callback(const ai00_delta *delta, void *user_dat
 const FUNCTIONS = [
   'int ai00_version_number(_Out_ uint32_t *v)',
   'int ai00_abi_version(_Out_ uint32_t *v)',
+  'int ai00_capabilities_json(_Out_ size_t *len, void *json, size_t cap)',
   'const char *ai00_status_string(int status)',
   'const char *ai00_last_error()',
   // Model
-  'int ai00_model_params_default(_Out_ ai00_model_params *p)',
+  'int ai00_model_params_default(_Inout_ ai00_model_params *p)',
   'int ai00_limits_default(_Out_ ai00_limits *l)',
   'int ai00_limits_get(_Inout_ ai00_limits *l)',
   'int ai00_limits_set(const ai00_limits *l)',

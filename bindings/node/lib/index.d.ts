@@ -27,6 +27,13 @@ export declare class InternalError extends Ai00Error {}
 
 export declare function version(): string;
 export declare function abiVersion(): number;
+/** What this build can do on this CPU (ai00_capabilities_json). */
+export declare function capabilities(): {
+  isa: string | null; isa_compiled: string[]; isa_supported: string[]; int8_dot: boolean;
+  bf16_dot: boolean; hardware_threads: number; weight_types: string[];
+  convert_weight_types: string[]; file_formats: string[]; chat_formats: string[]; grammar: string[];
+  [key: string]: unknown;
+};
 export declare function statusString(status: number): string;
 export declare function lastError(): string;
 export declare function finishReasonName(reason: number): string;
@@ -65,7 +72,8 @@ export interface GenerateOptions extends RenderOptions {
 declare class Handle { readonly closed: boolean; readonly lastError: string; close(): void; }
 export interface ModelInfo { layers: number; embedding: number; heads: number; headSize: number; vocab: number; tokens: number; threads: number; stateBytes: number }
 export declare class Model extends Handle {
-  constructor(path: string, options?: { threads?: number; forcedIsa?: string; vocabPath?: string });
+  constructor(path: string, options?: { threads?: number; forcedIsa?: string; vocabPath?: string;
+    progress?: (done: number, total: number) => boolean | void });
   readonly info: ModelInfo; readonly isa: string;
   infoJson(): Record<string, Json>;
   tokenize(text: string | Buffer): number[]; detokenize(ids: number[]): string;

@@ -109,15 +109,33 @@ function convertModel(pathIn, pathOut, { weightType = WeightType.F16, fileFormat
   check(fn.ai00_convert_params_default(p));
   Object.assign(p, { weight_type: weightType, file_format: fileFormat, overwrite: overwrite ? 1 : 0 });
   p.vocab_path = vocabPath === null || vocabPath === undefined ? null : String(vocabPath);
-  let error = null;
-  p.progress = progress ? (done, total) => {
-    try { return progress(Number(done), Number(total)) ? 1 : 0; } catch (e) { error = e; return 1; }
-  } : null;
+  const cb = progressCallback(progress);
+  p.progress = cb.callback;
   p.user_data = null;
   const a = utf8(pathIn); const b = utf8(pathOut);
   const status = fn.ai00_model_convert(a, a.length, b, b.length, p);
-  if (error) throw error;
+  if (cb.error) throw cb.error;
   check(status);
+}
+
+/** An ai00_progress_callback for `progress(done, total)` (null for none), called synchronously
+ * during one call (koffi keeps it alive for that call). An exception must not unwind through the
+ * library: it cancels and is kept in `.error` for the caller to rethrow. */
+function progressCallback(progress) {
+  const cb = { error: null, callback: null };
+  if (progress) {
+    cb.callback = (done, total) => {
+      try { return progress(Number(done), Number(total)) ? 1 : 0; } catch (e) { cb.error = e; return 1; }
+    };
+  }
+  return cb;
+}
+
+/** What this build can do on this CPU (ai00_capabilities_json), parsed: the ISA a load would
+ * choose, the ISAs compiled in and runnable here, native int8/bf16 dot products, hardware
+ * threads, weight types, containers, chat formats and grammar inputs. */
+function capabilities() {
+  return JSON.parse(twoCall((n, b, c) => fn.ai00_capabilities_json(n, b, c), 1).toString('utf8'));
 }
 
 // ---- marshalling helpers ----------------------------------------------------------------------
@@ -180,16 +198,27 @@ class Handle {
 }
 
 class Model extends Handle {
-  /** Loads a model (GGUF, safetensors, rwkv.cpp .bin, .pth). */
-  constructor(path, { threads = 1, forcedIsa = null, vocabPath = null } = {}) {
-    const p = {};
+  /** Loads a model (GGUF, safetensors, rwkv.cpp .bin, .pth). `progress(done, total)` (bytes of
+   * tensor data) is called synchronously: `done` never decreases and the last call, on success
+   * only, is (total, total). Returning true cancels (CancelledError); an exception it throws
+   * cancels the load and is rethrown. */
+  constructor(path, { threads = 1, forcedIsa = null, vocabPath = null, progress = null } = {}) {
+    const p = { struct_size: koffi.sizeof('ai00_model_params') };
     check(fn.ai00_model_params_default(p));
     p.n_threads = threads;
     p.forced_isa = forcedIsa;
     p.vocab_path = vocabPath;
+    const cb = progressCallback(progress);
+    p.progress = cb.callback;
+    p.progress_user_data = null;
     const out = [null];
     const raw = utf8(path);
-    check(fn.ai00_model_load(out, raw, raw.length, p));
+    const status = fn.ai00_model_load(out, raw, raw.length, p);
+    if (cb.error) {
+      if (status === 0) fn.ai00_model_free(out[0]);
+      throw cb.error;
+    }
+    check(status);
     super(out[0], fn.ai00_model_free, 'Model');
   }
   get lastError() { return fn.ai00_model_last_error(this._ptr); }
@@ -746,6 +775,6 @@ module.exports = {
   WeightType, FileFormat, Limits, convertModel, defaultSchemaOptions,
   Ai00Error, InvalidArgumentError, IOError, ModelFileError, FormatError, GrammarError, MismatchError, UnsupportedError,
   CancelledError, BufferTooSmallError, OutOfMemoryError, InternalError,
-  version, abiVersion, statusString, lastError, finishReasonName,
+  version, abiVersion, capabilities, statusString, lastError, finishReasonName,
   Model, State, SamplerParams, ChatTemplate, OutputParser, Tokenizer, Grammar, Generator,
 };

@@ -307,3 +307,32 @@ test('closed handles are refused; closing a State closes its generator', () => {
   g.cancel(); // harmless once closed
   t.close();
 });
+
+test('a model load reports monotonic progress, ends at (total, total) and cancels', () => {
+  const src = path.join(SHARED, 'models', 'rand-rwkv7-c128-l3-v512-F16.gguf');
+  const seen = [];
+  const m = new ai00.Model(src, { progress: (done, total) => { seen.push([done, total]); } });
+  assert.equal(m.info.vocab, 512);
+  m.close();
+  assert.ok(seen.length >= 3 && seen[0][0] === 0 && seen[0][1] > 0);
+  const total = seen[0][1];
+  for (let i = 1; i < seen.length; ++i) assert.ok(seen[i][0] >= seen[i - 1][0] && seen[i][1] === total);
+  assert.deepEqual(seen.at(-1), [total, total]);
+  assert.equal(seen.filter(([d, t]) => d === t).length, 1);
+  let last = 0;
+  assert.throws(() => new ai00.Model(src, { progress: (d, t) => { last = d / t; return last >= 0.5; } }),
+    (e) => e instanceof ai00.CancelledError && /cancelled/.test(e.libraryMessage));
+  assert.ok(last >= 0.5 && last < 1);
+  assert.throws(() => new ai00.Model(src, { progress: () => { throw new RangeError('boom'); } }), RangeError);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ai00-node-broken-'));
+  try {
+    const bad = path.join(dir, 'broken.gguf');
+    fs.writeFileSync(bad, Buffer.from('GGUF\x03\x00\x00\x00 truncated', 'latin1'));
+    let calls = 0;
+    assert.throws(() => new ai00.Model(bad, { progress: () => { calls++; } }), ai00.ModelFileError);
+    assert.equal(calls, 0);
+  } finally { fs.rmSync(dir, { recursive: true, force: true }); }
+  const caps = ai00.capabilities();
+  assert.ok(caps.isa_compiled.includes('scalar') && caps.isa_supported.includes(caps.isa));
+  assert.ok(caps.chat_formats.includes('ai00-v1') && caps.grammar.includes('json_schema'));
+});

@@ -26,7 +26,7 @@ __all__ = [
     "ModelInfo", "CheckResult", "SamplerParams", "SchemaOptions", "Model", "State",
     "ChatTemplate", "Rendered", "OutputParser", "Grammar", "Tokenizer", "Generator",
     "version", "abi_version", "status_string", "last_error", "finish_reason_name", "FORMATS",
-    "WeightType", "FileFormat", "Limits", "convert_model",
+    "WeightType", "FileFormat", "Limits", "convert_model", "capabilities",
 ]
 
 FORMATS = ("ai00-v1", "ai00-v0", "goose", "openchatml")
@@ -238,6 +238,14 @@ def version() -> str:
     return f"{v.value // 10000}.{v.value // 100 % 100}.{v.value % 100}"
 
 
+def capabilities() -> Dict[str, Any]:
+    """What this build can do on this CPU (ai00_capabilities_json), parsed: the ISA a load would
+    choose, the ISAs compiled in and runnable here, native int8/bf16 dot products, hardware
+    threads, weight types, containers, chat formats and grammar inputs."""
+    buf, n = _two_call(lambda o, b, c: lib.ai00_capabilities_json(o, b, c), ctypes.c_char)
+    return _json.loads(buf.raw[:n].decode("utf-8"))
+
+
 def abi_version() -> int:
     v = c_uint32()
     _check(lib.ai00_abi_version(byref(v)))
@@ -319,6 +327,19 @@ def convert_model(path_in: Union[str, os.PathLike], path_out: Union[str, os.Path
     p.weight_type, p.file_format = int(weight_type), int(file_format)
     p.overwrite = 1 if overwrite else 0
     p.vocab_path = _text(os.fspath(vocab_path)) if vocab_path else None
+    cb, error = _progress_callback(progress)
+    p.progress = cb
+    a, b = _text(os.fspath(path_in)), _text(os.fspath(path_out))
+    status = lib.ai00_model_convert(a, len(a), b, len(b), byref(p))
+    if error:
+        raise error[0]
+    _check(status)
+
+
+def _progress_callback(progress: Optional[Callable[[int, int], Optional[bool]]]):
+    """An ai00_progress_callback for `progress` (or a NULL one), and the list where an exception
+    it raised is kept: it must not unwind through the library, so it cancels the call and the
+    caller re-raises it afterwards. Keep the callback referenced until the call returns."""
     error: List[BaseException] = []
 
     def trampoline(done, total, _user):
@@ -328,13 +349,7 @@ def convert_model(path_in: Union[str, os.PathLike], path_out: Union[str, os.Path
             error.append(e)
             return 1
 
-    cb = _ffi.ProgressCallback(trampoline) if progress else _ffi.ProgressCallback()
-    p.progress = cb
-    a, b = _text(os.fspath(path_in)), _text(os.fspath(path_out))
-    status = lib.ai00_model_convert(a, len(a), b, len(b), byref(p))
-    if error:
-        raise error[0]
-    _check(status)
+    return (_ffi.ProgressCallback(trampoline) if progress else _ffi.ProgressCallback()), error
 
 
 # ---- handles ----------------------------------------------------------------------------------
@@ -400,15 +415,28 @@ class Model(_Handle):
     _kind = "Model"
 
     def __init__(self, path: Union[str, os.PathLike], *, n_threads: int = 1,
-                 forced_isa: Optional[str] = None, vocab_path: Optional[str] = None):
+                 forced_isa: Optional[str] = None, vocab_path: Optional[str] = None,
+                 progress: Optional[Callable[[int, int], Optional[bool]]] = None):
+        """Loads a weight file. `progress(done, total)` (bytes of tensor data) is called on this
+        thread; `done` never decreases and the last call, on success only, is (total, total).
+        Returning True cancels (CancelledError); an exception raised by `progress` cancels the
+        load and is re-raised."""
         p = _ffi.ModelParams()
+        p.struct_size = ctypes.sizeof(p)
         _check(lib.ai00_model_params_default(byref(p)))
         p.n_threads = n_threads
         p.forced_isa = _text(forced_isa) if forced_isa else None
         p.vocab_path = _text(os.fspath(vocab_path)) if vocab_path else None
+        cb, error = _progress_callback(progress)
+        p.progress = cb
         h = c_void_p()
         raw = _text(os.fspath(path))
-        _check(lib.ai00_model_load(byref(h), raw, len(raw), byref(p)))
+        status = lib.ai00_model_load(byref(h), raw, len(raw), byref(p))
+        if error:
+            if status == 0:
+                lib.ai00_model_free(h)
+            raise error[0]
+        _check(status)
         super().__init__(h.value)
 
     @property

@@ -15,9 +15,6 @@ from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_float, c_int32, c
 NUL_TERMINATED = ctypes.c_size_t(-1).value
 
 
-class ModelParams(Structure):
-    _fields_ = [("struct_size", c_uint32), ("n_threads", c_int32), ("forced_isa", c_char_p),
-                ("vocab_path", c_char_p)]
 
 
 class ModelInfoC(Structure):
@@ -35,6 +32,12 @@ class LimitsC(Structure):
 
 
 ProgressCallback = CFUNCTYPE(c_int32, c_uint64, c_uint64, c_void_p)
+
+
+class ModelParams(Structure):
+    _fields_ = [("struct_size", c_uint32), ("n_threads", c_int32), ("forced_isa", c_char_p),
+                ("vocab_path", c_char_p), ("progress", ProgressCallback),
+                ("progress_user_data", c_void_p)]
 
 
 class ConvertParamsC(Structure):
@@ -122,6 +125,7 @@ _PF = POINTER(c_float)
 _FUNCTIONS = {
     "ai00_version_number": (_ST, [_PU32]),
     "ai00_abi_version": (_ST, [_PU32]),
+    "ai00_capabilities_json": (_ST, [_PS, c_void_p, _S]),
     "ai00_status_string": (c_char_p, [c_int32]),
     "ai00_last_error": (c_char_p, []),
     # Model

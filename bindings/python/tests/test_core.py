@@ -343,3 +343,48 @@ def test_closed_handles_are_refused_and_close_is_idempotent(model):
     s.close()
     assert g.closed
     t.close()
+
+
+def test_model_load_progress_cancel_and_exception(tmp_path):
+    src = SHARED / "models" / "rand-rwkv7-c128-l3-v512-F16.gguf"
+    seen = []
+    with ai00.Model(src, progress=lambda done, total: seen.append((done, total))) as m:
+        assert m.info.n_vocab == 512
+    assert len(seen) >= 3 and seen[0][0] == 0
+    total = seen[0][1]
+    assert total > 0 and all(t == total for _, t in seen)
+    assert all(a[0] <= b[0] for a, b in zip(seen, seen[1:]))
+    assert seen[-1] == (total, total) and sum(d == t for d, t in seen) == 1
+    # Cancelled at half way (returning True cancels, as in convert_model).
+    fractions = []
+
+    def half(done, total):
+        fractions.append(done / total)
+        return done / total >= 0.5
+
+    with pytest.raises(ai00.CancelledError, match="cancelled"):
+        ai00.Model(src, progress=half)
+    assert 0.5 <= fractions[-1] < 1.0
+    # An exception in the callback cancels the load and is re-raised after it.
+
+    def boom(done, total):
+        raise KeyError("stop")
+
+    with pytest.raises(KeyError, match="stop"):
+        ai00.Model(src, progress=boom)
+    # A broken file fails before any report.
+    bad = tmp_path / "broken.gguf"
+    bad.write_bytes(b"GGUF\x03\x00\x00\x00 truncated")
+    calls = []
+    with pytest.raises(ai00.ModelFileError):
+        ai00.Model(bad, progress=lambda d, t: calls.append(d))
+    assert calls == []
+
+
+def test_capabilities():
+    caps = ai00.capabilities()
+    assert "scalar" in caps["isa_compiled"] and caps["isa_supported"]
+    assert caps["isa"] in caps["isa_supported"]
+    assert set(ai00.FORMATS) <= set(caps["chat_formats"])
+    assert "Q8_0" in caps["weight_types"] and "json_schema" in caps["grammar"]
+    assert isinstance(caps["int8_dot"], bool) and isinstance(caps["bf16_dot"], bool)

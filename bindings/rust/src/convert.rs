@@ -80,12 +80,13 @@ pub fn convert_with_progress(path_in: impl AsRef<Path>, path_out: impl AsRef<Pat
     convert_impl(path_in.as_ref(), path_out.as_ref(), params, Some(&mut progress))
 }
 
-struct ProgressCtx<'a> {
-    f: &'a mut dyn FnMut(u64, u64) -> bool,
-    panic: Option<Box<dyn Any + Send>>,
+pub(crate) struct ProgressCtx<'a> {
+    pub(crate) f: &'a mut dyn FnMut(u64, u64) -> bool,
+    pub(crate) panic: Option<Box<dyn Any + Send>>,
 }
 
-unsafe extern "C" fn progress_trampoline(done: u64, total: u64, user_data: *mut c_void) -> i32 {
+// Shared by convert_with_progress and Model::load_with_progress (one ai00_progress_callback).
+pub(crate) unsafe extern "C" fn progress_trampoline(done: u64, total: u64, user_data: *mut c_void) -> i32 {
     let ctx = &mut *(user_data as *mut ProgressCtx);
     if ctx.panic.is_some() {
         return 1;

@@ -171,6 +171,16 @@ pub fn last_error() -> String {
     unsafe { copy_cstr(sys::ai00_last_error()) }
 }
 
+/// What this build can do on this CPU as one JSON object (`ai00_capabilities_json`): the ISA a
+/// load would choose, the ISAs compiled in and runnable here, native int8/bf16 dot products,
+/// hardware threads, weight types, containers, chat formats and grammar inputs.
+pub fn capabilities_json() -> Result<String> {
+    let bytes = two_call::<u8>(|len, buf, cap| unsafe {
+        sys::ai00_capabilities_json(len, buf as *mut _, cap)
+    })?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
 /// The library's version, `major * 10000 + minor * 100 + patch` (`ai00_version_number`).
 pub fn version() -> u32 {
     let mut v = 0u32;

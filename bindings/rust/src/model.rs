@@ -1,4 +1,5 @@
 //! `ai00_model`: weights, tokenizer and kernels; immutable and shared.
+use crate::convert::{progress_trampoline, ProgressCtx};
 use crate::{c_path, check, copy_cstr, static_str, sys, two_call, Result};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -66,7 +67,21 @@ impl Model {
 
     /// Loads a weight file with options.
     pub fn load_with(path: impl AsRef<Path>, params: &ModelParams) -> Result<Model> {
-        let path = c_path(path.as_ref())?;
+        Model::load_impl(path.as_ref(), params, None)
+    }
+
+    /// [`Model::load_with`] reporting progress `(done, total)` in bytes of tensor data on the
+    /// calling thread: `done` never decreases and the last call, on success only, is
+    /// `(total, total)`. Return `false` to cancel ([`crate::Status::Cancelled`]); a panic in
+    /// the closure cancels the load and is resumed once the library has returned.
+    pub fn load_with_progress(path: impl AsRef<Path>, params: &ModelParams,
+                              mut progress: impl FnMut(u64, u64) -> bool) -> Result<Model> {
+        Model::load_impl(path.as_ref(), params, Some(&mut progress))
+    }
+
+    fn load_impl(path: &Path, params: &ModelParams,
+                 progress: Option<&mut dyn FnMut(u64, u64) -> bool>) -> Result<Model> {
+        let path = c_path(path)?;
         let isa = params.forced_isa.as_deref().map(std::ffi::CString::new).transpose()
             .map_err(|_| crate::invalid("forced_isa contains a NUL byte"))?;
         let vocab = params.vocab_path.as_deref().map(c_path).transpose()?;
@@ -78,10 +93,22 @@ impl Model {
         raw.n_threads = params.n_threads;
         raw.forced_isa = isa.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
         raw.vocab_path = vocab.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
+        let mut ctx = progress.map(|f| ProgressCtx { f, panic: None });
+        if let Some(ctx) = ctx.as_mut() {
+            raw.progress = Some(progress_trampoline);
+            raw.progress_user_data = ctx as *mut ProgressCtx as *mut std::ffi::c_void;
+        }
         let mut model = std::ptr::null_mut();
-        check(unsafe {
+        let status = unsafe {
             sys::ai00_model_load(&mut model, path.as_ptr(), sys::AI00_NUL_TERMINATED, &raw)
-        })?;
+        };
+        if let Some(p) = ctx.and_then(|c| c.panic) {
+            if !model.is_null() {
+                unsafe { sys::ai00_model_free(model) };
+            }
+            std::panic::resume_unwind(p);
+        }
+        check(status)?;
         Ok(Model { handle: Arc::new(ModelHandle(model)) })
     }
 

@@ -50,6 +50,8 @@ pub struct ai00_model_params {
     pub n_threads: i32,
     pub forced_isa: *const c_char,
     pub vocab_path: *const c_char,
+    pub progress: ai00_progress_callback,
+    pub progress_user_data: *mut c_void,
 }
 
 #[repr(C)]
@@ -229,6 +231,8 @@ extern "C" {
     // Versions and errors
     pub fn ai00_version_number(out_version: *mut u32) -> ai00_status;
     pub fn ai00_abi_version(out_abi_version: *mut u32) -> ai00_status;
+    pub fn ai00_capabilities_json(out_len: *mut usize, json: *mut c_char, capacity: usize)
+        -> ai00_status;
     pub fn ai00_status_string(status: ai00_status) -> *const c_char;
     pub fn ai00_last_error() -> *const c_char;
 

@@ -683,3 +683,53 @@ fn hand_written_structs_match_the_library_sizes() {
     p.finish(FinishReason::Stop).unwrap();
     assert!(!p.drain().unwrap().is_empty());
 }
+
+#[test]
+fn load_with_progress_monotonic_cancel_and_panic() {
+    let mut seen: Vec<(u64, u64)> = Vec::new();
+    let model = Model::load_with_progress(model_path(), &ModelParams::default(), |d, t| {
+        seen.push((d, t));
+        true
+    }).unwrap();
+    assert_eq!(model.info().unwrap().n_vocab, 512);
+    assert!(seen.len() >= 3, "{seen:?}");
+    let total = seen[0].1;
+    assert!(total > 0 && seen[0].0 == 0);
+    assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0 && w[1].1 == total), "{seen:?}");
+    assert_eq!(*seen.last().unwrap(), (total, total));
+    assert_eq!(seen.iter().filter(|(d, t)| d == t).count(), 1);
+    // Cancelled at half way: Cancelled, no model.
+    let mut last = 0.0f64;
+    let err = Model::load_with_progress(model_path(), &ModelParams::default(), |d, t| {
+        last = d as f64 / t as f64;
+        last < 0.5
+    }).map(|_| ()).unwrap_err();
+    assert_eq!(err.status, Status::Cancelled);
+    assert!(last >= 0.5 && last < 1.0, "{last}");
+    // A panic in the closure cancels the load and is resumed after the call returns.
+    let caught = std::panic::catch_unwind(|| {
+        let _ = Model::load_with_progress(model_path(), &ModelParams::default(), |_, _| {
+            panic!("progress panicked")
+        });
+    });
+    let msg = caught.unwrap_err();
+    assert_eq!(msg.downcast_ref::<&str>().copied(), Some("progress panicked"));
+    // A broken file fails before any report.
+    let bad = std::env::temp_dir().join(format!("ai00-rust-broken-{}.gguf", std::process::id()));
+    std::fs::write(&bad, b"GGUF\x03\0\0\0 truncated").unwrap();
+    let mut calls = 0;
+    let err = Model::load_with_progress(&bad, &ModelParams::default(), |_, _| {
+        calls += 1;
+        true
+    }).map(|_| ()).unwrap_err();
+    assert_eq!((err.status, calls), (Status::ModelFile, 0));
+    let _ = std::fs::remove_file(&bad);
+}
+
+#[test]
+fn capabilities_json_lists_isas_and_formats() {
+    let caps = ai00::capabilities_json().unwrap();
+    assert!(caps.starts_with('{') && caps.ends_with('}'), "{caps}");
+    assert!(caps.contains("\"isa_supported\": [") && caps.contains("\"scalar\""), "{caps}");
+    assert!(caps.contains("\"ai00-v1\"") && caps.contains("\"json_schema\""), "{caps}");
+}

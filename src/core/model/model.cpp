@@ -4,6 +4,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -83,9 +84,13 @@ std::shared_ptr<const Model> Model::load(const std::string& path, const ModelPar
   std::shared_ptr<Model> m(new Model());
   m->kernels_ = choose_kernels(params.forced_isa);
   m->weights_ = open_weights(path);
+  uint64_t total = 0;  // progress units: bytes of tensor data
+  for (const TensorView& t : m->weights_->tensors()) total += t.nbytes;
+  if (params.progress) params.progress(0, total);
   m->config_ = derive_config(*m->weights_);
   m->bind_weights();
   m->fingerprint_ = compute_fingerprint(m->config_, m->global_);
+  if (params.progress) m->read_pages(params.progress, total);
   m->attach_tokenizer(path, params.vocab_path);
   m->n_threads_ = params.n_threads;
 #ifdef AI00_STD_THREAD_POOL
@@ -96,7 +101,30 @@ std::shared_ptr<const Model> Model::load(const std::string& path, const ModelPar
     m->arena_ = std::make_unique<tbb::task_arena>(params.n_threads, 1);
   }
 #endif
+  // The last report comes once nothing can fail any more, so (total, total) means "loaded".
+  if (params.progress) params.progress(total, total);
   return m;
+}
+
+// Reads one byte per page of every tensor, in file order, reporting after each chunk of at
+// most kChunk bytes (so a 1 GiB head matrix still moves the bar). The final (total, total) is
+// left to load(); reports here stop short of it.
+void Model::read_pages(const std::function<void(uint64_t, uint64_t)>& progress,
+                       uint64_t total) const {
+  constexpr size_t kPage = 4096, kChunk = size_t{16} << 20;
+  uint64_t done = 0;
+  volatile uint8_t sink = 0;  // keeps the reads from being optimised away
+  for (const TensorView& t : weights_->tensors()) {
+    for (size_t begin = 0; begin < t.nbytes; begin += kChunk) {
+      const size_t end = std::min(t.nbytes, begin + kChunk);
+      uint8_t acc = 0;
+      for (size_t i = begin; i < end; i += kPage) acc ^= t.data[i];
+      acc ^= t.data[end - 1];
+      sink = sink ^ acc;
+      done += end - begin;
+      if (done < total) progress(done, total);
+    }
+  }
 }
 
 // The tokenizer, first found wins: the GGUF vocabulary, ModelParams::vocab_path, the World vocab

@@ -42,6 +42,12 @@ struct ModelParams {
   int n_threads = 1;       // threads of the Model's arena; 1 = run on the caller's thread
   std::string forced_isa;  // "" = AI00_FORCE_ISA environment variable, else the best ISA
   std::string vocab_path;  // RWKV World vocabulary to attach when the file carries none
+  // Load progress in bytes of tensor data: called with (0, total) once the file is parsed,
+  // after each chunk of tensor pages is read, and with (total, total) once the Model is
+  // complete; `done` never decreases. May throw (e.g. Error{cancelled}) to stop the load, which
+  // then releases everything. When set, load() reads every tensor's pages once, so the disk
+  // time is spent (and shown) in the load instead of in the first forward pass.
+  std::function<void(uint64_t done, uint64_t total)> progress;
 };
 
 // A weight matrix in Linear orientation: y[r] = sum_c W[r][c] * x[c]. Points into the mapped
@@ -146,6 +152,7 @@ class Model {
   const float* vec_f32(const std::string& name, int64_t n);
   Mat mat(const std::string& name, int64_t rows, int64_t cols) const;
   void attach_tokenizer(const std::string& model_path, const std::string& vocab_path);
+  void read_pages(const std::function<void(uint64_t, uint64_t)>& progress, uint64_t total) const;
 
   std::unique_ptr<WeightFile> weights_;
   ModelConfig config_;
