@@ -10,6 +10,7 @@
 #include "core/model/model.h"
 #include "core/model/prefix_cache.h"
 #include "core/model/state.h"
+#include "core/pipeline/batch.h"
 #include "core/pipeline/generator.h"
 #include "fixtures.h"
 
@@ -175,4 +176,36 @@ TEST_CASE("generators on several threads share one cache", "[generator][prefix_c
   const PrefixCacheStats st = cache->stats();
   CHECK(st.hits + st.misses == 12);
   CHECK(st.hits >= 8);  // every thread's later turns find at least its own first turn's entries
+}
+
+TEST_CASE("members of a Batch start from the cache like lone generators",
+          "[generator][prefix_cache][batch]") {
+  auto m = tiny();
+  const std::vector<std::string> lines = {"Hello there.", "Any work for me?", "Goodbye!"};
+  std::vector<std::vector<uint32_t>> expected;
+  for (const auto& l : lines) {
+    State s(*m);
+    expected.push_back(run(m, s, persona_chat(l), sampled(std::make_shared<PrefixCache>())).tokens);
+  }
+  auto cache = std::make_shared<PrefixCache>();
+  State first(*m);
+  run(m, first, persona_chat(lines[0]), sampled(cache));  // stores the persona and line 0
+  std::vector<State> states;
+  for (size_t k = 0; k < lines.size(); ++k) states.emplace_back(*m);
+  std::vector<std::unique_ptr<Generator>> gens;
+  Batch b(m);
+  for (size_t k = 0; k < lines.size(); ++k) {
+    gens.push_back(std::make_unique<Generator>(m, states[k], persona_chat(lines[k]),
+                                               sampled(cache)));
+    b.add(*gens.back());
+  }
+  for (int guard = 0; guard < 10000 && b.step(4, 0).steps > 0; ++guard) {
+  }
+  for (size_t k = 0; k < lines.size(); ++k) {
+    CHECK(gens[k]->finished());
+    CHECK(gens[k]->tokens() == expected[k]);
+  }
+  const PrefixCacheStats st = cache->stats();
+  CHECK(st.hits == 3);  // line 0 whole, the others at the persona boundary
+  CHECK(st.misses == 1);
 }
