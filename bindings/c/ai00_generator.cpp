@@ -3,6 +3,7 @@
 // "Output parsers", docs/abi.md "Callbacks and pull"). Each C++ MessageDelta is
 // flattened into tagged ai00_delta records whose strings live in the handle until the next call on
 // it.
+#include <cstddef>
 #include <deque>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 #include "abi_delta.h"
 #include "abi_generator.h"
 #include "abi_grammar.h"
+#include "abi_prefix_cache.h"
 #include "abi_state.h"
 #include "abi_template.h"
 #include "core/pipeline/generator.h"
@@ -41,8 +43,13 @@ ai00::internal::GenerateOptions options(const ai00_model& model, const ai00_samp
   o.sampler = ai00::internal::abi::sampler_params(sampler, fn);
   o.grammar_cache = ai00::internal::abi::grammar_cache(model);
   if (p == nullptr) return o;
-  ai00::internal::abi::check_struct_size(p->struct_size, sizeof(ai00_generate_params),
-                                         sizeof(ai00_generate_params), fn, "ai00_generate_params");
+  // The first published version ends before prefix_cache (appended in 0.2).
+  constexpr size_t kV1Size = offsetof(ai00_generate_params, prefix_cache);
+  ai00::internal::abi::check_struct_size(p->struct_size, kV1Size, sizeof(ai00_generate_params), fn,
+                                         "ai00_generate_params");
+  if (p->struct_size >= offsetof(ai00_generate_params, prefix_cache) + sizeof(void*) &&
+      p->prefix_cache != nullptr)
+    o.prefix_cache = p->prefix_cache->cache;
   o.max_tokens = p->max_tokens;
   o.prefill_chunk = p->prefill_chunk;
   if (p->set_seed != 0) o.seed = p->seed;

@@ -251,7 +251,13 @@ typedef struct ai00_model_info {
   uint32_t n_vocab;     /* V: rows of the output head = length of a logits vector */
   uint32_t n_tokens;    /* ids the tokenizer knows (0 when the model has no tokenizer) */
   uint32_t n_threads;   /* the pool size chosen at load */
-  uint64_t state_bytes; /* ai00_state_save size of a fresh State (the recurrent part) */
+  /* Bytes of one State's recurrent part, the memory per sequence whatever its length:
+   * L * C * (N + 2) fp32 values (per layer the two token-shift vectors of C floats and the
+   * H * N * N WKV matrices), 4 bytes each; the same number as "state_bytes" of
+   * ai00_model_info_json. A saved State (ai00_state_save) adds a 64-byte header, 8 bytes and
+   * its sampler section (seed, RNG, penalty table): 72 bytes fresh, plus 12 per token in the
+   * penalty table. */
+  uint64_t state_bytes;
 } ai00_model_info;
 
 /* Writes the shape of `model` into *out_info (whose struct_size the caller sets). */
@@ -649,6 +655,187 @@ AI00_API ai00_status ai00_grammar_accepts(int32_t* out_accepted, const ai00_gram
                                           const char* text, size_t text_len);
 
 /* ============================================================================================
+ * Prefix-state cache
+ * ========================================================================================== */
+/* States after token prefixes (system prompt, persona, finished turns), kept so that a new
+ * conversation starting with the same tokens copies the State instead of running them again
+ * (docs/prefix-cache.md). Key: the model fingerprint and the token prefix; lookup finds the
+ * longest stored prefix of a prompt, verified token by token. Each entry also keeps the logits
+ * of its last token, so a prompt that is entirely cached samples at once. Bounded in bytes:
+ * inserting evicts the least recently used entries. One cache may serve several models.
+ *
+ * Validity: prompt tokens are relative to the State's content, so a generator uses the cache
+ * only when its State is pristine: new (ai00_state_new) or reset (ai00_state_reset), with no
+ * eval, load or generation since (a clone of a pristine State is pristine). A hit copies the
+ * recurrent floats only: the State's sampler state (seed, RNG, penalties) stays the caller's.
+ *
+ * Ownership and threads: the caller owns the cache (ai00_prefix_cache_free, after every
+ * generator using it is freed). Any number of threads and generators may use one cache at once;
+ * every function below is thread-safe. */
+typedef struct ai00_prefix_cache ai00_prefix_cache;
+
+/* Cache options. Fill with ai00_prefix_cache_params_default(); fields are only appended. */
+typedef struct ai00_prefix_cache_params {
+  uint32_t struct_size;
+  /* Bound of the entries' bytes (each: the State floats, 4 bytes each or 2 with compress_bf16,
+   * plus 4 * n_vocab for the logits, 4 per prefix token and 256). Default 256 MiB. */
+  uint64_t max_bytes;
+  /* Non-zero: store States as bf16 (half the bytes); a hit is then within bf16 rounding of the
+   * full prefill (max |logit diff| 3.2e-3 on the random fixture model, docs/prefix-cache.md
+   * "Compression") instead of bit-identical. The stored logits stay exact. Default 0. */
+  int32_t compress_bf16;
+} ai00_prefix_cache_params;
+
+AI00_API ai00_status ai00_prefix_cache_params_default(ai00_prefix_cache_params* out_params);
+
+/* A new, empty cache; `params` may be NULL for the defaults. */
+AI00_API ai00_status ai00_prefix_cache_new(ai00_prefix_cache** out_cache,
+                                           const ai00_prefix_cache_params* params);
+
+/* Destroys a cache. NULL is accepted. Not while a generator using it is alive. */
+AI00_API ai00_status ai00_prefix_cache_free(ai00_prefix_cache* cache);
+
+/* Message of the last failed call on `cache`; "" if none; NULL gives "". Shared between
+ * threads: prefer ai00_last_error() when several threads use the cache. */
+AI00_API const char* ai00_prefix_cache_last_error(const ai00_prefix_cache* cache);
+
+/* Counters since the cache was made. Fill struct_size (the library writes the fields that
+ * fit). */
+typedef struct ai00_prefix_cache_stats {
+  uint32_t struct_size;
+  uint32_t reserved;
+  uint64_t hits;       /* lookups that found a prefix */
+  uint64_t misses;     /* lookups that found none */
+  uint64_t hit_tokens; /* prompt tokens the hits skipped */
+  uint64_t inserts;    /* entries stored */
+  uint64_t evictions;  /* entries dropped to stay within max_bytes */
+  uint64_t entries;    /* entries now */
+  uint64_t bytes;      /* their bytes now */
+  uint64_t max_bytes;  /* the bound */
+} ai00_prefix_cache_stats;
+
+AI00_API ai00_status ai00_prefix_cache_stats_get(ai00_prefix_cache_stats* out_stats,
+                                                 const ai00_prefix_cache* cache);
+
+/* Drops every entry (the counters other than entries and bytes are kept). */
+AI00_API ai00_status ai00_prefix_cache_clear(ai00_prefix_cache* cache);
+
+/* Warms the cache: runs `tokens` from the zero state (continuing from the longest cached prefix
+ * of them) and stores the State after the last one. *out_evaluated (may be NULL) receives the
+ * tokens that ran through the model (0 when all were cached). Errors: AI00_ERR_INVALID_ARGUMENT
+ * (no tokens, an id >= n_vocab: the message names it and its position). */
+AI00_API ai00_status ai00_prefix_cache_warm(size_t* out_evaluated, ai00_prefix_cache* cache,
+                                            const ai00_model* model, const uint32_t* tokens,
+                                            size_t n_tokens);
+
+/* ai00_prefix_cache_warm on the model's encoding of `text` (e.g. a persona's rendered system
+ * prompt, exactly as the chat template renders it). AI00_ERR_UNSUPPORTED without tokenizer. */
+AI00_API ai00_status ai00_prefix_cache_warm_text(size_t* out_evaluated, ai00_prefix_cache* cache,
+                                                 const ai00_model* model, const char* text,
+                                                 size_t text_len);
+
+/* ============================================================================================
+ * Option scoring
+ * ========================================================================================== */
+/* How likely a State is to continue with each of K candidates (dialogue choices, intents,
+ * routing). Score = natural-log probability of the candidate's tokens, from log_softmax of the
+ * model's raw fp32 logits: no sampler setting (temperature, penalties, bias) and no grammar
+ * applies. The State is not changed: the candidates run as one batch on copies of it. */
+
+/* Where the first candidate token's probabilities come from. Fill with
+ * ai00_score_params_default(); fields are only appended. Give exactly one of: */
+typedef struct ai00_score_params {
+  uint32_t struct_size;
+  /* Tokens fed (to a copy of the State) before the candidates, e.g. the player's line. */
+  const uint32_t* context;
+  size_t n_context;
+  /* Or the n_vocab logits of the State's last consumed token (ai00_state_eval's output). */
+  const float* logits;
+  size_t n_logits;
+} ai00_score_params;
+
+AI00_API ai00_status ai00_score_params_default(ai00_score_params* out_params);
+
+/* One candidate's score. */
+typedef struct ai00_option_score {
+  double total_logprob; /* log P(candidate | State, context) */
+  double mean_logprob;  /* total_logprob / n_tokens */
+  uint64_t n_tokens;
+} ai00_option_score;
+
+/* Scores `n_candidates` token sequences (candidates[k] has n_tokens[k] ids) into
+ * out_scores[0 .. n_candidates). capacity < n_candidates is AI00_ERR_BUFFER_TOO_SMALL. Errors:
+ * AI00_ERR_INVALID_ARGUMENT (no candidates, an empty candidate, an id >= n_vocab, both or
+ * neither of context and logits, n_logits != n_vocab; the message names the candidate and
+ * position), AI00_ERR_MISMATCH (a State of another model). Same threading as ai00_state_eval. */
+AI00_API ai00_status ai00_state_score_options(ai00_option_score* out_scores, size_t capacity,
+                                              const ai00_model* model, const ai00_state* state,
+                                              const uint32_t* const* candidates,
+                                              const size_t* n_tokens, size_t n_candidates,
+                                              const ai00_score_params* params);
+
+/* As ai00_state_score_options with texts, each encoded alone by the model's tokenizer (a
+ * candidate that starts a new word usually starts with a space). text_lens may be NULL for
+ * NUL-terminated texts. AI00_ERR_UNSUPPORTED without tokenizer. */
+AI00_API ai00_status ai00_state_score_texts(ai00_option_score* out_scores, size_t capacity,
+                                            const ai00_model* model, const ai00_state* state,
+                                            const char* const* texts, const size_t* text_lens,
+                                            size_t n_candidates, const ai00_score_params* params);
+
+/* ============================================================================================
+ * State bundles
+ * ========================================================================================== */
+/* Many named States in one buffer or file (a whole village): a header (magic "AI00BNDL",
+ * version, count, checksum) and per entry a caller-given UTF-8 name (unique, 1..4096 bytes), the
+ * model fingerprint, the ai00_state_save bytes and a checksum (layout in docs/prefix-cache.md
+ * "State bundles"). Opening checks every entry; errors name the entry index, its name and the
+ * byte offset: AI00_ERR_MODEL_FILE (truncated, corrupt, duplicated name), AI00_ERR_MISMATCH
+ * (loading a State of another model), AI00_ERR_IO (the path). */
+typedef struct ai00_state_bundle ai00_state_bundle;
+
+/* Serializes `count` States with their names (name_lens may be NULL for NUL-terminated names)
+ * into the caller's buffer; two-call idiom as ai00_state_save. An empty, invalid or duplicated
+ * name is AI00_ERR_INVALID_ARGUMENT naming its index. */
+AI00_API ai00_status ai00_state_bundle_save(size_t* out_size, void* buffer, size_t capacity,
+                                            const ai00_state* const* states,
+                                            const char* const* names, const size_t* name_lens,
+                                            size_t count);
+
+/* The same bytes written to `path` (through a temporary file renamed into place). */
+AI00_API ai00_status ai00_state_bundle_save_file(const ai00_state* const* states,
+                                                 const char* const* names, const size_t* name_lens,
+                                                 size_t count, const char* path, size_t path_len);
+
+/* Opens a bundle from bytes (copied) or a file, checking every entry. The caller owns it
+ * (ai00_state_bundle_free); immutable afterwards: any number of threads may read it. */
+AI00_API ai00_status ai00_state_bundle_open(ai00_state_bundle** out_bundle, const void* data,
+                                            size_t size);
+AI00_API ai00_status ai00_state_bundle_open_file(ai00_state_bundle** out_bundle, const char* path,
+                                                 size_t path_len);
+
+/* Destroys a bundle (States loaded from it stay valid). NULL is accepted. */
+AI00_API ai00_status ai00_state_bundle_free(ai00_state_bundle* bundle);
+
+/* Message of the last failed call on `bundle`; "" if none; NULL gives "". */
+AI00_API const char* ai00_state_bundle_last_error(const ai00_state_bundle* bundle);
+
+/* The number of entries. */
+AI00_API ai00_status ai00_state_bundle_count(size_t* out_count, const ai00_state_bundle* bundle);
+
+/* Entry `index`'s name, owned by the bundle, NUL-terminated, valid until it is freed. */
+AI00_API ai00_status ai00_state_bundle_name(const char** out_name, size_t* out_len,
+                                            const ai00_state_bundle* bundle, size_t index);
+
+/* The index of the entry named `name`; none is AI00_ERR_INVALID_ARGUMENT naming it. */
+AI00_API ai00_status ai00_state_bundle_find(size_t* out_index, const ai00_state_bundle* bundle,
+                                            const char* name, size_t name_len);
+
+/* A new State of `model` from entry `index` (load all: every index in turn). */
+AI00_API ai00_status ai00_state_bundle_load(ai00_state** out_state,
+                                            const ai00_state_bundle* bundle,
+                                            const ai00_model* model, size_t index);
+
+/* ============================================================================================
  * Generator
  * ========================================================================================== */
 /* A Generator runs ONE turn on one State: render (chat) or take the prompt (raw), encode,
@@ -746,6 +933,12 @@ typedef struct ai00_generate_params {
    * never emitted; borrowed for the call. */
   const char* const* stop_sequences;
   size_t n_stop_sequences;
+  /* Appended in 0.2 (a smaller struct_size leaves it NULL): a prefix-state cache shared with
+   * other generators, or NULL. With a pristine State the turn starts from the longest cached
+   * prefix of its prompt and stores the State at the end of the prompt and, in a chat turn, at
+   * the message boundaries that fall on token boundaries (docs/prefix-cache.md). The cache must
+   * outlive the generator. */
+  ai00_prefix_cache* prefix_cache;
 } ai00_generate_params;
 
 AI00_API ai00_status ai00_generate_params_default(ai00_generate_params* out_params);

@@ -23,5 +23,8 @@
 #include "ai00/grammar.hpp"
 #include "ai00/model.hpp"
 #include "ai00/output_parser.hpp"
+#include "ai00/prefix_cache.hpp"
+#include "ai00/scoring.hpp"
 #include "ai00/state.hpp"
+#include "ai00/state_bundle.hpp"
 #include "ai00/tokenizer.hpp"

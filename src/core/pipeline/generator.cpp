@@ -51,6 +51,11 @@ Generator::Generator(std::shared_ptr<const Model> model, State& state, const Cha
   if (r.prepend_token0) prompt_tokens_.push_back(0);
   tokenizer_->encode_append(prompt_text_, prompt_tokens_);
   check_prompt();
+  if (options.prefix_cache)
+    reuse_.configure(options.prefix_cache,
+                     chat_store_points(*request.format, request.conversation, request.render,
+                                       prompt_text_, r.prepend_token0, *tokenizer_,
+                                       prompt_tokens_));
 
   if (options.penalize_history) {
     for (const format::Message& msg : request.conversation) {
@@ -94,6 +99,7 @@ Generator::Generator(std::shared_ptr<const Model> model, State& state, const Raw
     tokenizer_->encode_append(prompt_text_, prompt_tokens_);
   }
   check_prompt();
+  reuse_.configure(options.prefix_cache, {});
   stops_.emplace(options.stop_sequences);
   GrammarContext ctx;
   ctx.chat = false;
@@ -180,23 +186,35 @@ void Generator::init_grammar(const GrammarContext& ctx) {
 SamplerState& Generator::sampler_state() { return state_.sampler(); }
 
 // The next prompt chunk (at most `cap` tokens when cap > 0); only the last chunk asks for
-// logits (no head matmul before it).
+// logits (no head matmul before it), besides the prefix cache's store points. At the first
+// chunk a cached prefix of the prompt replaces its prefill (prefix_reuse.h); a prompt that is
+// cached whole samples at once.
 Generator::Work Generator::prepare_prefill(size_t cap) {
+  if (prefilled_ == 0) {
+    prefilled_ = reuse_.begin(*model_, state_, prompt_tokens_, logits_);
+    if (prefilled_ == prompt_tokens_.size()) return prepare_token();
+  }
   Work w;
   w.prefill = true;
-  w.n = std::min(options_.prefill_chunk, prompt_tokens_.size() - prefilled_);
+  w.n = reuse_.chunk(prefilled_,
+                     std::min(options_.prefill_chunk, prompt_tokens_.size() - prefilled_));
   if (cap > 0) w.n = std::min(w.n, cap);
   w.tokens = prompt_tokens_.data() + prefilled_;
   if (prefilled_ + w.n == prompt_tokens_.size()) {
     logits_.resize(vocab_);
     w.logits = logits_.data();
+  } else {
+    w.logits = reuse_.logits_for(prefilled_ + w.n, vocab_);
   }
   return w;
 }
 
 // After a prompt chunk went through the State: the single place where prefill progress and its
-// end are recorded.
-void Generator::complete_prefill(size_t n) { prefilled_ += n; }
+// end are recorded (and the State stored when the chunk ends at a store point of the cache).
+void Generator::complete_prefill(const Work& w) {
+  prefilled_ += w.n;
+  reuse_.after_chunk(*model_, state_, prompt_tokens_, prefilled_, w.logits);
+}
 
 // Samples the next token: grammar mask, sampler, grammar accept; token 0 ends the turn without
 // a forward. Otherwise the token must be fed to the State (the Work says so), so the State
@@ -265,7 +283,7 @@ void Generator::complete(const Work& w) {
   if (w.n == 0 || finished_) return;
   try {
     if (w.prefill) {
-      complete_prefill(w.n);
+      complete_prefill(w);
     } else {
       complete_token();
     }

@@ -59,6 +59,7 @@
 
 #include "base/stop_scanner.h"
 #include "core/pipeline/grammar_spec.h"
+#include "core/pipeline/prefix_reuse.h"
 #include "core/sampling/sampler.h"
 #include "core/tokenizer/tokenizer.h"
 #include "format/delta.h"
@@ -105,6 +106,11 @@ struct GenerateOptions {
   // model_text; docs/generation.md "Sampling"). For a fresh State rebuilt from a transcript; a
   // State that generated those turns itself already holds them, so leave it off there.
   bool penalize_history = false;
+  // Prefix-state cache shared by Generators and threads (docs/prefix-cache.md). With a pristine
+  // State the turn starts from the longest cached prefix of its prompt and stores the State at
+  // the end of the prompt and at the chat message boundaries (prefix_reuse.h); the State's
+  // sampler state stays its own. nullptr: no cache.
+  std::shared_ptr<PrefixCache> prefix_cache;
 };
 
 // A chat turn: the format renders the conversation (RenderOptions carries tools, thinking and the
@@ -220,7 +226,7 @@ class Generator {
   void init_grammar(const GrammarContext& ctx);
   SamplerState& sampler_state();     // the one stored in the State
   Work prepare_prefill(size_t cap);  // the next prompt chunk
-  void complete_prefill(size_t n);   // prefilled_ += n: the prefill-progress point
+  void complete_prefill(const Work& w);  // prefilled_ += n: the prefill-progress point
   Work prepare_token();              // sample; a Work with the token unless the turn ended
   void complete_token();             // decode, stops, parser, finish checks
   size_t work_once();                // a prefill chunk or a token; failures become finish(error)
@@ -247,6 +253,7 @@ class Generator {
   std::optional<StopScanner> stops_;  // raw mode
   std::unique_ptr<format::OutputParser> parser_;  // chat mode
   std::optional<grammar::Matcher> matcher_;
+  PrefixReuse reuse_;  // the prefix cache's part of the prefill
   std::string grammar_kbnf_;
   uint64_t id_seed_ = 0;
 
