@@ -117,6 +117,12 @@ void BatchEngine::finish_member(TurnChannel& ch, ai00::FinishReason reason,
                                 const std::string& error) {
   ai00::Generator& gen = *ch.generator;
   members_.erase(&gen);
+  {
+    // Counted out before the turn is done, so /health never shows a member the client has
+    // already had its reply from.
+    std::lock_guard<std::mutex> lock(mutex_);
+    stats_.members = static_cast<unsigned>(members_.size());
+  }
   std::string why = error;
   ai00::Message message;
   size_t tokens = 0;
