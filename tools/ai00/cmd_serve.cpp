@@ -57,11 +57,11 @@ int serve_command(const std::vector<std::string>& args) {
   // The model and sampler flags of `ai00 generate` (the sampler ones are the defaults of every
   // request) plus the server's own; --seed and --stop are per request only.
   const std::vector<std::string> flags = {
-      "--model",     "--vocab",       "--threads",       "--isa",        "--preset",
-      "--sampler",   "--temperature", "--top-p",         "--top-k",      "--min-p",
-      "--presence",  "--frequency",   "--decay",         "--repetition", "--max-tokens",
-      "--host",      "--port",        "--config",        "--api-key",    "--format",
-      "--parallel",  "--queue",       "--queue-timeout", "--max-body",   "--max-tokens-limit",
+      "--model",      "--vocab",          "--threads",       "--isa",        "--preset",
+      "--sampler",    "--temperature",    "--top-p",         "--top-k",      "--min-p",
+      "--presence",   "--frequency",      "--decay",         "--repetition", "--max-tokens",
+      "--host",       "--port",           "--config",        "--api-key",    "--format",
+      "--parallel",   "--queue",          "--queue-timeout", "--max-body",   "--max-tokens-limit",
       "--model-name", "--prefix-cache-mb"};
   const Args a(args, flags, {});
   const std::string format = a.get("--format").value_or("ai00-v1");
@@ -71,8 +71,8 @@ int serve_command(const std::vector<std::string>& args) {
   limits.queue = static_cast<unsigned>(a.get_int("--queue", 64, 0, 100000));
   limits.queue_timeout =
       std::chrono::milliseconds(a.get_int("--queue-timeout", 120, 1, 86400) * 1000);
-  limits.prefix_cache_bytes =
-      static_cast<uint64_t>(a.get_int("--prefix-cache-mb", 256, 0, 1 << 20)) << 20;
+  limits.prefix_cache_bytes = static_cast<uint64_t>(a.get_int("--prefix-cache-mb", 256, 0, 1 << 20))
+                              << 20;
   serve::ServerOptions o;
   o.host = a.get("--host").value_or("127.0.0.1");
   o.port = static_cast<int>(a.get_int("--port", 8080, 0, 65535));

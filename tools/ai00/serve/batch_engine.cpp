@@ -146,7 +146,8 @@ void BatchEngine::finish_member(TurnChannel& ch, ai00::FinishReason reason,
 }
 
 void BatchEngine::fail_all(const std::string& error) {
-  while (!members_.empty()) finish_member(*members_.begin()->second, ai00::FinishReason::error, error);
+  while (!members_.empty())
+    finish_member(*members_.begin()->second, ai00::FinishReason::error, error);
   std::lock_guard<std::mutex> lock(mutex_);
   stats_.members = 0;
 }

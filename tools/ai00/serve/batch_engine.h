@@ -45,12 +45,12 @@ struct TurnChannel {
 };
 
 struct EngineStats {
-  unsigned members = 0;          // generators in the batch now
-  unsigned max_members = 0;      // the most generators one batch step has advanced together
-  uint64_t step_calls = 0;       // ai00_batch_step calls that advanced a member
-  uint64_t steps = 0;            // batched forwards they ran
-  uint64_t tokens_sampled = 0;   // over all members
-  uint64_t prompt_tokens = 0;    // prompt tokens prefilled (not those a prefix-cache hit skipped)
+  unsigned members = 0;         // generators in the batch now
+  unsigned max_members = 0;     // the most generators one batch step has advanced together
+  uint64_t step_calls = 0;      // ai00_batch_step calls that advanced a member
+  uint64_t steps = 0;           // batched forwards they ran
+  uint64_t tokens_sampled = 0;  // over all members
+  uint64_t prompt_tokens = 0;   // prompt tokens prefilled (not those a prefix-cache hit skipped)
 };
 
 class BatchEngine {
@@ -82,7 +82,7 @@ class BatchEngine {
   void finish_member(TurnChannel& ch, ai00::FinishReason reason, const std::string& error);
   void fail_all(const std::string& error);
 
-  ai00::Batch batch_;                                            // engine thread only
+  ai00::Batch batch_;                                           // engine thread only
   std::unordered_map<ai00::Generator*, TurnChannel*> members_;  // engine thread only
 
   mutable std::mutex mutex_;  // guards what follows

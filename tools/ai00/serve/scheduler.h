@@ -105,7 +105,7 @@ class GenerationScheduler {
   uint64_t next_ticket_ = 0;
   SchedulerStats stats_;
   std::optional<ai00::PrefixCache> prefix_cache_;  // outlives every Turn, so every Generator
-  BatchEngine engine_;                              // last: its thread stops first
+  BatchEngine engine_;                             // last: its thread stops first
 };
 
 }  // namespace ai00::serve
