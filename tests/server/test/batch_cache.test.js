@@ -1,7 +1,7 @@
 // `ai00 serve` decodes every request as a member of one ai00_batch and shares one prefix-state
 // cache (docs/server.md "Scheduler"): concurrent requests run batched and reply exactly as they
-// do alone, and requests with a common system prompt reuse its State, replying exactly as a
-// server without the cache does.
+// do alone (a closed stream cancels only its member), and requests with a common system prompt
+// reuse its State, replying exactly as a server without the cache does.
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -114,4 +114,42 @@ test('concurrent requests run batched and reply as they do one at a time', async
     assert.equal(together[i].text, alone[i].choices[0].message.content, `request ${i}`);
     assert.equal(together[i].finish, alone[i].choices[0].finish_reason, `request ${i}`);
   }
+});
+
+test('closing one stream of a batch cancels only that member', async () => {
+  const c = clientOf(uncached);
+  const params = (i) => ({
+    model: 'm', messages: [{ role: 'user', content: `Name the birds of pond ${i}.` }],
+    max_tokens: 64, seed: 200 + i, temperature: 1,
+  });
+  const alone = [];
+  for (let i = 0; i < 3; ++i) alone.push(await c.chat.completions.create(params(i)));
+  const before = await health(uncached.url);
+
+  const leaving = (async () => {
+    const stream = await c.chat.completions.create({
+      model: 'm', messages: [{ role: 'user', content: 'Talk forever.' }], max_tokens: 4096, seed: 1, stream: true,
+    });
+    let n = 0;
+    for await (const chunk of stream) if (++n === 5) break;  // aborts the request
+  })();
+  const staying = Array.from({ length: 3 }, async (_, i) => {
+    let text = '';
+    for await (const chunk of await c.chat.completions.create({ ...params(i), stream: true }))
+      text += chunk.choices[0].delta.content || '';
+    return text;
+  });
+  await leaving;
+  const texts = await Promise.all(staying);
+  for (let i = 0; i < 3; ++i) assert.equal(texts[i], alone[i].choices[0].message.content, `request ${i}`);
+
+  let h = await health(uncached.url);
+  for (let i = 0; i < 100 && (h.active_generations !== 0 || h.cancelled === before.cancelled); ++i) {
+    await new Promise((r) => setTimeout(r, 50));
+    h = await health(uncached.url);
+  }
+  assert.equal(h.cancelled, before.cancelled + 1);
+  assert.equal(h.completed, before.completed + 3);
+  assert.equal(h.active_generations, 0);
+  assert.equal(h.batch.members, 0);
 });
