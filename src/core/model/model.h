@@ -1,6 +1,7 @@
 // Model: an RWKV-7 model loaded for inference (docs/model.md, docs/weight-files.md).
 //
-// A Model owns the WeightFile (memory-mapped, large matrices used in place in their stored dtype),
+// A Model owns the WeightFile (memory-mapped, large matrices used in place in their stored dtype;
+// the int8-path ones rearranged in place at load with ModelParams::pack_weights),
 // the ModelConfig derived from tensor shapes, plain structs of weight pointers per layer, small
 // vectors converted once to fp32, the kernel table chosen at load, a tbb::task_arena of
 // `n_threads` threads, and (when one is found) the tokenizer.
