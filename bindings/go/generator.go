@@ -22,6 +22,10 @@ type GenerateParams struct {
 	GrammarMode   GrammarMode // ignored when Grammar is set
 	Grammar       *Grammar    // a custom grammar for the reply (made from the same model)
 	StopSequences []string    // extra stop strings, never emitted
+	// PrefixCache, when set, starts a turn on a pristine State from the longest cached prefix
+	// of its prompt and stores States at the prompt's end (docs/prefix-cache.md). Close the
+	// cache after the generators using it.
+	PrefixCache *PrefixCache
 }
 
 // Seed is a helper for GenerateParams.Seed.
@@ -29,6 +33,7 @@ func Seed(s uint64) *uint64 { return &s }
 
 func (g *GenerateParams) toC() (*C.ai00_generate_params, func()) {
 	p := (*C.ai00_generate_params)(C.calloc(1, C.sizeof_ai00_generate_params))
+	p.struct_size = C.sizeof_ai00_generate_params
 	C.ai00_generate_params_default(p)
 	var stops []*C.char
 	var stopArr **C.char
@@ -46,6 +51,9 @@ func (g *GenerateParams) toC() (*C.ai00_generate_params, func()) {
 		p.grammar_mode = C.int32_t(g.GrammarMode)
 		if g.Grammar != nil {
 			p.grammar = g.Grammar.ptr
+		}
+		if g.PrefixCache != nil {
+			p.prefix_cache = g.PrefixCache.ptr
 		}
 		if n := len(g.StopSequences); n > 0 {
 			stopArr = (**C.char)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof((*C.char)(nil)))))
@@ -80,9 +88,11 @@ type Generator struct {
 	// own references.
 	model   *Model
 	grammar *Grammar
+	cache   *PrefixCache
+	batch   *Batch // the batch it is a member of, or nil
 }
 
-func newGenerator(m *Model, s *State, grammar *Grammar,
+func newGenerator(m *Model, s *State, grammar *Grammar, cache *PrefixCache,
 	f func(out **C.ai00_generator, mp *C.ai00_model, sp *C.ai00_state) C.ai00_status) (*Generator, error) {
 	mp, err := m.raw()
 	if err != nil {
@@ -100,7 +110,7 @@ func newGenerator(m *Model, s *State, grammar *Grammar,
 		return nil, err
 	}
 	s.borrowed = true
-	g := &Generator{ptr: p, state: s, model: m, grammar: grammar}
+	g := &Generator{ptr: p, state: s, model: m, grammar: grammar, cache: cache}
 	runtime.SetFinalizer(g, (*Generator).Close)
 	return g, nil
 }
@@ -118,10 +128,11 @@ func NewChatGenerator(m *Model, s *State, t *ChatTemplate, conversationJSON stri
 	defer freeG()
 	c, n := cbytes([]byte(conversationJSON))
 	var grammar *Grammar
+	var cache *PrefixCache
 	if params != nil {
-		grammar = params.Grammar
+		grammar, cache = params.Grammar, params.PrefixCache
 	}
-	return newGenerator(m, s, grammar, func(out **C.ai00_generator, mp *C.ai00_model, sp *C.ai00_state) C.ai00_status {
+	return newGenerator(m, s, grammar, cache, func(out **C.ai00_generator, mp *C.ai00_model, sp *C.ai00_state) C.ai00_status {
 		return C.ai00_generator_new_chat(out, mp, sp, t.raw(), c, n, r, sa, gp)
 	})
 }
@@ -134,10 +145,11 @@ func NewRawGenerator(m *Model, s *State, prompt string, sampler *SamplerParams, 
 	defer freeG()
 	c, n := cbytes([]byte(prompt))
 	var grammar *Grammar
+	var cache *PrefixCache
 	if params != nil {
-		grammar = params.Grammar
+		grammar, cache = params.Grammar, params.PrefixCache
 	}
-	return newGenerator(m, s, grammar, func(out **C.ai00_generator, mp *C.ai00_model, sp *C.ai00_state) C.ai00_status {
+	return newGenerator(m, s, grammar, cache, func(out **C.ai00_generator, mp *C.ai00_model, sp *C.ai00_state) C.ai00_status {
 		return C.ai00_generator_new_raw(out, mp, sp, c, n, sa, gp)
 	})
 }
@@ -147,6 +159,11 @@ func (g *Generator) Close() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.ptr != nil {
+		// ai00_generator_free takes a member out of its batch; forget it on our side too.
+		if g.batch != nil {
+			delete(g.batch.members, g.ptr)
+			g.batch = nil
+		}
 		C.ai00_generator_free(g.ptr)
 		g.ptr = nil
 		g.state.borrowed = false
