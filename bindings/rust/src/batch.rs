@@ -48,8 +48,10 @@ impl Default for StepBudget {
 }
 
 /// What happened to a member in a step. Per member, in order: its deltas (the last being
-/// `Finish`), then one `Finished` or `Error`.
+/// `Finish`), then one `Finished` or `Error`. Event kinds are only ever appended to the ABI, so
+/// the enum is `#[non_exhaustive]` (a kind this binding does not know is skipped).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum BatchEvent {
     Delta { member: MemberId, delta: Delta },
     Finished { member: MemberId, reason: FinishReason },
@@ -232,10 +234,11 @@ impl<'s> Batch<'s> {
                     member,
                     message: unsafe { copy_bytes(e.error, e.error_len) },
                 },
-                _ => BatchEvent::Finished {
+                sys::AI00_BATCH_EVENT_FINISHED => BatchEvent::Finished {
                     member,
                     reason: FinishReason::from_raw(e.finish_reason).unwrap_or(FinishReason::Error),
                 },
+                _ => continue,
             });
         }
         Ok(StepOutcome { steps: r.steps, tokens_sampled: r.tokens_sampled,
