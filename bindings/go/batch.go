@@ -53,7 +53,8 @@ type BatchOptions struct {
 // (docs/batching.md); each member gives exactly the tokens it gives alone. The batch keeps a
 // reference to each member (so a member is never collected while in it), and Generator.Close
 // of a member takes it out first. While a member, a Generator's Next/Step/Run fail. One
-// goroutine at a time uses a batch; Generator.Cancel works from any goroutine.
+// goroutine at a time uses a batch; Generator.Cancel works from any goroutine. A forgotten
+// Batch is freed by its finalizer (its members by theirs once it is gone).
 type Batch struct {
 	ptr     *C.ai00_batch
 	model   *Model
@@ -88,9 +89,6 @@ func (b *Batch) Close() error {
 	if b.ptr != nil {
 		C.ai00_batch_free(b.ptr)
 		b.ptr = nil
-		for _, g := range b.members {
-			g.batch = nil
-		}
 		b.members = nil
 		runtime.SetFinalizer(b, nil)
 	}
@@ -118,8 +116,8 @@ func (b *Batch) Add(g *Generator) error {
 	if err := call(func() C.ai00_status { return C.ai00_batch_add(p, gp) }); err != nil {
 		return err
 	}
+	b.prune()
 	b.members[gp] = g
-	g.batch = b
 	return nil
 }
 
@@ -137,8 +135,16 @@ func (b *Batch) Remove(g *Generator) error {
 		return err
 	}
 	delete(b.members, gp)
-	g.batch = nil
 	return nil
+}
+
+// prune forgets members closed meanwhile (ai00_generator_free took them out of the batch).
+func (b *Batch) prune() {
+	for p, g := range b.members {
+		if g.ptr == nil {
+			delete(b.members, p)
+		}
+	}
 }
 
 // Len is the number of members (finished ones included).
@@ -162,6 +168,7 @@ func (b *Batch) Step(ctx context.Context, budget StepBudget) ([]BatchEvent, Step
 	if err != nil {
 		return nil, StepResult{}, err
 	}
+	b.prune()
 	if ctx != nil && ctx.Done() != nil {
 		done := make(chan struct{})
 		defer close(done)

@@ -8,7 +8,9 @@ import (
 	"math"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"testing"
+	"time"
 )
 
 var batchPrompts = []string{"Once upon a time", "The capital of France is", "In a village far away"}
@@ -252,4 +254,24 @@ func TestBundleRoundTripAndTruncated(t *testing.T) {
 	wantStatus(t, err, ErrModelFile, "")
 	_, err = SaveBundle([]BundleEntry{{"", a}})
 	wantStatus(t, err, ErrInvalidArgument, "")
+}
+
+// A forgotten Batch and its member are finalized (no reference cycle between them): the member's
+// finalizer gives its State back.
+func TestForgottenBatchAndMemberAreFinalized(t *testing.T) {
+	m := load(t)
+	s := must[*State](t)(NewState(m))
+	defer s.Close()
+	func() {
+		g := must[*Generator](t)(NewRawGenerator(m, s, "Hi", nil, &GenerateParams{MaxTokens: 2}))
+		b := must[*Batch](t)(NewBatch(m, nil))
+		ok(t, b.Add(g))
+	}()
+	for i := 0; i < 50 && s.borrowed; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if s.borrowed {
+		t.Fatal("the forgotten member was never finalized")
+	}
 }

@@ -89,7 +89,6 @@ type Generator struct {
 	model   *Model
 	grammar *Grammar
 	cache   *PrefixCache
-	batch   *Batch // the batch it is a member of, or nil
 }
 
 func newGenerator(m *Model, s *State, grammar *Grammar, cache *PrefixCache,
@@ -159,11 +158,9 @@ func (g *Generator) Close() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.ptr != nil {
-		// ai00_generator_free takes a member out of its batch; forget it on our side too.
-		if g.batch != nil {
-			delete(g.batch.members, g.ptr)
-			g.batch = nil
-		}
+		// ai00_generator_free takes a member out of its batch (the Batch forgets it at its next
+		// call: a generator does not point back at its batch, so that no reference cycle keeps
+		// a forgotten Batch and its members from their finalizers).
 		C.ai00_generator_free(g.ptr)
 		g.ptr = nil
 		g.state.borrowed = false
