@@ -1084,11 +1084,14 @@ class Generator(_Handle):
     _last_error_fn = staticmethod(lib.ai00_generator_last_error)
     _kind = "Generator"
 
-    def __init__(self, handle: int, keep: tuple):
+    def __init__(self, handle: int, keep: tuple, cache: Optional["PrefixCache"] = None):
         super().__init__(handle)
-        self._keep = keep  # the model, State, grammar and cache objects stay alive with us
+        self._keep = keep  # the model, State and grammar objects stay alive with us
         self._finished = False
         self._batch: Optional["weakref.ref[Batch]"] = None
+        self._cache = cache  # freed only after us (PrefixCache.close waits)
+        if cache is not None:
+            cache._retain()
 
     def close(self) -> None:
         # ai00_generator_free takes a member out of its batch; forget it on our side too.
@@ -1096,7 +1099,11 @@ class Generator(_Handle):
         if b is not None and self._h:
             b._members.pop(self._h, None)
         self._batch = None
+        had = bool(self._h)
         super().close()
+        cache, self._cache = self._cache, None
+        if had and cache is not None:
+            cache._release()
 
     @classmethod
     def chat(cls, model: Model, state: State, template: ChatTemplate, messages: Any, *,
@@ -1113,12 +1120,14 @@ class Generator(_Handle):
         sp = sampler._to_c() if sampler else None
         gp, _k2 = _generate_params(max_tokens, seed, grammar, grammar_mode, stop, prefill_chunk,
                                    prefix_cache)
+        if prefix_cache is not None and prefix_cache.closed:
+            raise InvalidArgumentError(Status.INVALID_ARGUMENT, "this PrefixCache is closed")
         conv = _json_text(messages)
         h = c_void_p()
         _check(lib.ai00_generator_new_chat(byref(h), model._handle, state._handle,
                                            template._handle, conv, len(conv), byref(ro),
                                            byref(sp[0]) if sp else None, byref(gp)))
-        return cls(h.value, (model, state, template, grammar, prefix_cache))._borrow(state)
+        return cls(h.value, (model, state, template, grammar), prefix_cache)._borrow(state)
 
     @classmethod
     def raw(cls, model: Model, state: State, prompt: Union[str, bytes], *,
@@ -1129,11 +1138,13 @@ class Generator(_Handle):
         sp = sampler._to_c() if sampler else None
         gp, _k = _generate_params(max_tokens, seed, grammar, GrammarMode.AUTOMATIC, stop,
                                   prefill_chunk, prefix_cache)
+        if prefix_cache is not None and prefix_cache.closed:
+            raise InvalidArgumentError(Status.INVALID_ARGUMENT, "this PrefixCache is closed")
         raw = _text(prompt)
         h = c_void_p()
         _check(lib.ai00_generator_new_raw(byref(h), model._handle, state._handle, raw, len(raw),
                                           byref(sp[0]) if sp else None, byref(gp)))
-        return cls(h.value, (model, state, grammar, prefix_cache))._borrow(state)
+        return cls(h.value, (model, state, grammar), prefix_cache)._borrow(state)
 
     def _borrow(self, state: State) -> "Generator":
         state._borrower = weakref.ref(self)
@@ -1243,7 +1254,8 @@ class PrefixCache(_Handle):
     """States after token prefixes (system prompt, persona), reused by generators whose State is
     pristine (new or reset) and whose prompt starts with a stored prefix (docs/prefix-cache.md).
     Thread-safe: any number of threads and generators may share one. Pass it to
-    ``Generator.chat``/``Generator.raw`` as ``prefix_cache=``; close it after those generators.
+    ``Generator.chat``/``Generator.raw`` as ``prefix_cache=``. The library frees a cache only
+    after every generator using it: ``close()`` while some are open waits for the last one.
     """
     _free = staticmethod(lib.ai00_prefix_cache_free)
     _last_error_fn = staticmethod(lib.ai00_prefix_cache_last_error)
@@ -1259,6 +1271,30 @@ class PrefixCache(_Handle):
         h = c_void_p()
         _check(lib.ai00_prefix_cache_new(byref(h), byref(p)))
         super().__init__(h.value)
+        self._users = 0  # open generators using the cache
+        self._closing = False
+
+    def close(self) -> None:
+        """Frees the cache, or once the last generator using it is closed."""
+        if self._users > 0:
+            self._closing = True
+            return
+        super().close()
+
+    @property
+    def closed(self) -> bool:
+        return self._closing or super().closed
+
+    def _retain(self) -> None:
+        if self.closed:
+            raise InvalidArgumentError(Status.INVALID_ARGUMENT, "this PrefixCache is closed")
+        self._users += 1
+
+    def _release(self) -> None:
+        self._users -= 1
+        if self._users == 0 and self._closing:
+            self._closing = False
+            super().close()
 
     @property
     def stats(self) -> PrefixCacheStats:

@@ -90,6 +90,18 @@ def test_prefix_cache_hit_gives_the_same_output(model):
             cache.warm(model, [])
         assert e.value.status == ai00.Status.INVALID_ARGUMENT
 
+    # Closing a cache while a generator uses it waits for the generator (the header's rule).
+    cache = ai00.PrefixCache()
+    with model.new_state() as s:
+        g = ai00.Generator.raw(model, s, prompt, sampler=GREEDY, max_tokens=8, prefix_cache=cache)
+        cache.close()
+        assert cache.closed
+        with pytest.raises(ai00.InvalidArgumentError):
+            ai00.Generator.raw(model, s.clone(), prompt, prefix_cache=cache)
+        assert g.text() == miss
+        g.close()
+        assert cache._h is None  # freed with its last generator
+
 
 def test_option_scoring(model, state):
     state.eval(model.tokenize("The cat sat on the"), logits=False)
