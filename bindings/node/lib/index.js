@@ -635,9 +635,16 @@ function generateParams({ maxTokens, prefillChunk, seed, grammar = null, grammar
   return { p };
 }
 
+/** ai00_generator_free, then the generator's hold on its prefix cache (the cache object is in
+ * the finalizer's held value, so it is never collected before the generator). */
+function generatorFree(cache) {
+  if (!cache) return fn.ai00_generator_free;
+  return (ptr) => { fn.ai00_generator_free(ptr); cache._release(); };
+}
+
 class Generator extends Handle {
-  constructor(ptr, keep) {
-    super(ptr, fn.ai00_generator_free, 'Generator');
+  constructor(ptr, keep, cache = null) {
+    super(ptr, generatorFree(cache), 'Generator');
     this._keep = keep; // the model, State, template and grammar stay alive with us
     this._finished = false;
     this._busy = false;
@@ -651,9 +658,13 @@ class Generator extends Handle {
     const { c: sampler } = samplerToC(options.sampler);
     const { p } = generateParams(options);
     const out = [null];
-    check(fn.ai00_generator_new_chat(out, model.ptr, state.ptr, template.ptr, conv, conv.length,
-      renderOptions(options), sampler, p));
-    return new Generator(out[0], [model, state, template, options.grammar, options.prefixCache])._borrow(state);
+    const cache = options.prefixCache || null;
+    if (cache) cache._retain();
+    try {
+      check(fn.ai00_generator_new_chat(out, model.ptr, state.ptr, template.ptr, conv, conv.length,
+        renderOptions(options), sampler, p));
+    } catch (e) { if (cache) cache._release(); throw e; }
+    return new Generator(out[0], [model, state, template, options.grammar], cache)._borrow(state);
   }
 
   /** A raw-text turn: the prompt is fed as is; the reply is TEXT deltas. */
@@ -662,8 +673,12 @@ class Generator extends Handle {
     const { c: sampler } = samplerToC(options.sampler);
     const { p } = generateParams(options);
     const out = [null];
-    check(fn.ai00_generator_new_raw(out, model.ptr, state.ptr, raw, raw.length, sampler, p));
-    return new Generator(out[0], [model, state, options.grammar, options.prefixCache])._borrow(state);
+    const cache = options.prefixCache || null;
+    if (cache) cache._retain();
+    try {
+      check(fn.ai00_generator_new_raw(out, model.ptr, state.ptr, raw, raw.length, sampler, p));
+    } catch (e) { if (cache) cache._release(); throw e; }
+    return new Generator(out[0], [model, state, options.grammar], cache)._borrow(state);
   }
 
   _enter() {
@@ -779,8 +794,9 @@ class Generator extends Handle {
 // ---- prefix cache -----------------------------------------------------------------------------
 
 /** States after token prefixes (system prompt, persona), reused by generators whose State is
- * pristine (new or reset): pass it as the `prefixCache` option of Generator.chat/raw and close it
- * after them. Thread-safe in the library (docs/prefix-cache.md). */
+ * pristine (new or reset): pass it as the `prefixCache` option of Generator.chat/raw. The library
+ * frees a cache only after every generator using it, so close() while some are open (or not yet
+ * collected) waits for the last one. Thread-safe in the library (docs/prefix-cache.md). */
 class PrefixCache extends Handle {
   constructor({ maxBytes, compressBf16 = false } = {}) {
     const p = { struct_size: koffi.sizeof('ai00_prefix_cache_params') };
@@ -790,6 +806,22 @@ class PrefixCache extends Handle {
     const out = [null];
     check(fn.ai00_prefix_cache_new(out, p));
     super(out[0], fn.ai00_prefix_cache_free, 'PrefixCache');
+    this._users = 0; // open generators using the cache
+    this._closing = false;
+  }
+  get closed() { return this._closing || super.closed; }
+  /** Frees the cache, or once the last generator using it is closed (or collected). */
+  close() {
+    if (this._users > 0) { this._closing = true; return; }
+    super.close();
+  }
+  _retain() {
+    if (this.closed) throw new InvalidArgumentError(Status.INVALID_ARGUMENT, 'this PrefixCache is closed');
+    this._users += 1;
+  }
+  _release() {
+    this._users -= 1;
+    if (this._users === 0 && this._closing) { this._closing = false; super.close(); }
   }
   get lastError() { return fn.ai00_prefix_cache_last_error(this._ptr); }
   /** Counters: hits, misses, hitTokens, inserts, evictions, entries, bytes, maxBytes. */

@@ -97,6 +97,22 @@ test('a prefix-cache hit gives the output of a miss', () => {
   assert.equal(cache.warm(model, model.tokenize('A long shared persona')), 0);
   assert.throws(() => cache.warm(model, []), ai00.InvalidArgumentError);
   cache.close();
+
+  // Closing a cache while a generator uses it waits for the generator (the header's rule).
+  const c2 = new ai00.PrefixCache();
+  const s = model.newState();
+  const g = ai00.Generator.raw(model, s, prompt, { sampler: GREEDY, maxTokens: 8, prefixCache: c2 });
+  c2.close();
+  assert.ok(c2.closed);
+  const s2 = model.newState();
+  assert.throws(() => ai00.Generator.raw(model, s2, prompt, { prefixCache: c2 }), ai00.InvalidArgumentError);
+  s2.close();
+  let text = '';
+  while (!g.finished) for (const d of g.step(4)) if (d.kind === ai00.DeltaKind.TEXT) text += d.text;
+  assert.equal(text, miss);
+  g.close();
+  assert.equal(c2._ptr, null); // freed with its last generator
+  s.close();
 });
 
 test('option scoring: finite scores, the State unchanged, K = 0 refused', () => {
