@@ -185,6 +185,26 @@ func TestPrefixCacheHitGivesTheSameOutput(t *testing.T) {
 	}
 	_, err := c.Warm(m, nil)
 	wantStatus(t, err, ErrInvalidArgument, "")
+
+	// Closing a cache while a generator uses it waits for the generator (the header's rule).
+	c2 := must[*PrefixCache](t)(NewPrefixCache(nil))
+	s := must[*State](t)(NewState(m))
+	defer s.Close()
+	g := greedyRaw(t, m, s, prompt, c2)
+	ok(t, c2.Close())
+	_, err = c2.Stats()
+	wantStatus(t, err, ErrInvalidArgument, "closed")
+	s2 := must[*State](t)(NewState(m))
+	defer s2.Close()
+	_, err = NewRawGenerator(m, s2, prompt, nil, &GenerateParams{PrefixCache: c2})
+	wantStatus(t, err, ErrInvalidArgument, "closed")
+	if got := textOf(t, g); got != miss {
+		t.Fatalf("with a closed cache %q vs %q", got, miss)
+	}
+	ok(t, g.Close())
+	if c2.ptr != nil {
+		t.Fatal("the cache was not freed with its last generator")
+	}
 }
 
 func TestOptionScoring(t *testing.T) {

@@ -23,8 +23,8 @@ type GenerateParams struct {
 	Grammar       *Grammar    // a custom grammar for the reply (made from the same model)
 	StopSequences []string    // extra stop strings, never emitted
 	// PrefixCache, when set, starts a turn on a pristine State from the longest cached prefix
-	// of its prompt and stores States at the prompt's end (docs/prefix-cache.md). Close the
-	// cache after the generators using it.
+	// of its prompt and stores States at the prompt's end (docs/prefix-cache.md). The cache is
+	// freed only after the generator (PrefixCache.Close waits for it).
 	PrefixCache *PrefixCache
 }
 
@@ -51,9 +51,6 @@ func (g *GenerateParams) toC() (*C.ai00_generate_params, func()) {
 		p.grammar_mode = C.int32_t(g.GrammarMode)
 		if g.Grammar != nil {
 			p.grammar = g.Grammar.ptr
-		}
-		if g.PrefixCache != nil {
-			p.prefix_cache = g.PrefixCache.ptr
 		}
 		if n := len(g.StopSequences); n > 0 {
 			stopArr = (**C.char)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof((*C.char)(nil)))))
@@ -92,7 +89,7 @@ type Generator struct {
 }
 
 func newGenerator(m *Model, s *State, grammar *Grammar, cache *PrefixCache,
-	f func(out **C.ai00_generator, mp *C.ai00_model, sp *C.ai00_state) C.ai00_status) (*Generator, error) {
+	f func(out **C.ai00_generator, mp *C.ai00_model, sp *C.ai00_state, cp *C.ai00_prefix_cache) C.ai00_status) (*Generator, error) {
 	mp, err := m.raw()
 	if err != nil {
 		return nil, err
@@ -104,8 +101,17 @@ func newGenerator(m *Model, s *State, grammar *Grammar, cache *PrefixCache,
 	if s.borrowed {
 		return nil, &Error{Status: ErrInvalidArgument, Message: "state is borrowed by another open Generator"}
 	}
+	var cp *C.ai00_prefix_cache
+	if cache != nil {
+		if cp, err = cache.retain(); err != nil {
+			return nil, err
+		}
+	}
 	var p *C.ai00_generator
-	if err := call(func() C.ai00_status { return f(&p, mp, sp) }); err != nil {
+	if err := call(func() C.ai00_status { return f(&p, mp, sp, cp) }); err != nil {
+		if cache != nil {
+			cache.release()
+		}
 		return nil, err
 	}
 	s.borrowed = true
@@ -131,7 +137,8 @@ func NewChatGenerator(m *Model, s *State, t *ChatTemplate, conversationJSON stri
 	if params != nil {
 		grammar, cache = params.Grammar, params.PrefixCache
 	}
-	return newGenerator(m, s, grammar, cache, func(out **C.ai00_generator, mp *C.ai00_model, sp *C.ai00_state) C.ai00_status {
+	return newGenerator(m, s, grammar, cache, func(out **C.ai00_generator, mp *C.ai00_model, sp *C.ai00_state, cp *C.ai00_prefix_cache) C.ai00_status {
+		gp.prefix_cache = cp
 		return C.ai00_generator_new_chat(out, mp, sp, t.raw(), c, n, r, sa, gp)
 	})
 }
@@ -148,7 +155,8 @@ func NewRawGenerator(m *Model, s *State, prompt string, sampler *SamplerParams, 
 	if params != nil {
 		grammar, cache = params.Grammar, params.PrefixCache
 	}
-	return newGenerator(m, s, grammar, cache, func(out **C.ai00_generator, mp *C.ai00_model, sp *C.ai00_state) C.ai00_status {
+	return newGenerator(m, s, grammar, cache, func(out **C.ai00_generator, mp *C.ai00_model, sp *C.ai00_state, cp *C.ai00_prefix_cache) C.ai00_status {
+		gp.prefix_cache = cp
 		return C.ai00_generator_new_raw(out, mp, sp, c, n, sa, gp)
 	})
 }
@@ -163,6 +171,9 @@ func (g *Generator) Close() error {
 		// a forgotten Batch and its members from their finalizers).
 		C.ai00_generator_free(g.ptr)
 		g.ptr = nil
+		if g.cache != nil {
+			g.cache.release()
+		}
 		g.state.borrowed = false
 		runtime.SetFinalizer(g, nil)
 	}

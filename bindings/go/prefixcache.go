@@ -6,6 +6,7 @@ import "C"
 
 import (
 	"runtime"
+	"sync"
 	"unsafe"
 )
 
@@ -24,10 +25,14 @@ type PrefixCacheStats struct {
 // PrefixCache keeps the States after token prefixes (system prompt, persona) so that a
 // generator on a pristine State (new or reset) whose prompt starts with one skips its prefill
 // (docs/prefix-cache.md). Set it in GenerateParams.PrefixCache. Every method is safe from any
-// number of goroutines at once, as the header says of every ai00_prefix_cache function. Close
-// it after the generators using it.
+// number of goroutines at once, as the header says of every ai00_prefix_cache function. The
+// library frees a cache only after every generator using it: Close while some are open waits
+// for the last one's Close.
 type PrefixCache struct {
-	ptr *C.ai00_prefix_cache
+	mu      sync.Mutex
+	ptr     *C.ai00_prefix_cache
+	users   int  // open generators using the cache
+	closing bool // Close was called while users > 0
 }
 
 // NewPrefixCache is a new, empty cache.
@@ -54,18 +59,50 @@ func NewPrefixCache(opts *PrefixCacheOptions) (*PrefixCache, error) {
 	return pc, nil
 }
 
-// Close frees the cache. Idempotent. Not while a generator using it is open.
+// Close frees the cache, or once the last generator using it is closed. Idempotent.
 func (c *PrefixCache) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.users > 0 {
+		c.closing = true
+		return nil
+	}
+	c.free()
+	return nil
+}
+
+func (c *PrefixCache) free() {
 	if c.ptr != nil {
 		C.ai00_prefix_cache_free(c.ptr)
 		c.ptr = nil
 		runtime.SetFinalizer(c, nil)
 	}
-	return nil
+}
+
+// retain registers a generator using the cache; release unregisters it.
+func (c *PrefixCache) retain() (*C.ai00_prefix_cache, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ptr == nil || c.closing {
+		return nil, closedError("prefix cache")
+	}
+	c.users++
+	return c.ptr, nil
+}
+
+func (c *PrefixCache) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.users--
+	if c.users == 0 && c.closing {
+		c.free()
+	}
 }
 
 func (c *PrefixCache) raw() (*C.ai00_prefix_cache, error) {
-	if c.ptr == nil {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ptr == nil || c.closing {
 		return nil, closedError("prefix cache")
 	}
 	return c.ptr, nil
@@ -133,6 +170,8 @@ func (c *PrefixCache) WarmText(m *Model, text string) (int, error) {
 // LastError is the message of the last failed call on the cache (shared between goroutines:
 // the *Error a call returns is its own).
 func (c *PrefixCache) LastError() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	return C.GoString(C.ai00_prefix_cache_last_error(c.ptr))
 }
 
