@@ -10,6 +10,7 @@ import ctypes
 import enum
 import json as _json
 import os
+import threading
 import weakref
 from ctypes import POINTER, byref, c_char_p, c_float, c_int32, c_size_t, c_uint32, c_void_p
 from dataclasses import dataclass, field
@@ -1273,28 +1274,32 @@ class PrefixCache(_Handle):
         super().__init__(h.value)
         self._users = 0  # open generators using the cache
         self._closing = False
+        self._lock = threading.Lock()  # generators on several threads may share the cache
 
     def close(self) -> None:
         """Frees the cache, or once the last generator using it is closed."""
-        if self._users > 0:
-            self._closing = True
-            return
-        super().close()
+        with self._lock:
+            if self._users > 0:
+                self._closing = True
+                return
+            super().close()
 
     @property
     def closed(self) -> bool:
         return self._closing or super().closed
 
     def _retain(self) -> None:
-        if self.closed:
-            raise InvalidArgumentError(Status.INVALID_ARGUMENT, "this PrefixCache is closed")
-        self._users += 1
+        with self._lock:
+            if self.closed:
+                raise InvalidArgumentError(Status.INVALID_ARGUMENT, "this PrefixCache is closed")
+            self._users += 1
 
     def _release(self) -> None:
-        self._users -= 1
-        if self._users == 0 and self._closing:
-            self._closing = False
-            super().close()
+        with self._lock:
+            self._users -= 1
+            if self._users == 0 and self._closing:
+                self._closing = False
+                super().close()
 
     @property
     def stats(self) -> PrefixCacheStats:
