@@ -760,6 +760,9 @@ class Generator extends Handle {
   cancel() { if (this._ptr) check(fn.ai00_generator_cancel(this._ptr)); }
   close() {
     if (this._busy) throw new InvalidArgumentError(Status.INVALID_ARGUMENT, 'close() while the generator is busy; await it first');
+    if (this._batch && this._batch._busy) {
+      throw new InvalidArgumentError(Status.INVALID_ARGUMENT, 'close() while its batch is stepping; await the step first');
+    }
     // ai00_generator_free takes a member out of its batch; forget it on our side too.
     if (this._batch && this._ptr) this._batch._members.delete(koffi.address(this._ptr));
     this._batch = null;

@@ -64,7 +64,7 @@ test('a batch of three gives the lone texts; remove mid-way continues exactly', 
   states.forEach((x) => x.close());
 });
 
-test('batch bad input: another model, the same generator twice', () => {
+test('batch bad input: another model, the same generator twice, a busy batch', async () => {
   const other = new ai00.Model(TINY);
   const os1 = other.newState(); const og = ai00.Generator.raw(other, os1, 'Hi', { maxTokens: 2 });
   const s = model.newState(); const g = ai00.Generator.raw(model, s, 'Hi', { maxTokens: 2 });
@@ -72,6 +72,10 @@ test('batch bad input: another model, the same generator twice', () => {
   assert.throws(() => b.add(og), (e) => e instanceof ai00.MismatchError && e.status === ai00.Status.MISMATCH && e.libraryMessage.length > 0);
   b.add(g);
   assert.throws(() => b.add(g), (e) => e instanceof ai00.InvalidArgumentError && e.libraryMessage.length > 0);
+  const pending = b.stepAsync({ maxTokens: 1 });
+  assert.throws(() => g.close(), ai00.InvalidArgumentError); // not while the batch steps on a worker
+  assert.throws(() => b.step(), ai00.InvalidArgumentError);
+  await pending;
   const r = b.step({ maxTokens: 100 });
   assert.equal(r.unfinished, 0);
   assert.equal(r.events[r.events.length - 1].kind, ai00.BatchEventKind.FINISHED);
