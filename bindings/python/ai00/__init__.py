@@ -2,7 +2,10 @@
 
 Handles are context managers (``with Model(path) as m: ...``) and are also freed when collected;
 every failing call raises an :class:`Ai00Error` subclass carrying the library's status and
-message. A :class:`Generator` is an iterator of :class:`Delta` values.
+message. A :class:`Generator` is an iterator of :class:`Delta` values. A :class:`Batch` steps many
+generators of one model together; a :class:`PrefixCache` reuses States after shared prompt
+prefixes; :func:`score_options` ranks candidate continuations; a :class:`StateBundle` saves many
+named States at once.
 """
 from __future__ import annotations
 
