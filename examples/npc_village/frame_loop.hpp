@@ -31,6 +31,8 @@ struct LoopStats {
   double busy_us = 0;
   int frames_run = 0;
   int time_limited = 0;  // frames where the budget stopped the batch early
+  int slowest_frame = -1;
+  double slowest_us = 0;
 };
 
 inline double percentile(std::vector<double> v, double p) {
@@ -79,6 +81,10 @@ inline size_t run_frames(std::vector<Npc>& npcs, const ai00::Model& model,
     if (summary.steps > 0) {
       stats.step_us.push_back(us);
       stats.busy_us += us;
+    }
+    if (us > stats.slowest_us) {
+      stats.slowest_us = us;
+      stats.slowest_frame = frame;
     }
     stats.tokens += summary.tokens_sampled;
     stats.prompt_tokens += summary.prompt_tokens;

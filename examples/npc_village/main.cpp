@@ -116,6 +116,7 @@ int main(int argc, char** argv) {
                 village::percentile(stats.step_us, 50), village::percentile(stats.step_us, 90),
                 village::percentile(stats.step_us, 99), village::percentile(stats.step_us, 100),
                 static_cast<unsigned long long>(flags.loop.frame_budget_us));
+    std::printf("slowest frame: %d (%.0f us)\n", stats.slowest_frame, stats.slowest_us);
     std::printf("tokens: %llu sampled, %llu prompt tokens prefilled, %.1f tokens/s\n",
                 static_cast<unsigned long long>(stats.tokens),
                 static_cast<unsigned long long>(stats.prompt_tokens),
