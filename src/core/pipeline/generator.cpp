@@ -291,7 +291,7 @@ void Generator::complete_token() {
 
 Generator::Work Generator::prepare(size_t max_prefill) {
   if (finished_) return {};
-  if (pending_) {  // a token emitted by next()/step() and not yet fed: its forward comes first
+  if (pending_) {  // a token next() emitted and did not feed yet: its forward comes first
     Work w = *pending_;
     pending_.reset();
     w.sampled = 0;

@@ -197,7 +197,10 @@ class Generator {
   // work.tokens to state() (writing the last token's logits to work.logits when not null) and
   // then calls complete(work); a failed forward is reported with fail_work(). n == 0 means no
   // forward is needed (finished, cancelled, token 0 sampled, or a failure: finished() says).
-  // step/next/run are exactly prepare + forward(state alone) + complete.
+  // prepare() of a sampled token also emits its text (deltas); complete() applies a finish it
+  // decided. step/next/run are exactly prepare + forward(state alone) + complete, next() only
+  // moving the forward of an emitted token to its next call ("Emission order"); after next(),
+  // the first prepare() returns that pending forward (sampled 0).
   struct Work {
     const uint32_t* tokens = nullptr;  // owned by the Generator; valid until complete()
     size_t n = 0;
