@@ -87,7 +87,8 @@ inline std::string reply_schema() {
 inline ai00::Grammar reply_grammar(const ai00::Model& model) {
   ai00_schema_options o{};
   o.struct_size = sizeof o;
-  ai00::detail::check(ai00_schema_options_default(&o));
+  if (ai00_status s = ai00_schema_options_default(&o); s != AI00_OK)
+    throw ai00::Error(s, "ai00_schema_options_default failed");
   o.strict_properties = 1;
   o.flexible_whitespace = 0;
   o.compact = 1;
