@@ -106,7 +106,13 @@ Generator::Generator(std::shared_ptr<const Model> model, State& state, const Raw
   init_grammar(ctx);
 }
 
-Generator::~Generator() = default;
+// A turn abandoned after a token's text went out still leaves that token in the State.
+Generator::~Generator() {
+  try {
+    flush_pending();
+  } catch (...) {  // std::bad_alloc: the State then lacks the last emitted token
+  }
+}
 
 void Generator::init_common(const GenerateOptions& options) {
   state_.check_model(*model_);
@@ -217,9 +223,10 @@ void Generator::complete_prefill(const Work& w) {
 }
 
 // Samples the next token: grammar mask, sampler, grammar accept; token 0 ends the turn without
-// a forward. Otherwise the token must be fed to the State (the Work says so), so the State
-// always holds every token of the turn and logits_ are ready for the next sample (or for a
-// saved continuation).
+// a forward. Otherwise the token's text goes out at once and the finish it decides is noted
+// (emit_token), and the token must be fed to the State (the Work says so) before the turn can
+// finish or sample again, so the State holds every token of the turn (generator.h "Emission
+// order") and logits_ are ready for the next sample (or for a saved continuation).
 Generator::Work Generator::prepare_token() {
   Work w;
   SamplerInput in;
@@ -249,21 +256,47 @@ Generator::Work Generator::prepare_token() {
   w.tokens = &generated_.back();
   w.n = 1;
   w.logits = logits_.data();
+  emit_token(t);
   return w;
 }
 
-// After the sampled token went through the State: its text, stops and the finish checks.
+// The text of a sampled token (decoder, stops or output parser) and the finish checks, before
+// its forward: a finish they decide waits in finish_after_ for complete_token().
+void Generator::emit_token(uint32_t t) {
+  try {
+    std::string text;
+    decoder_.push(t, text);
+    emit_text(text);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    finish_after_ = format::FinishReason::error;
+    finish_error_ = e.what();
+    return;
+  }
+  if (finish_after_) return;  // a stop string or the parser's end wins over the checks below
+  if (matcher_ && !matcher_->can_continue()) {
+    finish_after_ = format::FinishReason::grammar_done;
+  } else if (generated_.size() >= options_.max_tokens) {
+    finish_after_ = format::FinishReason::length;
+  }
+}
+
+// After the sampled token went through the State: the turn may end now.
 void Generator::complete_token() {
-  std::string text;
-  decoder_.push(generated_.back(), text);
-  emit_text(text);
-  if (finished_) return;
-  if (matcher_ && !matcher_->can_continue()) return finish(format::FinishReason::grammar_done);
-  if (generated_.size() >= options_.max_tokens) return finish(format::FinishReason::length);
+  if (!finish_after_) return;
+  const format::FinishReason reason = *finish_after_;
+  finish(reason, std::move(finish_error_));
 }
 
 Generator::Work Generator::prepare(size_t max_prefill) {
   if (finished_) return {};
+  if (pending_) {  // a token next() emitted and did not feed yet: its forward comes first
+    Work w = *pending_;
+    pending_.reset();
+    w.sampled = 0;
+    return w;
+  }
   try {
     if (cancel_requested()) {
       finish(format::FinishReason::cancelled);
@@ -300,21 +333,25 @@ void Generator::fail_work(const std::exception& e) {
 
 void Generator::push_delta(format::MessageDelta d) { deltas_.push(std::move(d)); }
 
+// Hands out a token's text; a stop it completes is noted for complete_token().
 void Generator::emit_text(const std::string& text) {
   if (text.empty()) return;
   if (parser_) {
     for (auto& d : parser_->feed(text)) push_delta(std::move(d));
-    if (parser_->done()) finish(format::FinishReason::stop);
+    if (parser_->done()) finish_after_ = format::FinishReason::stop;
     return;
   }
   std::string safe = stops_->feed(text);
   if (!safe.empty()) push_delta(format::MessageDelta::text(std::move(safe)));
-  if (stops_->stopped()) finish(format::FinishReason::stop);
+  if (stops_->stopped()) finish_after_ = format::FinishReason::stop;
 }
 
 void Generator::finish(format::FinishReason reason, std::string error) {
   if (finished_) return;
+  flush_pending();  // a token whose text is out enters the State before the turn ends
+  if (finished_) return;  // its forward failed: finished with error
   finished_ = true;
+  finish_after_.reset();
   error_ = std::move(error);
   // Release held bytes in stage order (docs/chat-formats.md "Output parsers"): UTF-8
   // tail, stop, marker.
@@ -345,20 +382,41 @@ void Generator::fail(const std::exception& e) {
   finish(format::FinishReason::error, e.what());
 }
 
-// One unit of work: prepare, its forward on this Generator's State alone, complete.
-size_t Generator::work_once() {
-  const Work w = prepare(0);
-  if (w.n > 0) {
-    try {
-      forward(*model_, state_, w.tokens, w.n, w.logits);
-    } catch (const std::bad_alloc&) {
-      throw;
-    } catch (const std::exception& e) {
-      fail_work(e);
-      return 0;
-    }
-    complete(w);
+// `w`'s forward on this Generator's State alone, then complete; false if the forward failed.
+bool Generator::run_alone(const Work& w) {
+  if (w.n == 0) return true;
+  try {
+    forward(*model_, state_, w.tokens, w.n, w.logits);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    fail_work(e);
+    return false;
   }
+  complete(w);
+  return true;
+}
+
+// The forward of the token whose text the last work_once() emitted, if any.
+void Generator::flush_pending() {
+  if (!pending_) return;
+  const Work w = *pending_;
+  pending_.reset();
+  run_alone(w);
+}
+
+// One unit of work: the pending forward, prepare, then its forward on this Generator's State
+// alone and complete — except for a sampled token whose text is out and that ends nothing: its
+// forward is left pending, so next() hands the text out before the decode step (generator.h
+// "Emission order"). Both orders give the same tokens, deltas and State.
+size_t Generator::work_once() {
+  flush_pending();
+  const Work w = prepare(0);
+  if (w.n > 0 && !w.prefill && !finish_after_ && !finished_) {
+    pending_ = w;
+    return w.sampled;
+  }
+  if (!run_alone(w)) return 0;
   return w.prefill ? w.n : w.sampled;
 }
 
@@ -399,6 +457,9 @@ StepResult Generator::step(size_t max_tokens) {
     }
     used += std::max<size_t>(n, 1);
   }
+  // A frame loop may save or clone the State between steps: none returns with a pending forward
+  // (the deltas are handed out at the end of the call anyway).
+  flush_pending();
   r.deltas = deltas_.take_all();
   r.finished = finished_;
   return r;

@@ -6,12 +6,37 @@
 //   raw:   prompt text (or token ids), caller's stops, optional grammar
 //   --> encode --> prefill in chunks of `prefill_chunk` tokens (cancellable between chunks)
 //   --> per token: grammar mask (Matcher::fill_mask) --> Sampler (its SamplerState lives in the
-//       State, so a saved State continues identically) --> token --> forward (the State always
-//       holds every token the turn produced) --> StreamDecoder (whole UTF-8 code points only)
+//       State, so a saved State continues identically) --> token --> StreamDecoder (whole UTF-8
+//       code points only)
 //       --> chat: the format's OutputParser (stop strings, markers, tool calls)
 //           raw:  StopScanner (stop strings across token boundaries, never emitted)
-//       --> MessageDeltas
+//       --> MessageDeltas --> forward of the token (before the next sample or the turn's end:
+//       the State holds every token the turn produced; "Emission order" below)
 //   --> the final Message and FinishReason.
+//
+// Emission order: a sampled token's text (its deltas) is produced BEFORE the token's forward,
+// so the first text of a turn whose prompt is cached (docs/prefix-cache.md) waits for no decode
+// step. What stays as it was:
+//   * finish checks: stop strings, the parser's end, grammar_done and length are decided from
+//     the token's text and the grammar, as before; when they end the turn, the finish happens
+//     after the token's forward, so a finished turn's State holds every token of the turn
+//     (token 0 excepted, which is never fed) and logits() are those after its last token;
+//   * prepare()/complete() (the Batch's phases): prepare samples and emits, the caller runs the
+//     forward, complete applies a finish decided by prepare. The Batch collects deltas after
+//     the step, so members see the same deltas and tokens as a lone run;
+//   * next() (and run(), which hands each delta to its callback as next() returns it) leaves
+//     the forward of the last emitted token PENDING when it ends nothing: it runs at the start
+//     of the next unit of work, in finish() (run()'s callback stopping the turn), in prepare()
+//     (a Generator handed to a Batch after next(): prepare returns that forward first), at the
+//     end of step() and in the destructor. So cancel() after a token's text was handed out, or
+//     destroying the Generator mid-turn, still leaves that token in the State (consistent: the
+//     State holds every token whose text was emitted, and the text of every token it holds
+//     except bytes held back as a partial code point or a possible stop string). Between two
+//     next() calls of an unfinished turn tokens() already lists the token and logits() are
+//     still those it was sampled from; step() never returns with a pending forward, so a frame
+//     loop may save or clone the State between steps (tests/core/pipeline/test_generator.cpp).
+// A forward that fails ends the turn with error after its token's text went out; the State then
+// lacks that token (it keeps what was consumed, as before).
 //
 // Finish reasons: stop (a stop string, or token 0), length (max_tokens), tool_calls (at least one
 // complete call; wins over stop and grammar_done), cancelled (cancel() or a callback returning
@@ -172,7 +197,10 @@ class Generator {
   // work.tokens to state() (writing the last token's logits to work.logits when not null) and
   // then calls complete(work); a failed forward is reported with fail_work(). n == 0 means no
   // forward is needed (finished, cancelled, token 0 sampled, or a failure: finished() says).
-  // step/next/run are exactly prepare + forward(state alone) + complete.
+  // prepare() of a sampled token also emits its text (deltas); complete() applies a finish it
+  // decided. step/next/run are exactly prepare + forward(state alone) + complete, next() only
+  // moving the forward of an emitted token to its next call ("Emission order"); after next(),
+  // the first prepare() returns that pending forward (sampled 0).
   struct Work {
     const uint32_t* tokens = nullptr;  // owned by the Generator; valid until complete()
     size_t n = 0;
@@ -210,7 +238,8 @@ class Generator {
   // Token ids sampled this turn, in order (a final token 0 included).
   const std::vector<uint32_t>& tokens() const { return generated_; }
   // Logits of the last token the State consumed ([vocab]); empty before the prefill. Save them
-  // with the State to continue later through GenerateOptions::initial_logits.
+  // with the State to continue later through GenerateOptions::initial_logits (once finished:
+  // mid-turn a forward may be pending, see "Emission order").
   const std::vector<float>& logits() const { return logits_; }
   // Whether a grammar constrains this turn, and its KBNF text ("" when unconstrained or when
   // GenerateOptions::compiled_grammar was given).
@@ -227,8 +256,11 @@ class Generator {
   SamplerState& sampler_state();     // the one stored in the State
   Work prepare_prefill(size_t cap);  // the next prompt chunk
   void complete_prefill(const Work& w);  // prefilled_ += n: the prefill-progress point
-  Work prepare_token();              // sample; a Work with the token unless the turn ended
-  void complete_token();             // decode, stops, parser, finish checks
+  Work prepare_token();              // sample, emit; a Work with the token unless it ended
+  void emit_token(uint32_t t);       // decode, stops, parser, finish checks -> finish_after_
+  void complete_token();             // applies finish_after_ once the token is in the State
+  bool run_alone(const Work& w);     // w's forward on state_ alone + complete
+  void flush_pending();              // the forward of an emitted token, if one is pending
   size_t work_once();                // a prefill chunk or a token; failures become finish(error)
   void emit_text(const std::string& text);
   void push_delta(format::MessageDelta d);
@@ -256,6 +288,10 @@ class Generator {
   PrefixReuse reuse_;  // the prefix cache's part of the prefill
   std::string grammar_kbnf_;
   uint64_t id_seed_ = 0;
+
+  std::optional<Work> pending_;  // an emitted token whose forward has not run (Emission order)
+  std::optional<format::FinishReason> finish_after_;  // decided by emit_token, applied after
+  std::string finish_error_;                          // its message (error)
 
   format::DeltaQueue deltas_;  // queued: produced, not yet handed out by next()/step()
   std::optional<format::Message> final_message_;  // chat mode: the parser's final message

@@ -1,6 +1,7 @@
 // Batch: members advanced together give exactly the tokens, deltas and States of each Generator
 // run alone — greedy and seeded sampling, grammars, members joining and leaving mid-way, one
 // cancelled from another thread; the time budget; the step cost model; bad input.
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <memory>
@@ -284,4 +285,26 @@ TEST_CASE("a batch refuses bad members", "[batch]") {
   b.remove(a);
   CHECK(b.size() == 0);
   CHECK(b.step(4, 0).steps == 0);  // an empty batch: a no-op
+}
+
+// generator.h "Emission order": after next() the token's forward is pending; a Batch's first
+// prepare() returns it, and the turn ends exactly like a lone run.
+TEST_CASE("a Generator pulled with next() then batched continues like a lone run", "[batch]") {
+  auto m = Model::load(ai00::test::shared_path("models/tiny-rwkv-7v0-834K-FP32.bin"));
+  GenerateOptions o;
+  o.seed = 3;
+  o.max_tokens = 20;
+  o.sampler.ban_eos = true;
+  State lone_state(*m);
+  Generator lone(m, lone_state, RawRequest{"Twice upon", {}}, o);
+  while (lone.next()) {
+  }
+  State st(*m);
+  Generator g(m, st, RawRequest{"Twice upon", {}}, o);
+  for (int k = 0; k < 3; ++k) REQUIRE(g.next());
+  Batch b(m);
+  b.add(g);
+  while (!g.finished()) b.step(4, 0);
+  REQUIRE(g.tokens() == lone.tokens());
+  REQUIRE(std::equal(st.data(), st.data() + st.size(), lone_state.data()));
 }

@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "core/pipeline/generator.h"
 #include "core/model/model.h"
+#include "core/model/rwkv7.h"
 #include "core/model/state.h"
 #include "core/tokenizer/tokenizer.h"
 #include "fixtures.h"
@@ -406,4 +407,58 @@ TEST_CASE("State serialization carries the sampler section, version 1 still load
   REQUIRE_THROWS_WITH(State::deserialize(*m, bad.data(), bad.size()),
                       Catch::Contains("sampler section") && Catch::Contains("byte offset"));
   REQUIRE_THROWS_AS(State::deserialize(*m, bad.data(), bad.size()), ModelFileError);
+}
+
+// generator.h "Emission order": next() hands a token's text out before the token's forward;
+// cancelling or destroying the Generator afterwards still leaves every emitted token in the
+// State, and a Generator handed to a Batch after next() runs that forward first.
+namespace {
+bool same_floats(const State& a, const State& b) {
+  return a.size() == b.size() && std::equal(a.data(), a.data() + a.size(), b.data());
+}
+}  // namespace
+
+TEST_CASE("emission before forward: the State holds every emitted token after cancel or free",
+          "[generator]") {
+  auto m = tiny();
+  const GenerateOptions o = sampled(5, 30);
+  for (bool destroy : {false, true}) {
+    State st(*m);
+    std::vector<uint32_t> fed;
+    {
+      Generator g(m, st, RawRequest{"Once upon a time", {}}, o);
+      for (int k = 0; k < 5; ++k) REQUIRE(g.next());
+      REQUIRE_FALSE(g.finished());
+      fed = g.prompt_tokens();
+      fed.insert(fed.end(), g.tokens().begin(), g.tokens().end());
+      if (!destroy) {
+        const size_t n = g.tokens().size();
+        g.cancel();
+        while (g.next()) {
+        }
+        REQUIRE(g.finish_reason() == format::FinishReason::cancelled);
+        REQUIRE(g.tokens().size() == n);  // nothing sampled after the cancel
+      }
+    }  // destroy: the pending forward runs in the destructor
+    State ref(*m);
+    forward(*m, ref, fed.data(), fed.size(), nullptr);
+    REQUIRE(same_floats(st, ref));
+  }
+}
+
+TEST_CASE("emission before forward: a finished turn's State and logits include its last token",
+          "[generator]") {
+  auto m = tiny();
+  State st(*m);
+  Generator g(m, st, RawRequest{"Once upon a time", {}}, sampled(9, 12));
+  while (g.next()) {
+  }
+  REQUIRE(g.finish_reason() == format::FinishReason::length);
+  std::vector<uint32_t> fed = g.prompt_tokens();
+  fed.insert(fed.end(), g.tokens().begin(), g.tokens().end());
+  State ref(*m);
+  std::vector<float> logits(static_cast<size_t>(m->config().vocab));
+  forward(*m, ref, fed.data(), fed.size(), logits.data());
+  REQUIRE(same_floats(st, ref));
+  REQUIRE(g.logits() == logits);
 }

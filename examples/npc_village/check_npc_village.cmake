@@ -1,0 +1,56 @@
+# Runs npc_village and checks its summary lines (ctest: example_npc_village).
+#   cmake -DEXE=path/to/example_npc_village -DOUT=dir [-DMODEL=file] [-DVOCAB=file] -P this
+set(args --out "${OUT}" --frames 600)
+if(MODEL)
+  list(APPEND args --model "${MODEL}")
+endif()
+if(VOCAB)
+  list(APPEND args --vocab "${VOCAB}")
+endif()
+execute_process(COMMAND "${EXE}" ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                ERROR_VARIABLE err)
+message("${out}")
+if(err)
+  message("stderr:\n${err}")
+endif()
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "npc_village exited with ${rc}")
+endif()
+
+function(expect regex what)
+  if(NOT out MATCHES "${regex}")
+    message(FATAL_ERROR "npc_village: ${what} (no line matching '${regex}')")
+  endif()
+endfunction()
+
+expect("answers: 16/16 answered, 16/16 valid JSON" "every NPC answers with a valid reply")
+expect("restore: 16/16 continue identically" "the restored village continues like the live one")
+expect("frame time us: p50 [0-9]+ p90 [0-9]+ p99 [0-9]+ max [0-9]+" "frame-time percentiles")
+expect("tokens: [1-9][0-9]* sampled" "tokens were sampled")
+expect("bundle: .*, [1-9][0-9]* bytes, 16 NPCs" "the bundle was written")
+expect("branch [^\n]* \\(kept\\)" "one branch was kept")
+# Every answer line holds an object with an emotion and an action from the enums (the program
+# checks the same with its own JSON reader; this is an independent look at the text).
+# (";" separates CMake list items and "[" "]" group them: hide them, a reply may contain any.)
+string(REPLACE ";" "<semicolon>" out_items "${out}")
+string(REPLACE "[" "<lbracket>" out_items "${out_items}")
+string(REPLACE "]" "<rbracket>" out_items "${out_items}")
+string(REGEX MATCHALL "answer [^\n]* frames +-?[0-9]+- *-?[0-9]+: [^\n]*" answers "${out_items}")
+list(LENGTH answers n)
+if(NOT n EQUAL 16)
+  message(FATAL_ERROR "npc_village: ${n} answer lines, expected 16")
+endif()
+foreach(line IN LISTS answers)
+  if(NOT line MATCHES ": {\"" OR NOT line MATCHES "}$" OR NOT line MATCHES "\"say\":\"" OR
+     NOT line MATCHES "\"emotion\":\"(happy|sad|angry|afraid|curious|neutral)\"" OR
+     NOT line MATCHES "\"action\":\"(none|wave|trade|follow|flee|guard|give_quest)\"")
+    message(FATAL_ERROR "npc_village: not a valid reply: ${line}")
+  endif()
+endforeach()
+# The lore is prefilled once: the 15 NPCs after the first start from the cache.
+if(NOT out MATCHES "prefix cache: hits ([0-9]+) misses")
+  message(FATAL_ERROR "npc_village: no prefix cache line")
+endif()
+if(CMAKE_MATCH_1 LESS 15)
+  message(FATAL_ERROR "npc_village: ${CMAKE_MATCH_1} prefix cache hits, expected >= 15")
+endif()
