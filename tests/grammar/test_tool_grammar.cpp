@@ -145,6 +145,11 @@ TEST_CASE("ai00 v1: schema_aware rejects wrong names and badly typed values, str
       calls(invoke("get_weather", {{"city", "Tokyo"}, {"days", "seven"}})),
       calls(invoke("get_weather", {{"city", "Tokyo"}, {"days", "15"}})),
       calls(invoke("get_weather", {{"city", "Tokyo"}, {"days", "1.5"}})),
+      // Integers are digits only (JsonSchemaOptions::plain_integers): the parser then types
+      // them as integers, never as the string "2.0000000000".
+      calls(invoke("get_weather", {{"city", "Tokyo"}, {"days", "2.0000000000"}})),
+      calls(invoke("web_search", {{"query", "q"}, {"limit", "3.0"}})),
+      calls(invoke("web_search", {{"query", "q"}, {"limit", "1e3"}})),
       calls(invoke("get_weather", {{"city", "Tokyo"}, {"unit", "k"}})),
       calls(invoke("get_weather", {{"city", "Tokyo"}, {"country", "JP"}})),
       calls(invoke("get_weather", {{"unit", "c"}})),
