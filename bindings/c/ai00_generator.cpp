@@ -3,13 +3,16 @@
 // "Output parsers", docs/abi.md "Callbacks and pull"). Each C++ MessageDelta is
 // flattened into tagged ai00_delta records whose strings live in the handle until the next call on
 // it.
+#include <cstddef>
 #include <deque>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "abi_delta.h"
+#include "abi_generator.h"
 #include "abi_grammar.h"
+#include "abi_prefix_cache.h"
 #include "abi_state.h"
 #include "abi_template.h"
 #include "core/pipeline/generator.h"
@@ -30,32 +33,6 @@ using ai00::internal::format::FinishReason;
 
 }  // namespace
 
-struct ai00_generator {
-  std::unique_ptr<ai00::internal::Generator> gen;
-  std::deque<Flat> pending;  // flattened, not yet handed out by next()
-  Flat current;              // the delta handed out last (its strings back the ai00_delta)
-  bool finish_seen = false;  // the FINISH delta was handed out
-  std::string message_json;
-  mutable ai00::internal::abi::ErrorSlot error;
-
-  // Passes `pending` to `cb` in order; a non-zero return cancels the turn and reports true.
-  bool deliver(ai00_delta_callback cb, void* user_data) {
-    bool stop = false;
-    while (!pending.empty()) {
-      current = std::move(pending.front());
-      pending.pop_front();
-      if (current.kind == AI00_DELTA_FINISH) finish_seen = true;
-      ai00_delta d;
-      fill(current, &d);
-      if (cb != nullptr && !stop && cb(&d, user_data) != 0) {
-        stop = true;
-        gen->cancel();
-      }
-    }
-    return stop;
-  }
-};
-
 namespace {
 
 ai00::internal::abi::ErrorSlot* slot_of(const ai00_generator* g) { return g ? &g->error : nullptr; }
@@ -66,8 +43,13 @@ ai00::internal::GenerateOptions options(const ai00_model& model, const ai00_samp
   o.sampler = ai00::internal::abi::sampler_params(sampler, fn);
   o.grammar_cache = ai00::internal::abi::grammar_cache(model);
   if (p == nullptr) return o;
-  ai00::internal::abi::check_struct_size(p->struct_size, sizeof(ai00_generate_params),
-                                         sizeof(ai00_generate_params), fn, "ai00_generate_params");
+  // The first published version ends before prefix_cache (appended in 0.2).
+  constexpr size_t kV1Size = offsetof(ai00_generate_params, prefix_cache);
+  ai00::internal::abi::check_struct_size(p->struct_size, kV1Size, sizeof(ai00_generate_params), fn,
+                                         "ai00_generate_params");
+  if (p->struct_size >= offsetof(ai00_generate_params, prefix_cache) + sizeof(void*) &&
+      p->prefix_cache != nullptr)
+    o.prefix_cache = p->prefix_cache->cache;
   o.max_tokens = p->max_tokens;
   o.prefill_chunk = p->prefill_chunk;
   if (p->set_seed != 0) o.seed = p->seed;
@@ -185,6 +167,7 @@ AI00_API ai00_status ai00_generator_new_raw(ai00_generator** out_generator, cons
 
 AI00_API ai00_status ai00_generator_free(ai00_generator* gen) {
   try {
+    if (gen != nullptr && gen->batch != nullptr) ai00::internal::abi::leave_batch(*gen);
     delete gen;
     return AI00_OK;
   } catch (...) {
@@ -204,6 +187,7 @@ AI00_API ai00_status ai00_generator_run(int32_t* out_finish_reason, ai00_generat
                                         ai00_delta_callback callback, void* user_data) {
   try {
     require(gen, "ai00_generator_run", "gen");
+    ai00::internal::abi::require_unbatched(*gen, "ai00_generator_run");
     bool stopped = gen->deliver(callback, user_data);
     if (!stopped) {
       gen->gen->run([&](const ai00::internal::format::MessageDelta& d) -> int {
@@ -226,6 +210,7 @@ AI00_API ai00_status ai00_generator_next(ai00_delta* out_delta, ai00_generator* 
   try {
     require(out_delta, "ai00_generator_next", "out_delta");
     require(gen, "ai00_generator_next", "gen");
+    ai00::internal::abi::require_unbatched(*gen, "ai00_generator_next");
     // Checked before a delta is taken, so a bad size loses nothing.
     ai00::internal::abi::check_struct_size(out_delta->struct_size, kDeltaV1Size, sizeof(ai00_delta),
                                            "ai00_generator_next", "ai00_delta");
@@ -258,6 +243,7 @@ AI00_API ai00_status ai00_generator_step(int32_t* out_finished, ai00_generator* 
                                          void* user_data) {
   try {
     require(gen, "ai00_generator_step", "gen");
+    ai00::internal::abi::require_unbatched(*gen, "ai00_generator_step");
     if (!gen->gen->finished()) {
       ai00::internal::StepResult r = gen->gen->step(max_tokens);
       for (const auto& d : r.deltas) flatten(d, gen->pending);

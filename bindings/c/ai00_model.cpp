@@ -112,7 +112,8 @@ AI00_API ai00_status ai00_model_get_info(ai00_model_info* out_info, const ai00_m
     out_info->n_vocab = u32(c.vocab);
     out_info->n_tokens = tok ? static_cast<uint32_t>(tok->vocab_size()) : 0u;
     out_info->n_threads = static_cast<uint32_t>(model->model->n_threads());
-    out_info->state_bytes = ai00::internal::State(*model->model).serialized_size();
+    // The recurrent floats only, as ai00_model_info_json's "state_bytes" (ai00.h).
+    out_info->state_bytes = static_cast<uint64_t>(c.state_floats()) * sizeof(float);
     return AI00_OK;
   } catch (...) {
     return ai00::internal::abi::handle_exception(slot);

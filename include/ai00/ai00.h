@@ -152,6 +152,8 @@ typedef struct ai00_chat_template ai00_chat_template;
 typedef struct ai00_grammar ai00_grammar;
 /* One generation turn on one State (declared with its functions below). */
 typedef struct ai00_generator ai00_generator;
+/* Many generators of one model advanced together, one pass over the weights per step. */
+typedef struct ai00_batch ai00_batch;
 
 /* ============================================================================================
  * Model
@@ -249,7 +251,13 @@ typedef struct ai00_model_info {
   uint32_t n_vocab;     /* V: rows of the output head = length of a logits vector */
   uint32_t n_tokens;    /* ids the tokenizer knows (0 when the model has no tokenizer) */
   uint32_t n_threads;   /* the pool size chosen at load */
-  uint64_t state_bytes; /* ai00_state_save size of a fresh State (the recurrent part) */
+  /* Bytes of one State's recurrent part, the memory per sequence whatever its length:
+   * L * C * (N + 2) fp32 values (per layer the two token-shift vectors of C floats and the
+   * H * N * N WKV matrices), 4 bytes each; the same number as "state_bytes" of
+   * ai00_model_info_json. A saved State (ai00_state_save) adds a 64-byte header, 8 bytes and
+   * its sampler section (seed, RNG, penalty table): 72 bytes fresh, plus 12 per token in the
+   * penalty table. */
+  uint64_t state_bytes;
 } ai00_model_info;
 
 /* Writes the shape of `model` into *out_info (whose struct_size the caller sets). */
@@ -647,6 +655,187 @@ AI00_API ai00_status ai00_grammar_accepts(int32_t* out_accepted, const ai00_gram
                                           const char* text, size_t text_len);
 
 /* ============================================================================================
+ * Prefix-state cache
+ * ========================================================================================== */
+/* States after token prefixes (system prompt, persona, finished turns), kept so that a new
+ * conversation starting with the same tokens copies the State instead of running them again
+ * (docs/prefix-cache.md). Key: the model fingerprint and the token prefix; lookup finds the
+ * longest stored prefix of a prompt, verified token by token. Each entry also keeps the logits
+ * of its last token, so a prompt that is entirely cached samples at once. Bounded in bytes:
+ * inserting evicts the least recently used entries. One cache may serve several models.
+ *
+ * Validity: prompt tokens are relative to the State's content, so a generator uses the cache
+ * only when its State is pristine: new (ai00_state_new) or reset (ai00_state_reset), with no
+ * eval, load or generation since (a clone of a pristine State is pristine). A hit copies the
+ * recurrent floats only: the State's sampler state (seed, RNG, penalties) stays the caller's.
+ *
+ * Ownership and threads: the caller owns the cache (ai00_prefix_cache_free, after every
+ * generator using it is freed). Any number of threads and generators may use one cache at once;
+ * every function below is thread-safe. */
+typedef struct ai00_prefix_cache ai00_prefix_cache;
+
+/* Cache options. Fill with ai00_prefix_cache_params_default(); fields are only appended. */
+typedef struct ai00_prefix_cache_params {
+  uint32_t struct_size;
+  /* Bound of the entries' bytes (each: the State floats, 4 bytes each or 2 with compress_bf16,
+   * plus 4 * n_vocab for the logits, 4 per prefix token and 256). Default 256 MiB. */
+  uint64_t max_bytes;
+  /* Non-zero: store States as bf16 (half the bytes); a hit is then within bf16 rounding of the
+   * full prefill (max |logit diff| 3.2e-3 on the random fixture model, docs/prefix-cache.md
+   * "Compression") instead of bit-identical. The stored logits stay exact. Default 0. */
+  int32_t compress_bf16;
+} ai00_prefix_cache_params;
+
+AI00_API ai00_status ai00_prefix_cache_params_default(ai00_prefix_cache_params* out_params);
+
+/* A new, empty cache; `params` may be NULL for the defaults. */
+AI00_API ai00_status ai00_prefix_cache_new(ai00_prefix_cache** out_cache,
+                                           const ai00_prefix_cache_params* params);
+
+/* Destroys a cache. NULL is accepted. Not while a generator using it is alive. */
+AI00_API ai00_status ai00_prefix_cache_free(ai00_prefix_cache* cache);
+
+/* Message of the last failed call on `cache`; "" if none; NULL gives "". Shared between
+ * threads: prefer ai00_last_error() when several threads use the cache. */
+AI00_API const char* ai00_prefix_cache_last_error(const ai00_prefix_cache* cache);
+
+/* Counters since the cache was made. Fill struct_size (the library writes the fields that
+ * fit). */
+typedef struct ai00_prefix_cache_stats {
+  uint32_t struct_size;
+  uint32_t reserved;
+  uint64_t hits;       /* lookups that found a prefix */
+  uint64_t misses;     /* lookups that found none */
+  uint64_t hit_tokens; /* prompt tokens the hits skipped */
+  uint64_t inserts;    /* entries stored */
+  uint64_t evictions;  /* entries dropped to stay within max_bytes */
+  uint64_t entries;    /* entries now */
+  uint64_t bytes;      /* their bytes now */
+  uint64_t max_bytes;  /* the bound */
+} ai00_prefix_cache_stats;
+
+AI00_API ai00_status ai00_prefix_cache_stats_get(ai00_prefix_cache_stats* out_stats,
+                                                 const ai00_prefix_cache* cache);
+
+/* Drops every entry (the counters other than entries and bytes are kept). */
+AI00_API ai00_status ai00_prefix_cache_clear(ai00_prefix_cache* cache);
+
+/* Warms the cache: runs `tokens` from the zero state (continuing from the longest cached prefix
+ * of them) and stores the State after the last one. *out_evaluated (may be NULL) receives the
+ * tokens that ran through the model (0 when all were cached). Errors: AI00_ERR_INVALID_ARGUMENT
+ * (no tokens, an id >= n_vocab: the message names it and its position). */
+AI00_API ai00_status ai00_prefix_cache_warm(size_t* out_evaluated, ai00_prefix_cache* cache,
+                                            const ai00_model* model, const uint32_t* tokens,
+                                            size_t n_tokens);
+
+/* ai00_prefix_cache_warm on the model's encoding of `text` (e.g. a persona's rendered system
+ * prompt, exactly as the chat template renders it). AI00_ERR_UNSUPPORTED without tokenizer. */
+AI00_API ai00_status ai00_prefix_cache_warm_text(size_t* out_evaluated, ai00_prefix_cache* cache,
+                                                 const ai00_model* model, const char* text,
+                                                 size_t text_len);
+
+/* ============================================================================================
+ * Option scoring
+ * ========================================================================================== */
+/* How likely a State is to continue with each of K candidates (dialogue choices, intents,
+ * routing). Score = natural-log probability of the candidate's tokens, from log_softmax of the
+ * model's raw fp32 logits: no sampler setting (temperature, penalties, bias) and no grammar
+ * applies. The State is not changed: the candidates run as one batch on copies of it. */
+
+/* Where the first candidate token's probabilities come from. Fill with
+ * ai00_score_params_default(); fields are only appended. Give exactly one of: */
+typedef struct ai00_score_params {
+  uint32_t struct_size;
+  /* Tokens fed (to a copy of the State) before the candidates, e.g. the player's line. */
+  const uint32_t* context;
+  size_t n_context;
+  /* Or the n_vocab logits of the State's last consumed token (ai00_state_eval's output). */
+  const float* logits;
+  size_t n_logits;
+} ai00_score_params;
+
+AI00_API ai00_status ai00_score_params_default(ai00_score_params* out_params);
+
+/* One candidate's score. */
+typedef struct ai00_option_score {
+  double total_logprob; /* log P(candidate | State, context) */
+  double mean_logprob;  /* total_logprob / n_tokens */
+  uint64_t n_tokens;
+} ai00_option_score;
+
+/* Scores `n_candidates` token sequences (candidates[k] has n_tokens[k] ids) into
+ * out_scores[0 .. n_candidates). capacity < n_candidates is AI00_ERR_BUFFER_TOO_SMALL. Errors:
+ * AI00_ERR_INVALID_ARGUMENT (no candidates, an empty candidate, an id >= n_vocab, both or
+ * neither of context and logits, n_logits != n_vocab; the message names the candidate and
+ * position), AI00_ERR_MISMATCH (a State of another model). Same threading as ai00_state_eval. */
+AI00_API ai00_status ai00_state_score_options(ai00_option_score* out_scores, size_t capacity,
+                                              const ai00_model* model, const ai00_state* state,
+                                              const uint32_t* const* candidates,
+                                              const size_t* n_tokens, size_t n_candidates,
+                                              const ai00_score_params* params);
+
+/* As ai00_state_score_options with texts, each encoded alone by the model's tokenizer (a
+ * candidate that starts a new word usually starts with a space). text_lens may be NULL for
+ * NUL-terminated texts. AI00_ERR_UNSUPPORTED without tokenizer. */
+AI00_API ai00_status ai00_state_score_texts(ai00_option_score* out_scores, size_t capacity,
+                                            const ai00_model* model, const ai00_state* state,
+                                            const char* const* texts, const size_t* text_lens,
+                                            size_t n_candidates, const ai00_score_params* params);
+
+/* ============================================================================================
+ * State bundles
+ * ========================================================================================== */
+/* Many named States in one buffer or file (a whole village): a header (magic "AI00BNDL",
+ * version, count, checksum) and per entry a caller-given UTF-8 name (unique, 1..4096 bytes), the
+ * model fingerprint, the ai00_state_save bytes and a checksum (layout in docs/prefix-cache.md
+ * "State bundles"). Opening checks every entry; errors name the entry index, its name and the
+ * byte offset: AI00_ERR_MODEL_FILE (truncated, corrupt, duplicated name), AI00_ERR_MISMATCH
+ * (loading a State of another model), AI00_ERR_IO (the path). */
+typedef struct ai00_state_bundle ai00_state_bundle;
+
+/* Serializes `count` States with their names (name_lens may be NULL for NUL-terminated names)
+ * into the caller's buffer; two-call idiom as ai00_state_save. An empty, invalid or duplicated
+ * name is AI00_ERR_INVALID_ARGUMENT naming its index. */
+AI00_API ai00_status ai00_state_bundle_save(size_t* out_size, void* buffer, size_t capacity,
+                                            const ai00_state* const* states,
+                                            const char* const* names, const size_t* name_lens,
+                                            size_t count);
+
+/* The same bytes written to `path` (through a temporary file renamed into place). */
+AI00_API ai00_status ai00_state_bundle_save_file(const ai00_state* const* states,
+                                                 const char* const* names, const size_t* name_lens,
+                                                 size_t count, const char* path, size_t path_len);
+
+/* Opens a bundle from bytes (copied) or a file, checking every entry. The caller owns it
+ * (ai00_state_bundle_free); immutable afterwards: any number of threads may read it. */
+AI00_API ai00_status ai00_state_bundle_open(ai00_state_bundle** out_bundle, const void* data,
+                                            size_t size);
+AI00_API ai00_status ai00_state_bundle_open_file(ai00_state_bundle** out_bundle, const char* path,
+                                                 size_t path_len);
+
+/* Destroys a bundle (States loaded from it stay valid). NULL is accepted. */
+AI00_API ai00_status ai00_state_bundle_free(ai00_state_bundle* bundle);
+
+/* Message of the last failed call on `bundle`; "" if none; NULL gives "". */
+AI00_API const char* ai00_state_bundle_last_error(const ai00_state_bundle* bundle);
+
+/* The number of entries. */
+AI00_API ai00_status ai00_state_bundle_count(size_t* out_count, const ai00_state_bundle* bundle);
+
+/* Entry `index`'s name, owned by the bundle, NUL-terminated, valid until it is freed. */
+AI00_API ai00_status ai00_state_bundle_name(const char** out_name, size_t* out_len,
+                                            const ai00_state_bundle* bundle, size_t index);
+
+/* The index of the entry named `name`; none is AI00_ERR_INVALID_ARGUMENT naming it. */
+AI00_API ai00_status ai00_state_bundle_find(size_t* out_index, const ai00_state_bundle* bundle,
+                                            const char* name, size_t name_len);
+
+/* A new State of `model` from entry `index` (load all: every index in turn). */
+AI00_API ai00_status ai00_state_bundle_load(ai00_state** out_state,
+                                            const ai00_state_bundle* bundle,
+                                            const ai00_model* model, size_t index);
+
+/* ============================================================================================
  * Generator
  * ========================================================================================== */
 /* A Generator runs ONE turn on one State: render (chat) or take the prompt (raw), encode,
@@ -744,6 +933,12 @@ typedef struct ai00_generate_params {
    * never emitted; borrowed for the call. */
   const char* const* stop_sequences;
   size_t n_stop_sequences;
+  /* Appended in 0.2 (a smaller struct_size leaves it NULL): a prefix-state cache shared with
+   * other generators, or NULL. With a pristine State the turn starts from the longest cached
+   * prefix of its prompt and stores the State at the end of the prompt and, in a chat turn, at
+   * the message boundaries that fall on token boundaries (docs/prefix-cache.md). The cache must
+   * outlive the generator. */
+  ai00_prefix_cache* prefix_cache;
 } ai00_generate_params;
 
 AI00_API ai00_status ai00_generate_params_default(ai00_generate_params* out_params);
@@ -825,6 +1020,134 @@ AI00_API ai00_status ai00_generator_warning(const char** out_text, size_t* out_l
  * until the next call on it. */
 AI00_API ai00_status ai00_generator_tokens(const uint32_t** out_tokens, size_t* out_count,
                                            const ai00_generator* gen);
+
+/* ============================================================================================
+ * Batch: many generators on one model, one pass over the weights per step
+ * ========================================================================================== */
+/* A batch advances many generators of ONE model together (docs/batching.md): each step samples
+ * a token for every decoding member (grammar masks and samplers run in parallel on the model's
+ * threads) and runs ONE forward over all of them, the members still prefilling their prompt
+ * fed a chunk in the same pass (continuous batching). N decoding States then cost little more
+ * than one while decode is bound by memory bandwidth. Every member produces exactly the tokens,
+ * deltas and State it would produce stepped alone (bitwise), whoever joins, leaves or is
+ * cancelled meanwhile.
+ *
+ * Ownership: the caller owns the batch (ai00_batch_free). The batch BORROWS its generators: a
+ * generator must be removed (ai00_batch_remove) or the batch freed before the generator is
+ * freed (ai00_generator_free of a member removes it from its batch first, as a safety net).
+ * While a generator is in a batch, ai00_generator_run/next/step on it fail with
+ * AI00_ERR_INVALID_ARGUMENT; its other accessors (message, tokens, finish reason, cancel) work.
+ * A finished member stays in the batch, skipped, until removed.
+ * Threading: one thread at a time calls a batch (new members, steps, queries), and its members
+ * are not called meanwhile except ai00_generator_cancel, which may be called from any thread:
+ * that member finishes CANCELLED at the next step, the others continue.
+ * Errors: per handle, ai00_batch_last_error. */
+
+/* Settings of a batch. Fill with ai00_batch_params_default(); fields are only appended. */
+typedef struct ai00_batch_params {
+  uint32_t struct_size;
+  /* Rows (tokens of all members) per forward pass; more go through in several passes. Bounds
+   * scratch memory (about (20 C + F) * 4 bytes per row: 73 KiB for a 0.1B model). 0 = 128. */
+  uint32_t pass_rows;
+} ai00_batch_params;
+
+AI00_API ai00_status ai00_batch_params_default(ai00_batch_params* out_params);
+
+/* Budgets of one ai00_batch_step. Fill with ai00_batch_step_params_default(). */
+typedef struct ai00_batch_step_params {
+  uint32_t struct_size;
+  /* Tokens sampled per member at most in this call (0 counts as 1); default 1. Prompt tokens
+   * of a prefilling member do not count. */
+  uint32_t max_tokens;
+  /* Wall-clock budget of the call in microseconds; 0 = none (default). See ai00_batch_step. */
+  uint64_t time_budget_us;
+} ai00_batch_step_params;
+
+AI00_API ai00_status ai00_batch_step_params_default(ai00_batch_step_params* out_params);
+
+/* What happened to a member. */
+typedef enum ai00_batch_event_kind {
+  AI00_BATCH_EVENT_DELTA = 0,    /* `delta` holds the member's next delta */
+  AI00_BATCH_EVENT_FINISHED = 1, /* the member finished: finish_reason */
+  AI00_BATCH_EVENT_ERROR = 2     /* the member finished with AI00_FINISH_ERROR: error says why */
+} ai00_batch_event_kind;
+
+/* One event of a step. Per member, in order: its deltas (exactly the ones ai00_generator_step
+ * would give, the last being FINISH), then one FINISHED or ERROR event. Strings are owned by the
+ * batch and valid until the next call on it. */
+typedef struct ai00_batch_event {
+  uint32_t struct_size;
+  ai00_generator* generator; /* the member (borrowed) */
+  int32_t kind;              /* an ai00_batch_event_kind */
+  int32_t finish_reason;     /* FINISHED / ERROR: an ai00_finish_reason; else AI00_FINISH_NONE */
+  ai00_delta delta;          /* DELTA only (struct_size set); zeroed otherwise */
+  const char* error;         /* ERROR: the message (NUL-terminated); "" otherwise */
+  size_t error_len;
+} ai00_batch_event;
+
+/* Return 0 to continue; non-zero cancels the event's generator (it finishes CANCELLED at the
+ * next step; its events of this step are still delivered). Called on the stepping thread. Must
+ * not throw or longjmp across the library. */
+typedef int32_t (*ai00_batch_event_callback)(const ai00_batch_event* event, void* user_data);
+
+/* What one ai00_batch_step did. The caller sets struct_size; fields are only appended. */
+typedef struct ai00_batch_step_result {
+  uint32_t struct_size;
+  uint32_t steps;          /* batched forwards run (0: no member was active) */
+  uint64_t tokens_sampled; /* over all members */
+  uint64_t prompt_tokens;  /* prompt tokens prefilled over all members */
+  int32_t time_limited;    /* 1: stopped because the next step was predicted not to fit */
+  uint32_t unfinished;     /* members not finished after the call */
+} ai00_batch_step_result;
+
+/* A new, empty batch on `model` (params may be NULL for the defaults). Errors:
+ * AI00_ERR_INVALID_ARGUMENT (NULL, struct_size). */
+AI00_API ai00_status ai00_batch_new(ai00_batch** out_batch, const ai00_model* model,
+                                    const ai00_batch_params* params);
+
+/* Destroys a batch; its generators stay valid and may be stepped again. NULL is accepted. */
+AI00_API ai00_status ai00_batch_free(ai00_batch* batch);
+
+/* Message of the last failed call on `batch`; "" if none; NULL gives "". */
+AI00_API const char* ai00_batch_last_error(const ai00_batch* batch);
+
+/* Adds a generator (between steps). Errors: AI00_ERR_MISMATCH (a generator of another model),
+ * AI00_ERR_INVALID_ARGUMENT (NULL; the generator is in this or another batch; a member already
+ * runs on its State). */
+AI00_API ai00_status ai00_batch_add(ai00_batch* batch, ai00_generator* generator);
+
+/* Removes a member (between steps); it may then be stepped alone and continues exactly. Its
+ * events not yet taken from the queue are dropped. AI00_ERR_INVALID_ARGUMENT if not a member. */
+AI00_API ai00_status ai00_batch_remove(ai00_batch* batch, ai00_generator* generator);
+
+/* The number of members (finished ones included). */
+AI00_API ai00_status ai00_batch_size(size_t* out_size, const ai00_batch* batch);
+
+/* Advances the batch: repeats batched steps while a member is active (not finished; if
+ * decoding, fewer than max_tokens sampled in this call; a prefilling member always) and, with a
+ * time budget, while the next step is predicted to end within time_budget_us of the call's
+ * start. Guarantees: the first step always runs when a member is active, even past the budget
+ * (one token per decoding member, at least one prompt token per prefilling member), so every
+ * call makes progress; a later step starts only if predicted (from the measured cost of the
+ * earlier steps, per row) to fit, prefill chunks shrinking so it does; the prediction is an
+ * estimate, so the call can overrun by a misprediction, never by a step known not to fit.
+ * An empty batch, or one whose members all finished, is a no-op. params may be NULL (max_tokens
+ * 1, no time budget). Events go to `callback` in order, or when it is NULL are queued for
+ * ai00_batch_next_event (the queue is cleared at the start of each step). out_result (may be
+ * NULL; struct_size set by the caller) receives the summary. Member failures are ERROR events,
+ * not a status. */
+AI00_API ai00_status ai00_batch_step(ai00_batch_step_result* out_result, ai00_batch* batch,
+                                     const ai00_batch_step_params* params,
+                                     ai00_batch_event_callback callback, void* user_data);
+
+/* The number of queued events (ai00_batch_step with a NULL callback) not yet taken. */
+AI00_API ai00_status ai00_batch_pending(size_t* out_count, const ai00_batch* batch);
+
+/* Takes the next queued event: *out_has_event = 1 and *out_event filled (its struct_size set by
+ * the caller first; the library writes only that many bytes), or *out_has_event = 0 when the
+ * queue is empty. The event's strings are valid until the next call on the batch. */
+AI00_API ai00_status ai00_batch_next_event(int32_t* out_has_event, ai00_batch_event* out_event,
+                                           ai00_batch* batch);
 
 /* ============================================================================================
  * Tokenizer

@@ -16,11 +16,15 @@
 #pragma once
 
 #include "ai00/ai00.h"
+#include "ai00/batch.hpp"
 #include "ai00/chat_template.hpp"
 #include "ai00/error.hpp"
 #include "ai00/generator.hpp"
 #include "ai00/grammar.hpp"
 #include "ai00/model.hpp"
 #include "ai00/output_parser.hpp"
+#include "ai00/prefix_cache.hpp"
+#include "ai00/scoring.hpp"
 #include "ai00/state.hpp"
+#include "ai00/state_bundle.hpp"
 #include "ai00/tokenizer.hpp"

@@ -45,10 +45,13 @@
 #include "ai00/error.hpp"
 #include "ai00/grammar.hpp"
 #include "ai00/model.hpp"
+#include "ai00/prefix_cache.hpp"
 #include "ai00/state.hpp"
 
 namespace ai00 {
 inline namespace api {
+
+class Batch;
 
 struct GenerateOptions {
   SamplerParams sampler;
@@ -58,6 +61,8 @@ struct GenerateOptions {
   std::vector<std::string> stop_sequences;
   ai00_grammar_mode grammar_mode = AI00_GRAMMAR_AUTOMATIC;
   std::optional<Grammar> grammar;  // a custom grammar (overrides grammar_mode)
+  // A prefix-state cache shared by generators (prefix_cache.hpp); it must outlive them.
+  std::optional<PrefixCache> prefix_cache;
 };
 
 class Generator {
@@ -178,6 +183,7 @@ class Generator {
   ai00_generator* get() const noexcept { return handle_.get(); }
 
  private:
+  friend class Batch;  // hands the deltas of batch events to take()
   explicit Generator(ai00_generator* owned) : handle_(owned) { message_.role = "assistant"; }
 
   // The C params; borrows the option strings (alive for the constructor call).
@@ -190,6 +196,7 @@ class Generator {
       c.seed = o.seed.value_or(0);
       c.grammar_mode = o.grammar_mode;
       c.grammar = o.grammar ? o.grammar->get() : nullptr;
+      c.prefix_cache = o.prefix_cache ? o.prefix_cache->get() : nullptr;
       for (const auto& s : o.stop_sequences) stops.push_back(s.c_str());
       c.stop_sequences = stops.empty() ? nullptr : stops.data();
       c.n_stop_sequences = stops.size();

@@ -123,6 +123,8 @@ class State {
 
   const Model& model() const noexcept { return model_; }
   ai00_state* get() const noexcept { return handle_.get(); }
+  // Takes ownership of a State handle of `model` made by another C call (a bundle's load).
+  static State adopt(const Model& model, ai00_state* owned) { return State(model, owned); }
 
  private:
   State(const Model& model, ai00_state* owned) : model_(model), handle_(owned) {}

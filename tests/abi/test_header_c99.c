@@ -42,7 +42,18 @@ static void check_layouts(void) {
   EXPECT(offsetof(ai00_delta, id) == 32);
   EXPECT(offsetof(ai00_delta, name) == 48);
   EXPECT(offsetof(ai00_delta, valid) == 64);
-  EXPECT(sizeof(ai00_generate_params) == 56);
+  EXPECT(sizeof(ai00_generate_params) == 64);
+  EXPECT(offsetof(ai00_generate_params, prefix_cache) == 56); /* appended in 0.2 */
+  EXPECT(sizeof(ai00_prefix_cache_params) == 24);
+  EXPECT(offsetof(ai00_prefix_cache_params, max_bytes) == 8);
+  EXPECT(offsetof(ai00_prefix_cache_params, compress_bf16) == 16);
+  EXPECT(sizeof(ai00_prefix_cache_stats) == 72);
+  EXPECT(offsetof(ai00_prefix_cache_stats, hits) == 8);
+  EXPECT(offsetof(ai00_prefix_cache_stats, max_bytes) == 64);
+  EXPECT(sizeof(ai00_score_params) == 40);
+  EXPECT(offsetof(ai00_score_params, logits) == 24);
+  EXPECT(sizeof(ai00_option_score) == 24);
+  EXPECT(offsetof(ai00_option_score, n_tokens) == 16);
   EXPECT(offsetof(ai00_generate_params, seed) == 16);
   EXPECT(offsetof(ai00_generate_params, grammar) == 32);
   EXPECT(offsetof(ai00_generate_params, stop_sequences) == 40);

@@ -74,7 +74,7 @@ TEST_CASE("stop scanner flush releases an unfinished partial match", "[generator
   REQUIRE(s.flush() == "</en");
 }
 
-TEST_CASE("stop scanner without stops passes everything; empty stops ignored",
+TEST_CASE("stop scanner without stops passes everything, empty stops ignored",
           "[generator][stop]") {
   StopScanner s({"", ""});
   REQUIRE(s.feed("abc") == "abc");

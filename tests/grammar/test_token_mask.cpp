@@ -117,7 +117,7 @@ TEST_CASE("first mask of every corpus grammar is non-empty and exact", "[grammar
   }
 }
 
-TEST_CASE("accept strings pass token by token; rejects die or end incomplete",
+TEST_CASE("accept strings pass token by token, rejects die or end incomplete",
           "[grammar][token_mask]") {
   for (auto& [c, g] : compiled_corpus()) {
     INFO(c.file << ":" << c.line << " " << c.name);

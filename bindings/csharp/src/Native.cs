@@ -74,6 +74,7 @@ namespace Ai00.Interop
         public uint struct_size; public uint max_tokens; public uint prefill_chunk; public int set_seed;
         public ulong seed; public int grammar_mode; public IntPtr grammar;
         public IntPtr stop_sequences; public UIntPtr n_stop_sequences;
+        public IntPtr prefix_cache; // appended in 0.2 (not wrapped yet; the default NULL is kept)
     }
 
     [StructLayout(LayoutKind.Sequential)]

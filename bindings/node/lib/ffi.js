@@ -61,6 +61,7 @@ koffi.struct('ai00_generate_params', {
   struct_size: 'uint32_t', max_tokens: 'uint32_t', prefill_chunk: 'uint32_t', set_seed: 'int32_t',
   seed: 'uint64_t', grammar_mode: 'int32_t', grammar: 'ai00_grammar *', stop_sequences: 'const char **',
   n_stop_sequences: 'size_t',
+  prefix_cache: 'void *', // appended in 0.2 (not wrapped yet; the default NULL is kept)
 });
 koffi.struct('ai00_parse_options', {
   struct_size: 'uint32_t', thinking: 'int32_t', tools_json: 'void *', tools_json_len: 'size_t', id_seed: 'uint64_t',

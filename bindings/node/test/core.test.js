@@ -26,7 +26,10 @@ test('model load and info', () => {
   const info = model.info;
   assert.deepEqual([info.embedding, info.layers, info.vocab, info.tokens], [128, 3, 512, 512]);
   const fresh = model.newState();
-  assert.equal(info.stateBytes, fresh.size);
+  // The recurrent floats (L * C * (N + 2) * 4); a saved State adds its header and sampler.
+  assert.equal(info.stateBytes, 3 * 128 * 66 * 4);
+  assert.equal(info.stateBytes, model.infoJson().state_bytes);
+  assert.ok(fresh.size > info.stateBytes);
   fresh.close();
   assert.equal(model.infoJson().format, 'gguf');
   const ids = model.tokenize('hello\n\n');

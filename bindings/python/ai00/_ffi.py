@@ -78,7 +78,9 @@ class GenerateParamsC(Structure):
     _fields_ = [("struct_size", c_uint32), ("max_tokens", c_uint32),
                 ("prefill_chunk", c_uint32), ("set_seed", c_int32), ("seed", c_uint64),
                 ("grammar_mode", c_int32), ("grammar", c_void_p),
-                ("stop_sequences", POINTER(c_char_p)), ("n_stop_sequences", c_size_t)]
+                ("stop_sequences", POINTER(c_char_p)), ("n_stop_sequences", c_size_t),
+                # appended in 0.2 (not wrapped yet; the default NULL is kept)
+                ("prefix_cache", c_void_p)]
 
 
 class ParseOptionsC(Structure):

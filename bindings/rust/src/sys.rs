@@ -172,6 +172,8 @@ pub struct ai00_generate_params {
     pub grammar: *const ai00_grammar,
     pub stop_sequences: *const *const c_char,
     pub n_stop_sequences: usize,
+    // Appended in 0.2: an ai00_prefix_cache (not wrapped yet; the default NULL is kept).
+    pub prefix_cache: *mut c_void,
 }
 
 #[repr(C)]

@@ -40,6 +40,7 @@ struct Workspace {
   // blocks (matmul_q8) or [T][2 * cols] bf16 hi/lo halves (matmul_bf16). Grown on first use.
   std::vector<std::vector<cpu::BlockQ8>> xq;
   std::vector<std::vector<uint16_t>> xs;
+  std::vector<float> logits;  // [R][V] head output when several segments ask for logits
   Workspace(int64_t T, const ModelConfig& c) {
     const size_t C = static_cast<size_t>(c.n_embd), rows = static_cast<size_t>(T);
     float** vecs[] = {&x, &xn, &dx, &xr, &xw, &xk, &xv, &xa, &xg,  &r,
@@ -61,12 +62,21 @@ struct Workspace {
   }
 };
 
-// Everything one pass needs; T rows.
+// One segment's share of a pass: rows [row0, row0 + rows) of the workspace belong to `state`.
+struct PassSeg {
+  State* state;
+  int64_t row0, rows;
+};
+
+// Everything one pass needs; T rows in total, cut into segments (one State each). Matrix
+// products and element-wise steps run over all T rows; the token shift and the WKV scan run per
+// segment on its own State.
 struct Pass {
   const Model& m;
   const cpu::KernelTable& kt;
   Workspace& ws;
   int64_t T, C, N, H;
+  const std::vector<PassSeg>* segs;
 };
 
 // Runs body(begin, end) over the fixed items [0, n) (one item per block): on the calling thread
@@ -188,14 +198,19 @@ void norm(const Pass& p, const float* x, float* y, const float* wt, const float*
   p.kt.norm(a);
 }
 
-// dx[t] = xn[t-1] - xn[t] with xn[-1] = shift; then shift = xn[T-1] (the state update).
-void token_shift(const Pass& p, const float* xn, float* shift, float* dx) {
+// Per segment: dx[t] = xn[t-1] - xn[t] with xn[-1] = its State's shift (att_shift or
+// ffn_shift of layer l, chosen by `shift_of`); then shift = xn[last row] (the state update).
+template <typename ShiftOf>
+void token_shift(const Pass& p, const float* xn, float* dx, ShiftOf shift_of) {
   const int64_t C = p.C;
-  for (int64_t t = 0; t < p.T; ++t) {
-    const float* prev = t == 0 ? shift : xn + (t - 1) * C;
-    for (int64_t c = 0; c < C; ++c) dx[t * C + c] = prev[c] - xn[t * C + c];
+  for (const PassSeg& sg : *p.segs) {
+    float* shift = shift_of(*sg.state);
+    for (int64_t t = sg.row0; t < sg.row0 + sg.rows; ++t) {
+      const float* prev = t == sg.row0 ? shift : xn + (t - 1) * C;
+      for (int64_t c = 0; c < C; ++c) dx[t * C + c] = prev[c] - xn[t * C + c];
+    }
+    std::memcpy(shift, xn + (sg.row0 + sg.rows - 1) * C, static_cast<size_t>(C) * sizeof(float));
   }
-  std::memcpy(shift, xn + (p.T - 1) * C, static_cast<size_t>(C) * sizeof(float));
 }
 
 // Per row: y = x + d * m for the C-vector m.
@@ -206,7 +221,7 @@ void lerp_rows(const Pass& p, const float* x, const float* d, const float* m, fl
 // Everything of time mix that is per head, for head h over the T rows (docs/model.md "Time
 // mix", "WKV-7"): the LoRA up-projections of the head's channels with their activations,
 // kk and the key update, the value residual, the WKV scan, GroupNorm, bonus and gate.
-void head_step(const Pass& p, const LayerWeights& w, int64_t l, float* S, int64_t h) {
+void head_step(const Pass& p, const LayerWeights& w, int64_t l, int64_t h) {
   Workspace& s = p.ws;
   const cpu::KernelTable& k = p.kt;
   const int64_t N = p.N, C = p.C, c0 = h * N, c1 = c0 + N;
@@ -252,10 +267,14 @@ void head_step(const Pass& p, const LayerWeights& w, int64_t l, float* S, int64_
       kk[j] = -kk[j];
     }
   }
-  cpu::Wkv7Args wa;  // the sequential part: this head over the T tokens in order
-  wa.state = S, wa.r = s.r, wa.w = s.w, wa.k = s.k, wa.v = s.v, wa.a = s.kk, wa.b = s.b;
-  wa.y = s.y, wa.T = p.T, wa.C = C, wa.N = N, wa.head_begin = h, wa.head_end = h + 1;
-  k.wkv7(wa);
+  for (const PassSeg& sg : *p.segs) {  // the sequential part: per segment, its rows in order
+    const int64_t o = sg.row0 * C;
+    cpu::Wkv7Args wa;
+    wa.state = sg.state->wkv(l), wa.r = s.r + o, wa.w = s.w + o, wa.k = s.k + o;
+    wa.v = s.v + o, wa.a = s.kk + o, wa.b = s.b + o, wa.y = s.y + o;
+    wa.T = sg.rows, wa.C = C, wa.N = N, wa.head_begin = h, wa.head_end = h + 1;
+    k.wkv7(wa);
+  }
   for (int64_t t = 0; t < p.T; ++t) {
     const int64_t o = t * C + c0;
     cpu::NormArgs na;  // GroupNorm of this head (eps 64e-5) and the ln_x affine of its channels
@@ -270,17 +289,17 @@ void head_step(const Pass& p, const LayerWeights& w, int64_t l, float* S, int64_
 }
 
 // Time-mix of block l on the T rows of ws.x (docs/model.md "Time mix"): three passes.
-void time_mix(const Pass& p, const LayerWeights& w, int64_t l, State& st) {
+void time_mix(const Pass& p, const LayerWeights& w, int64_t l) {
   Workspace& s = p.ws;
   const cpu::KernelTable& k = p.kt;
   norm(p, s.x, s.xn, w.ln1_w, w.ln1_b, kLnEps, p.T);  // xn = layer_norm(x, ln1)
-  token_shift(p, s.xn, st.att_shift(l), s.dx);        // xx = x_prev - x; att_x <- xn[-1]
-  lerp_rows(p, s.xn, s.dx, w.x_r, s.xr);              // xr = x + xx * x_r
-  lerp_rows(p, s.xn, s.dx, w.x_w, s.xw);              // xw
-  lerp_rows(p, s.xn, s.dx, w.x_k, s.xk);              // xk
-  lerp_rows(p, s.xn, s.dx, w.x_v, s.xv);              // xv
-  lerp_rows(p, s.xn, s.dx, w.x_a, s.xa);              // xa
-  lerp_rows(p, s.xn, s.dx, w.x_g, s.xg);              // xg
+  token_shift(p, s.xn, s.dx, [l](State& st) { return st.att_shift(l); });  // xx = x_prev - x
+  lerp_rows(p, s.xn, s.dx, w.x_r, s.xr);                                   // xr = x + xx * x_r
+  lerp_rows(p, s.xn, s.dx, w.x_w, s.xw);                                   // xw
+  lerp_rows(p, s.xn, s.dx, w.x_k, s.xk);                                   // xk
+  lerp_rows(p, s.xn, s.dx, w.x_v, s.xv);                                   // xv
+  lerp_rows(p, s.xn, s.dx, w.x_a, s.xa);                                   // xa
+  lerp_rows(p, s.xn, s.dx, w.x_g, s.xg);                                   // xg
   // Pass 1: r, k, v and the LoRA down-projections with their activations.
   std::vector<MatJob> jobs = {
       {&w.receptance, s.xr, s.r, nullptr},
@@ -302,9 +321,8 @@ void time_mix(const Pass& p, const LayerWeights& w, int64_t l, State& st) {
   const double lora = static_cast<double>(w.w2.cols + w.a2.cols + w.g2.cols + w.v2.cols);
   const double head_macs = static_cast<double>(p.T) * (static_cast<double>(p.C) * lora +
                                                        4.0 * static_cast<double>(p.H * p.N * p.N));
-  float* S = st.wkv(l);
   run_items(p, head_macs, p.H, [&](int64_t begin, int64_t end) {
-    for (int64_t h = begin; h < end; ++h) head_step(p, w, l, S, h);
+    for (int64_t h = begin; h < end; ++h) head_step(p, w, l, h);
   });
   // Pass 3: x = x + (y * g) @ Wo.T
   run_pass(p, {{&w.output, s.y, s.tmp, [&](int64_t r0, int64_t r1) {
@@ -316,12 +334,12 @@ void time_mix(const Pass& p, const LayerWeights& w, int64_t l, State& st) {
 }
 
 // Channel-mix of block l (docs/model.md "Channel mix"; rwkv7_ref.py _channel_mix): two passes.
-void channel_mix(const Pass& p, const LayerWeights& w, int64_t l, State& st) {
+void channel_mix(const Pass& p, const LayerWeights& w, int64_t l) {
   Workspace& s = p.ws;
   const cpu::KernelTable& k = p.kt;
   norm(p, s.x, s.xn, w.ln2_w, w.ln2_b, kLnEps, p.T);  // xn2 = layer_norm(x, ln2)
-  token_shift(p, s.xn, st.ffn_shift(l), s.dx);        // x_prev2 - xn2; ffn_x <- xn2[-1]
-  lerp_rows(p, s.xn, s.dx, w.ffn_x_k, s.xk);          // kx = x + (x_prev - x) * ffn_x_k
+  token_shift(p, s.xn, s.dx, [l](State& st) { return st.ffn_shift(l); });  // x_prev2 - xn2
+  lerp_rows(p, s.xn, s.dx, w.ffn_x_k, s.xk);  // kx = x + (x_prev - x) * ffn_x_k
   const int64_t F = w.ffn_key.rows;
   run_pass(p, {{&w.ffn_key, s.xk, s.h, [&](int64_t r0, int64_t r1) {  // h = relu(kx @ K.T)^2
                   each_row(p, s.h, F, r0, r1, [&](float* y, int64_t n) { k.relu_sq(y, y, n); });
@@ -334,24 +352,73 @@ void channel_mix(const Pass& p, const LayerWeights& w, int64_t l, State& st) {
                 }}});
 }
 
-// One pass over T <= chunk tokens; writes logits of the rows asked for.
-void forward_pass(const Model& m, State& st, const uint32_t* tokens, int64_t T, float* logits,
-                  bool all_logits, Workspace& ws) {
-  const ModelConfig& c = m.config();
-  Pass p{m, m.kernels(), ws, T, c.n_embd, c.head_size, c.n_head};
-  for (int64_t t = 0; t < T; ++t) m.embed(tokens[t], ws.x + t * c.n_embd);  // layer_norm(emb, ln0)
-  for (int64_t l = 0; l < c.n_layer; ++l) {
-    time_mix(p, m.layer(l), l, st);
-    channel_mix(p, m.layer(l), l, st);
+// A segment's rows in one pass: tokens [begin, begin + rows) of batch segment `seg`.
+struct PassItem {
+  size_t seg;
+  size_t begin, rows;
+};
+
+// Logits of the rows asked for: each item's last row, or all its rows with all_logits. The
+// asked rows are normed into ws.xn side by side and go through one head product; the result is
+// written in place when a single item asks, else into ws.logits and copied out per item.
+void pass_logits(const Pass& p, const std::vector<BatchSegment>& segs,
+                 const std::vector<PassItem>& items) {
+  const int64_t C = p.C, V = p.m.config().vocab;
+  std::vector<std::pair<float*, int64_t>> outs;  // (destination, rows) per asking item
+  int64_t R = 0;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const BatchSegment& sg = segs[items[i].seg];
+    const PassItem& it = items[i];
+    if (sg.logits == nullptr) continue;
+    const int64_t row0 = (*p.segs)[i].row0, rows = static_cast<int64_t>(it.rows);
+    if (sg.all_logits) {
+      std::memcpy(p.ws.tmp + R * C, p.ws.x + row0 * C, sizeof(float) * rows * C);
+      outs.emplace_back(sg.logits + it.begin * static_cast<size_t>(V), rows);
+      R += rows;
+    } else if (it.begin + it.rows == sg.n) {
+      std::memcpy(p.ws.tmp + R * C, p.ws.x + (row0 + rows - 1) * C, sizeof(float) * C);
+      outs.emplace_back(sg.logits, 1);
+      R += 1;
+    }
   }
-  if (logits == nullptr) return;
-  // logits = layer_norm(x, ln_out) @ head.T, for the last row only unless all are asked.
-  const int64_t first = all_logits ? 0 : T - 1;
+  if (R == 0) return;
   Pass out = p;
-  out.T = T - first;
-  const GlobalWeights& g = m.global();
-  norm(out, ws.x + first * c.n_embd, ws.xn, g.ln_out_w, g.ln_out_b, kLnEps, out.T);
-  run_pass(out, {{&g.head, ws.xn, logits, nullptr}});
+  out.T = R;
+  const GlobalWeights& g = p.m.global();
+  norm(out, p.ws.tmp, p.ws.xn, g.ln_out_w, g.ln_out_b, kLnEps, R);  // layer_norm(x, ln_out)
+  if (outs.size() == 1) {
+    run_pass(out, {{&g.head, p.ws.xn, outs[0].first, nullptr}});  // @ head.T
+    return;
+  }
+  p.ws.logits.resize(static_cast<size_t>(R * V));
+  run_pass(out, {{&g.head, p.ws.xn, p.ws.logits.data(), nullptr}});
+  const float* src = p.ws.logits.data();
+  for (const auto& [dst, rows] : outs) {
+    std::memcpy(dst, src, sizeof(float) * static_cast<size_t>(rows * V));
+    src += rows * V;
+  }
+}
+
+// One pass over the items' rows (at most `chunk` in total); writes the logits asked for.
+void forward_pass(const Model& m, const std::vector<BatchSegment>& segs,
+                  const std::vector<PassItem>& items, Workspace& ws) {
+  const ModelConfig& c = m.config();
+  std::vector<PassSeg> ps;
+  int64_t T = 0;
+  for (const PassItem& it : items) {
+    const BatchSegment& sg = segs[it.seg];
+    for (size_t t = 0; t < it.rows; ++t) {  // layer_norm(emb, ln0)
+      m.embed(sg.tokens[it.begin + t], ws.x + (T + static_cast<int64_t>(t)) * c.n_embd);
+    }
+    ps.push_back({sg.state, T, static_cast<int64_t>(it.rows)});
+    T += static_cast<int64_t>(it.rows);
+  }
+  Pass p{m, m.kernels(), ws, T, c.n_embd, c.head_size, c.n_head, &ps};
+  for (int64_t l = 0; l < c.n_layer; ++l) {
+    time_mix(p, m.layer(l), l);
+    channel_mix(p, m.layer(l), l);
+  }
+  pass_logits(p, segs, items);
 }
 
 void check_tokens(const Model& m, const uint32_t* tokens, size_t n) {
@@ -366,27 +433,76 @@ void check_tokens(const Model& m, const uint32_t* tokens, size_t n) {
   }
 }
 
+// Everything checked before any State is touched (the header lists the errors).
+void check_batch(const Model& m, const std::vector<BatchSegment>& segs) {
+  if (segs.empty()) throw InvalidArgument("forward_batch: empty segment list");
+  const uint64_t V = static_cast<uint64_t>(m.config().vocab);
+  for (size_t s = 0; s < segs.size(); ++s) {
+    const BatchSegment& sg = segs[s];
+    const std::string where = "forward_batch: segment " + std::to_string(s);
+    if (sg.state == nullptr) throw InvalidArgument(where + ": null state");
+    if (sg.tokens == nullptr || sg.n == 0) throw InvalidArgument(where + ": empty token list");
+    try {
+      sg.state->check_model(m);
+    } catch (const MismatchError& e) {
+      throw MismatchError(where + ": " + e.what());
+    }
+    for (size_t j = 0; j < s; ++j) {
+      if (segs[j].state == sg.state) {
+        throw InvalidArgument(where + ": the same state as segment " + std::to_string(j));
+      }
+    }
+    for (size_t i = 0; i < sg.n; ++i) {
+      if (sg.tokens[i] >= V) {
+        throw InvalidArgument(where + ": token id " + std::to_string(sg.tokens[i]) +
+                              " at position " + std::to_string(i) +
+                              " is out of range (vocab size " + std::to_string(V) + ")");
+      }
+    }
+  }
+}
+
+// The next pass: up to `chunk` rows, taken from the segments in order, each continuing where
+// the previous pass left it (done[s] tokens fed so far).
+std::vector<PassItem> next_pass(const std::vector<BatchSegment>& segs, std::vector<size_t>& done,
+                                size_t chunk) {
+  std::vector<PassItem> items;
+  size_t used = 0;
+  for (size_t s = 0; s < segs.size() && used < chunk; ++s) {
+    const size_t rows = std::min(segs[s].n - done[s], chunk - used);
+    if (rows == 0) continue;
+    items.push_back({s, done[s], rows});
+    done[s] += rows;
+    used += rows;
+  }
+  return items;
+}
+
 }  // namespace
+
+void forward_batch(const Model& model, const std::vector<BatchSegment>& segments,
+                   const ForwardOptions& options) {
+  check_batch(model, segments);
+  const size_t chunk = options.chunk == 0 ? kDefaultChunk : options.chunk;
+  size_t total = 0;
+  for (const BatchSegment& sg : segments) total += sg.n;
+  Workspace ws(static_cast<int64_t>(std::min(total, chunk)), model.config());
+  ws.fp32_act = options.fp32_activations;
+  std::vector<size_t> done(segments.size(), 0);
+  model.execute([&] {
+    for (size_t fed = 0; fed < total;) {
+      const std::vector<PassItem> items = next_pass(segments, done, chunk);
+      forward_pass(model, segments, items, ws);
+      for (const PassItem& it : items) fed += it.rows;
+    }
+  });
+}
 
 void forward(const Model& model, State& state, const uint32_t* tokens, size_t n, float* logits,
              const ForwardOptions& options) {
-  check_tokens(model, tokens, n);
+  check_tokens(model, tokens, n);  // the single-State messages, without a segment index
   state.check_model(model);
-  const size_t chunk = options.chunk == 0 ? kDefaultChunk : options.chunk;
-  const int64_t V = model.config().vocab;
-  Workspace ws(static_cast<int64_t>(std::min(n, chunk)), model.config());
-  ws.fp32_act = options.fp32_activations;
-  model.execute([&] {
-    for (size_t begin = 0; begin < n; begin += chunk) {
-      const size_t len = std::min(chunk, n - begin);
-      const bool last = begin + len == n;
-      float* out = nullptr;
-      if (logits != nullptr && options.all_logits) out = logits + begin * static_cast<size_t>(V);
-      if (logits != nullptr && !options.all_logits && last) out = logits;
-      forward_pass(model, state, tokens + begin, static_cast<int64_t>(len), out, options.all_logits,
-                   ws);
-    }
-  });
+  forward_batch(model, {{&state, tokens, n, logits, options.all_logits}}, options);
 }
 
 size_t decode_weight_bytes(const Model& model) {

@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace ai00::internal {
 
@@ -24,8 +25,8 @@ class Model;
 class State;
 
 struct ForwardOptions {
-  bool all_logits = false;  // logits for every token ([n][V]) instead of the last one ([V])
-  size_t chunk = 0;         // tokens per internal pass (bounds scratch memory); 0 = 64
+  bool all_logits = false;  // forward() only: logits for every token ([n][V]), not the last ([V])
+  size_t chunk = 0;  // rows (tokens of all segments) per internal pass (bounds scratch); 0 = 64
   // Q4_0/Q4_1/Q5_0/Q5_1/Q8_0 weights multiply activations quantized per 32-block to int8
   // (logits within 0.1 of fp32 activations), BF16 weights (where the kernel table has a BF16
   // dot) activations split into two bf16 halves; true keeps fp32 activations for every type,
@@ -37,6 +38,32 @@ struct ForwardOptions {
 // logits: nullptr (prefill only, no head matmul), or [n][V] floats with all_logits, else [V].
 void forward(const Model& model, State& state, const uint32_t* tokens, size_t n, float* logits,
              const ForwardOptions& options = {});
+
+// One State's share of a forward_batch: n tokens fed to `state` in order. logits: nullptr
+// (prefill only), [n][V] with all_logits, else [V] (after the last token).
+struct BatchSegment {
+  State* state = nullptr;
+  const uint32_t* tokens = nullptr;
+  size_t n = 0;
+  float* logits = nullptr;
+  bool all_logits = false;
+};
+
+// Advances every segment's State by its tokens in shared passes (docs/batching.md): a pass
+// takes up to options.chunk rows in total, from the segments in order (a segment's remaining
+// tokens continue in the next pass), and every matrix product runs over all the pass's rows at
+// once, so the weights are read once per pass instead of once per State. The token shift, the
+// WKV scan and v_first are per segment on its own State. Every (row, token) result of a kernel
+// is independent of the number of rows and of their tiling (src/cpu_kernels/kernels.h), so each
+// State and its logits are bitwise what forward() on that State alone gives, whatever the
+// other segments and the chunk (options.all_logits is ignored: each segment says).
+//
+// Errors, all checked before any State is touched: InvalidArgument for an empty segment list,
+// a null state, an empty token list, a token id >= vocab (naming the segment, the id and its
+// position) and the same State in two segments; MismatchError for a State of another model
+// (naming the segment). Threads: as forward().
+void forward_batch(const Model& model, const std::vector<BatchSegment>& segments,
+                   const ForwardOptions& options = {});
 
 // Bytes of weights one decode step (T = 1, last-token logits) reads: every matrix once, plus
 // one embedding row. Used by the benchmark to report bandwidth.

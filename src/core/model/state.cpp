@@ -68,10 +68,14 @@ State State::clone() const {
   s.allocate();
   std::memcpy(s.data_.get(), data_.get(), size_bytes());
   s.sampler_ = sampler_;
+  s.pristine_ = pristine_;
   return s;
 }
 
-void State::reset() { std::memset(data_.get(), 0, size_bytes()); }
+void State::reset() {
+  std::memset(data_.get(), 0, size_bytes());
+  pristine_ = true;
+}
 
 namespace {
 // Which dimension differs first, or that only the weights (fingerprint) differ.
@@ -189,7 +193,7 @@ State State::deserialize(const Model& model, const uint8_t* bytes, size_t size) 
     throw ModelFileError(at(kHeaderBytes) + "payload checksum mismatch (corrupt data in bytes " +
                          std::to_string(kHeaderBytes) + ".." + std::to_string(size) + ")");
   }
-  std::memcpy(s.data_.get(), bytes + kHeaderBytes, s.size_bytes());
+  std::memcpy(s.data(), bytes + kHeaderBytes, s.size_bytes());  // clears pristine
   for (size_t i = 0; i < s.size_; ++i)  // a NaN or infinity would poison every later token
     if (!std::isfinite(s.data_[i]))
       throw ModelFileError(at(kHeaderBytes + 4 * i) + "float " + std::to_string(i) + " is " +

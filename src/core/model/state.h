@@ -12,6 +12,14 @@
 // records the fingerprint of the Model it was made for; forward() and deserialize() refuse a
 // State of another model with MismatchError.
 //
+// Pristine: a State is pristine while its floats are known to be the initial zeros: set by
+// construction and reset(), copied by clone(), cleared by every mutable access to the floats
+// (data(), att_shift(), ffn_shift(), wkv(): forward goes through them), by import_rwkv_cpp()
+// and on every deserialized State. It is conservative (a mutable access that writes nothing
+// still clears it) and the sampler state never touches it. The prefix cache
+// (core/model/prefix_cache.h) trusts a prompt's tokens to start from zero only on a pristine
+// State (docs/prefix-cache.md "Validity").
+//
 // The State also carries the per-sequence sampler state (sampler(): seed, RNG, penalty table,
 // mirostat mu; docs/generation.md "Sampler state"), so a saved and
 // restored or cloned State continues generating exactly as the original would.
@@ -57,8 +65,11 @@ class State {
 
   // An independent copy (the explicit, costly copy).
   State clone() const;
-  // Back to all zeros. The sampler state is kept (sampler().reset(seed) forgets it too).
+  // Back to all zeros (pristine again). The sampler state is kept (sampler().reset(seed)
+  // forgets it too).
   void reset();
+  // True while the floats are the initial zeros (header comment "Pristine").
+  bool pristine() const { return pristine_; }
 
   int64_t n_layer() const { return n_layer_; }
   int64_t n_embd() const { return n_embd_; }
@@ -66,13 +77,18 @@ class State {
   int64_t head_size() const { return head_size_; }
   uint64_t fingerprint() const { return fingerprint_; }
 
-  // The whole block: size() floats.
-  float* data() { return data_.get(); }
+  // The whole block: size() floats. The mutable accessors clear pristine().
+  float* data() {
+    // Written only when set: forward_batch takes wkv() from several threads of one pass, after
+    // the token shift (on the calling thread) has cleared it, so they only read it.
+    if (pristine_) pristine_ = false;
+    return data_.get();
+  }
   const float* data() const { return data_.get(); }
   size_t size() const { return size_; }
   size_t size_bytes() const { return size_ * sizeof(float); }
 
-  float* att_shift(int64_t l) { return data_.get() + l * per_layer(); }  // [C]
+  float* att_shift(int64_t l) { return data() + l * per_layer(); }       // [C]
   float* ffn_shift(int64_t l) { return att_shift(l) + n_embd_; }         // [C]
   float* wkv(int64_t l) { return att_shift(l) + 2 * n_embd_; }           // [H,N,N]
   const float* att_shift(int64_t l) const { return data_.get() + l * per_layer(); }
@@ -111,6 +127,7 @@ class State {
   size_t size_ = 0;
   std::unique_ptr<float[], FreeAligned> data_;
   SamplerState sampler_;  // see sampler()
+  bool pristine_ = true;  // see pristine()
 };
 
 }  // namespace ai00::internal

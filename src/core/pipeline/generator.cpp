@@ -51,6 +51,11 @@ Generator::Generator(std::shared_ptr<const Model> model, State& state, const Cha
   if (r.prepend_token0) prompt_tokens_.push_back(0);
   tokenizer_->encode_append(prompt_text_, prompt_tokens_);
   check_prompt();
+  if (options.prefix_cache)
+    reuse_.configure(options.prefix_cache,
+                     chat_store_points(*request.format, request.conversation, request.render,
+                                       prompt_text_, r.prepend_token0, *tokenizer_,
+                                       prompt_tokens_));
 
   if (options.penalize_history) {
     for (const format::Message& msg : request.conversation) {
@@ -94,6 +99,7 @@ Generator::Generator(std::shared_ptr<const Model> model, State& state, const Raw
     tokenizer_->encode_append(prompt_text_, prompt_tokens_);
   }
   check_prompt();
+  reuse_.configure(options.prefix_cache, {});
   stops_.emplace(options.stop_sequences);
   GrammarContext ctx;
   ctx.chat = false;
@@ -107,8 +113,8 @@ void Generator::init_common(const GenerateOptions& options) {
   validate(options.sampler);
   if (options.max_tokens == 0) throw InvalidArgument("Generator: max_tokens must be >= 1");
   if (uint64_t max = limits().max_tokens; options.max_tokens > max)
-    throw_limit(ErrorKind::invalid_argument, "Generator", "max_tokens " +
-                std::to_string(options.max_tokens), "max_tokens", max);
+    throw_limit(ErrorKind::invalid_argument, "Generator",
+                "max_tokens " + std::to_string(options.max_tokens), "max_tokens", max);
   if (options.prefill_chunk == 0) throw InvalidArgument("Generator: prefill_chunk must be >= 1");
   options_ = options;
   vocab_ = static_cast<size_t>(model_->config().vocab);
@@ -179,22 +185,43 @@ void Generator::init_grammar(const GrammarContext& ctx) {
 
 SamplerState& Generator::sampler_state() { return state_.sampler(); }
 
-size_t Generator::prefill_once() {
-  if (cancel_requested()) {
-    finish(format::FinishReason::cancelled);
-    return 0;
+// The next prompt chunk (at most `cap` tokens when cap > 0); only the last chunk asks for
+// logits (no head matmul before it), besides the prefix cache's store points. At the first
+// chunk a cached prefix of the prompt replaces its prefill (prefix_reuse.h); a prompt that is
+// cached whole samples at once.
+Generator::Work Generator::prepare_prefill(size_t cap) {
+  if (prefilled_ == 0) {
+    prefilled_ = reuse_.begin(*model_, state_, prompt_tokens_, logits_);
+    if (prefilled_ == prompt_tokens_.size()) return prepare_token();
   }
-  size_t n = std::min(options_.prefill_chunk, prompt_tokens_.size() - prefilled_);
-  bool last = prefilled_ + n == prompt_tokens_.size();
-  if (last) logits_.resize(vocab_);
-  // Only the last chunk needs logits (no head matmul before it).
-  forward(*model_, state_, prompt_tokens_.data() + prefilled_, n, last ? logits_.data() : nullptr);
-  prefilled_ += n;
-  return n;
+  Work w;
+  w.prefill = true;
+  w.n = reuse_.chunk(prefilled_,
+                     std::min(options_.prefill_chunk, prompt_tokens_.size() - prefilled_));
+  if (cap > 0) w.n = std::min(w.n, cap);
+  w.tokens = prompt_tokens_.data() + prefilled_;
+  if (prefilled_ + w.n == prompt_tokens_.size()) {
+    logits_.resize(vocab_);
+    w.logits = logits_.data();
+  } else {
+    w.logits = reuse_.logits_for(prefilled_ + w.n, vocab_);
+  }
+  return w;
 }
 
-void Generator::generate_token() {
-  if (cancel_requested()) return finish(format::FinishReason::cancelled);
+// After a prompt chunk went through the State: the single place where prefill progress and its
+// end are recorded (and the State stored when the chunk ends at a store point of the cache).
+void Generator::complete_prefill(const Work& w) {
+  prefilled_ += w.n;
+  reuse_.after_chunk(*model_, state_, prompt_tokens_, prefilled_, w.logits);
+}
+
+// Samples the next token: grammar mask, sampler, grammar accept; token 0 ends the turn without
+// a forward. Otherwise the token must be fed to the State (the Work says so), so the State
+// always holds every token of the turn and logits_ are ready for the next sample (or for a
+// saved continuation).
+Generator::Work Generator::prepare_token() {
+  Work w;
   SamplerInput in;
   in.logits = logits_.data();
   in.n_vocab = vocab_;
@@ -208,25 +235,70 @@ void Generator::generate_token() {
   }
   const uint32_t t = sampler_.sample(options_.sampler, sampler_state(), in).token;
   generated_.push_back(t);
-  if (matcher_ && !matcher_->accept_token(t))
-    return finish(format::FinishReason::error,
-                  "grammar rejected token " + std::to_string(t) + " that its own mask allowed");
+  w.sampled = 1;
+  if (matcher_ && !matcher_->accept_token(t)) {
+    finish(format::FinishReason::error,
+           "grammar rejected token " + std::to_string(t) + " that its own mask allowed");
+    return w;
+  }
   // Token 0 (end of text) ends the turn; it has no text and is not fed to the State.
-  if (t == 0) return finish(format::FinishReason::stop);
-  // Feed the token at once, so the State always holds every token of the turn and logits_ are
-  // ready for the next sample (or for a saved continuation).
-  forward(*model_, state_, &t, 1, logits_.data());
+  if (t == 0) {
+    finish(format::FinishReason::stop);
+    return w;
+  }
+  w.tokens = &generated_.back();
+  w.n = 1;
+  w.logits = logits_.data();
+  return w;
+}
+
+// After the sampled token went through the State: its text, stops and the finish checks.
+void Generator::complete_token() {
   std::string text;
-  decoder_.push(t, text);
+  decoder_.push(generated_.back(), text);
   emit_text(text);
   if (finished_) return;
   if (matcher_ && !matcher_->can_continue()) return finish(format::FinishReason::grammar_done);
   if (generated_.size() >= options_.max_tokens) return finish(format::FinishReason::length);
 }
 
-void Generator::push_delta(format::MessageDelta d) {
-  deltas_.push(std::move(d));
+Generator::Work Generator::prepare(size_t max_prefill) {
+  if (finished_) return {};
+  try {
+    if (cancel_requested()) {
+      finish(format::FinishReason::cancelled);
+      return {};
+    }
+    if (prefilled_ < prompt_tokens_.size()) return prepare_prefill(max_prefill);
+    return prepare_token();
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    if (!finished_) fail(e);
+  }
+  return {};
 }
+
+void Generator::complete(const Work& w) {
+  if (w.n == 0 || finished_) return;
+  try {
+    if (w.prefill) {
+      complete_prefill(w);
+    } else {
+      complete_token();
+    }
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    if (!finished_) fail(e);
+  }
+}
+
+void Generator::fail_work(const std::exception& e) {
+  if (!finished_) fail(e);
+}
+
+void Generator::push_delta(format::MessageDelta d) { deltas_.push(std::move(d)); }
 
 void Generator::emit_text(const std::string& text) {
   if (text.empty()) return;
@@ -273,19 +345,21 @@ void Generator::fail(const std::exception& e) {
   finish(format::FinishReason::error, e.what());
 }
 
+// One unit of work: prepare, its forward on this Generator's State alone, complete.
 size_t Generator::work_once() {
-  if (finished_) return 0;
-  try {
-    if (prefilled_ < prompt_tokens_.size()) return prefill_once();
-    size_t before = generated_.size();
-    generate_token();
-    return generated_.size() - before;
-  } catch (const std::bad_alloc&) {
-    throw;
-  } catch (const std::exception& e) {
-    if (!finished_) fail(e);
+  const Work w = prepare(0);
+  if (w.n > 0) {
+    try {
+      forward(*model_, state_, w.tokens, w.n, w.logits);
+    } catch (const std::bad_alloc&) {
+      throw;
+    } catch (const std::exception& e) {
+      fail_work(e);
+      return 0;
+    }
+    complete(w);
   }
-  return 0;
+  return w.prefill ? w.n : w.sampled;
 }
 
 std::optional<format::MessageDelta> Generator::next() {

@@ -57,9 +57,10 @@
 #include <string>
 #include <vector>
 
-#include "core/pipeline/grammar_spec.h"
-#include "core/sampling/sampler.h"
 #include "base/stop_scanner.h"
+#include "core/pipeline/grammar_spec.h"
+#include "core/pipeline/prefix_reuse.h"
+#include "core/sampling/sampler.h"
 #include "core/tokenizer/tokenizer.h"
 #include "format/delta.h"
 #include "format/format.h"
@@ -105,6 +106,11 @@ struct GenerateOptions {
   // model_text; docs/generation.md "Sampling"). For a fresh State rebuilt from a transcript; a
   // State that generated those turns itself already holds them, so leave it off there.
   bool penalize_history = false;
+  // Prefix-state cache shared by Generators and threads (docs/prefix-cache.md). With a pristine
+  // State the turn starts from the longest cached prefix of its prompt and stores the State at
+  // the end of the prompt and at the chat message boundaries (prefix_reuse.h); the State's
+  // sampler state stays its own. nullptr: no cache.
+  std::shared_ptr<PrefixCache> prefix_cache;
 };
 
 // A chat turn: the format renders the conversation (RenderOptions carries tools, thinking and the
@@ -161,6 +167,29 @@ class Generator {
   // produced (including ones queued but not yet pulled by next()).
   StepResult step(size_t max_tokens);
 
+  // One unit of work split around its forward, for running many Generators in one batched
+  // forward (core/pipeline/batch.h). work = prepare(); if work.n > 0, the caller feeds
+  // work.tokens to state() (writing the last token's logits to work.logits when not null) and
+  // then calls complete(work); a failed forward is reported with fail_work(). n == 0 means no
+  // forward is needed (finished, cancelled, token 0 sampled, or a failure: finished() says).
+  // step/next/run are exactly prepare + forward(state alone) + complete.
+  struct Work {
+    const uint32_t* tokens = nullptr;  // owned by the Generator; valid until complete()
+    size_t n = 0;
+    float* logits = nullptr;  // [vocab], or nullptr for a prompt chunk that is not the last
+    bool prefill = false;     // a prompt chunk (else one sampled token)
+    size_t sampled = 0;       // tokens sampled by prepare (0 or 1)
+  };
+  // max_prefill > 0 caps the prompt chunk below GenerateOptions::prefill_chunk (chunk sizes
+  // never change results). Does not throw except std::bad_alloc.
+  Work prepare(size_t max_prefill);
+  void complete(const Work& work);
+  void fail_work(const std::exception& e);  // the forward of `work` failed: finish(error)
+  State& state() { return state_; }
+  const Model& model() const { return *model_; }
+  // Deltas produced and not yet handed out (by next() or step()), in order.
+  std::vector<format::MessageDelta> take_deltas() { return deltas_.take_all(); }
+
   // Thread-safe, from any thread: the turn stops (cancelled) before the next token or chunk.
   void cancel() noexcept { cancel_.store(true, std::memory_order_relaxed); }
   bool cancel_requested() const noexcept { return cancel_.load(std::memory_order_relaxed); }
@@ -195,10 +224,12 @@ class Generator {
   void init_common(const GenerateOptions& options);
   void check_prompt();
   void init_grammar(const GrammarContext& ctx);
-  SamplerState& sampler_state();  // the one stored in the State
-  size_t prefill_once();          // one prefill chunk; returns its tokens
-  void generate_token();
-  size_t work_once();  // a prefill chunk or a token; failures become finish(error)
+  SamplerState& sampler_state();     // the one stored in the State
+  Work prepare_prefill(size_t cap);  // the next prompt chunk
+  void complete_prefill(const Work& w);  // prefilled_ += n: the prefill-progress point
+  Work prepare_token();              // sample; a Work with the token unless the turn ended
+  void complete_token();             // decode, stops, parser, finish checks
+  size_t work_once();                // a prefill chunk or a token; failures become finish(error)
   void emit_text(const std::string& text);
   void push_delta(format::MessageDelta d);
   void finish(format::FinishReason reason, std::string error = {});
@@ -222,6 +253,7 @@ class Generator {
   std::optional<StopScanner> stops_;  // raw mode
   std::unique_ptr<format::OutputParser> parser_;  // chat mode
   std::optional<grammar::Matcher> matcher_;
+  PrefixReuse reuse_;  // the prefix cache's part of the prefill
   std::string grammar_kbnf_;
   uint64_t id_seed_ = 0;
 

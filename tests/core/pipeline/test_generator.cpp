@@ -332,7 +332,7 @@ TEST_CASE("generator rejects bad input with clear errors", "[generator]") {
   REQUIRE_FALSE(parse_grammar_mode("strict").ok());
 }
 
-TEST_CASE("a precompiled grammar is used as is; one of another vocabulary is refused",
+TEST_CASE("a precompiled grammar is used as is, one of another vocabulary is refused",
           "[generator][grammar]") {
   auto m = rand_model();
   GrammarCache cache(*m);
@@ -384,7 +384,7 @@ TEST_CASE("the State carries the sampler: clone continues identically, history p
   REQUIRE(n.sampler().penalty(q) == 0.0f);
 }
 
-TEST_CASE("State serialization carries the sampler section; version 1 still loads",
+TEST_CASE("State serialization carries the sampler section, version 1 still loads",
           "[generator][state]") {
   auto m = tiny();
   State st(*m);

@@ -1,0 +1,132 @@
+// Batched decode (docs/batching.md): tokens/s of N States advanced by one forward_batch per
+// token versus the same N States advanced one by one with forward(), on random models with the
+// real G1 shapes (bench/model_gen.h; written once to $TMPDIR/ai00-bench-models, the files
+// bench_speed_table uses, never committed), F32 and Q8_0, 1 and 2 threads.
+//
+// Each iteration times both ways on the same States and the same tokens (decode, last-token
+// logits per State) back to back, so both sides of the ratio see the same load on a shared
+// machine. Counters: batched_tok_s and alone_tok_s (N tokens per step / step time) and
+// speedup = batched_tok_s / alone_tok_s. The reported time is the batched step (manual time).
+// Issue 12's goal: speedup >= 5 at N = 8 and >= 12 at N = 32 (stated, never asserted).
+//
+// Run: build/bench/bin/bench_batch [--benchmark_filter=0.1b]   (AI00_BENCH_SIZES=0.1b,0.4b)
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/model/model.h"
+#include "core/model/rwkv7.h"
+#include "core/model/state.h"
+#include "model_gen.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// The random model of `size` in `type`, written on first use (same path as bench_speed_table).
+std::string model_path(const std::string& size, const std::string& type) {
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/ai00-bench-models";
+  const std::string path = dir + "/g1-" + size + "-seed1-" + type + ".gguf";
+  if (::access(path.c_str(), R_OK) != 0) {
+    std::string cmd = "mkdir -p '" + dir + "'";
+    if (std::system(cmd.c_str()) != 0) throw std::runtime_error("cannot create " + dir);
+    const auto t0 = Clock::now();
+    ai00::bench::write_random_model(path, ai00::bench::g1_config(size), 1,
+                                    *ai00::internal::dtype_from_name(type));
+    std::fprintf(stderr, "wrote %s in %.1f s\n", path.c_str(), seconds_since(t0));
+  }
+  return path;
+}
+
+void BM_batch(benchmark::State& bs, std::string size, std::string type, int threads, int n) {
+  ai00::internal::ModelParams mp;
+  mp.n_threads = threads;
+  auto model = ai00::internal::Model::load(model_path(size, type), mp);
+  const size_t V = static_cast<size_t>(model->config().vocab), N = static_cast<size_t>(n);
+  std::vector<ai00::internal::State> batched, alone;
+  for (size_t i = 0; i < N; ++i) batched.emplace_back(*model), alone.emplace_back(*model);
+  std::vector<float> logits(N * V);
+  std::vector<uint32_t> tok(N);
+  for (size_t i = 0; i < N; ++i) tok[i] = static_cast<uint32_t>(i * 37 % 200 + 1);
+  double t_batched = 0, t_alone = 0;
+  std::vector<ai00::internal::BatchSegment> segs;
+  for (size_t i = 0; i < N; ++i) segs.push_back({&batched[i], &tok[i], 1, logits.data() + i * V});
+  const auto one_by_one = [&] {
+    const auto t0 = Clock::now();
+    for (size_t i = 0; i < N; ++i) {
+      ai00::internal::forward(*model, alone[i], &tok[i], 1, logits.data() + i * V);
+    }
+    return seconds_since(t0);
+  };
+  const auto together = [&] {
+    const auto t0 = Clock::now();
+    ai00::internal::forward_batch(*model, segs);
+    return seconds_since(t0);
+  };
+  bool alone_first = true;  // alternated, so neither side always runs on a warm cache
+  for (auto _ : bs) {
+    double a = 0, b = 0;
+    if (alone_first) {
+      a = one_by_one(), b = together();
+    } else {
+      b = together(), a = one_by_one();
+    }
+    alone_first = !alone_first;
+    benchmark::DoNotOptimize(logits.data());
+    bs.SetIterationTime(b);
+    t_alone += a, t_batched += b;
+    for (size_t i = 0; i < N; ++i) tok[i] = (tok[i] * 7 + 3) % 200 + 1;
+  }
+  const double tokens = static_cast<double>(N) * static_cast<double>(bs.iterations());
+  bs.SetItemsProcessed(static_cast<int64_t>(tokens));
+  bs.counters["batched_tok_s"] = tokens / t_batched;
+  bs.counters["alone_tok_s"] = tokens / t_alone;
+  bs.counters["speedup"] = t_alone / t_batched;
+}
+
+std::vector<std::string> sizes() {
+  const char* env = std::getenv("AI00_BENCH_SIZES");
+  std::string s = env && *env ? env : "0.1b";
+  std::vector<std::string> out;
+  for (size_t p = 0; p <= s.size();) {
+    const size_t q = std::min(s.find(',', p), s.size());
+    if (q > p) out.push_back(s.substr(p, q - p));
+    p = q + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (const std::string& size : sizes()) {
+    for (const char* type : {"F32", "Q8_0"}) {
+      for (int threads : {1, 2}) {
+        for (int n : {1, 2, 4, 8, 16, 32}) {
+          const std::string name = "batch/" + size + "/" + type +
+                                   "/threads:" + std::to_string(threads) +
+                                   "/N:" + std::to_string(n);
+          benchmark::RegisterBenchmark(name.c_str(), BM_batch, size, std::string(type), threads, n)
+              ->UseManualTime()
+              ->Unit(benchmark::kMillisecond)
+              ->MinTime(0.5);
+        }
+      }
+    }
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

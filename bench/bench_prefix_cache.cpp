@@ -1,0 +1,141 @@
+// Issue 12 part B: what the prefix-state cache and option scoring save, as ratios measured in
+// one run (docs/prefix-cache.md "Measured"). Model: a random G1-shaped model (model_gen.h;
+// AI00_BENCH_SIZE, default 0.1b, F16), written once to $TMPDIR (never committed), one thread.
+//   BM_PersonaTimeToFirstToken: a raw turn whose 1,000-token persona prompt is cached (hit:
+//     restore, then the first token sampled and fed, as the Generator emits it) against the
+//     same turn on an empty cache (miss: the whole prefill, then the same). Counters: miss_ms,
+//     hit_ms, hit_over_miss (goal: < 0.01), and restore_ms, restore_over_miss: the hit's own
+//     part (a fresh State and the copy of the entry), without the first token's decode step
+//     that a hit and a miss share.
+//   BM_ScoreVsPrefill: option scoring of 4 candidates of 10 tokens from a State's last logits
+//     against one 40-token prefill on a copy. Counters: score_ms, prefill40_ms,
+//     score_over_prefill (goal: <= 1).
+// Speed is never asserted in tests; run: build/<dir>/bin/bench_prefix_cache
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/model/model.h"
+#include "core/model/prefix_cache.h"
+#include "core/model/rwkv7.h"
+#include "core/model/score.h"
+#include "core/model/state.h"
+#include "core/pipeline/generator.h"
+#include "model_gen.h"
+
+namespace {
+
+using namespace ai00::internal;
+using Clock = std::chrono::steady_clock;
+
+std::shared_ptr<const Model> g1_model() {
+  static std::shared_ptr<const Model> m = [] {
+    const char* size_env = std::getenv("AI00_BENCH_SIZE");
+    const std::string size = size_env && *size_env ? size_env : "0.1b";
+    const char* tmp = std::getenv("TMPDIR");
+    const std::string path =
+        std::string(tmp && *tmp ? tmp : "/tmp") + "/ai00_bench_prefix_" + size + "_F16.gguf";
+    if (!std::ifstream(path).good())
+      ai00::bench::write_random_model(path, ai00::bench::g1_config(size), 12, DType::F16);
+    ModelParams p;
+    p.vocab_path = std::string(AI00_DEFAULT_SHARED_DIR) + "/tokenizer/rwkv_vocab_v20230424.txt";
+    return Model::load(path, p);
+  }();
+  return m;
+}
+
+std::vector<uint32_t> tokens(size_t n, uint32_t salt) {
+  std::vector<uint32_t> t(n);
+  for (size_t i = 0; i < n; ++i) t[i] = static_cast<uint32_t>(300 + (i * 7919 + salt) % 60000);
+  return t;
+}
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// Milliseconds from a fresh State to the turn's first sampled token.
+double time_to_first_token(const std::shared_ptr<const Model>& m,
+                           const std::shared_ptr<PrefixCache>& cache,
+                           const std::vector<uint32_t>& prompt) {
+  const auto t0 = Clock::now();
+  State st(*m);
+  GenerateOptions o;
+  o.seed = 1;
+  o.max_tokens = 4;
+  o.sampler.ban_eos = true;
+  o.prefix_cache = cache;
+  RawRequest req;
+  req.prompt_tokens = prompt;
+  Generator g(m, st, req, o);
+  while (g.tokens().empty() && !g.finished()) g.step(64);
+  return ms_since(t0);
+}
+
+void BM_PersonaTimeToFirstToken(benchmark::State& bs) {
+  auto m = g1_model();
+  const std::vector<uint32_t> persona = tokens(1000, 1);
+  auto warm = std::make_shared<PrefixCache>();
+  time_to_first_token(m, warm, persona);  // stores the persona
+  double miss = 0, hit = 0, restore = 0;
+  int64_t runs = 0;
+  std::vector<float> logits;
+  for (auto _ : bs) {
+    miss += time_to_first_token(m, std::make_shared<PrefixCache>(), persona);
+    for (int k = 0; k < 10; ++k) hit += time_to_first_token(m, warm, persona) / 10;
+    for (int k = 0; k < 10; ++k) {  // the cache's own part: a fresh State and the copy
+      const auto t0 = Clock::now();
+      State st(*m);
+      benchmark::DoNotOptimize(warm->restore(*m, st, persona.data(), persona.size(), &logits));
+      restore += ms_since(t0) / 10;
+    }
+    ++runs;
+  }
+  const double n = static_cast<double>(runs);
+  bs.counters["miss_ms"] = miss / n;
+  bs.counters["hit_ms"] = hit / n;  // restore + the first token's sample and forward
+  bs.counters["hit_over_miss"] = hit / miss;
+  bs.counters["restore_ms"] = restore / n;
+  bs.counters["restore_over_miss"] = restore / miss;
+}
+
+void BM_ScoreVsPrefill(benchmark::State& bs) {
+  auto m = g1_model();
+  const size_t V = static_cast<size_t>(m->config().vocab);
+  State base(*m);
+  std::vector<float> last(V);
+  const std::vector<uint32_t> history = tokens(32, 2);
+  forward(*m, base, history.data(), history.size(), last.data());
+  std::vector<std::vector<uint32_t>> cands;
+  for (uint32_t k = 0; k < 4; ++k) cands.push_back(tokens(10, 100 + k));
+  const std::vector<uint32_t> forty = tokens(40, 3);
+  ScoreContext ctx;
+  ctx.logits = last.data();
+  ctx.n_logits = V;
+  double score = 0, prefill = 0;
+  for (auto _ : bs) {
+    auto t0 = Clock::now();
+    benchmark::DoNotOptimize(score_options(*m, base, ctx, cands));
+    score += ms_since(t0);
+    t0 = Clock::now();
+    State copy = base.clone();
+    std::vector<float> logits(V);
+    forward(*m, copy, forty.data(), forty.size(), logits.data());
+    prefill += ms_since(t0);
+  }
+  const double n = static_cast<double>(bs.iterations());
+  bs.counters["score_ms"] = score / n;
+  bs.counters["prefill40_ms"] = prefill / n;
+  bs.counters["score_over_prefill"] = score / prefill;
+}
+
+}  // namespace
+
+BENCHMARK(BM_PersonaTimeToFirstToken)->Iterations(2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ScoreVsPrefill)->Iterations(5)->Unit(benchmark::kMillisecond);
+BENCHMARK_MAIN();

@@ -1,0 +1,97 @@
+// Option scoring (score.h).
+#include "core/model/score.h"
+
+#include <cmath>
+#include <string>
+
+#include "base/error.h"
+#include "core/model/model.h"
+#include "core/model/state.h"
+
+namespace ai00::internal {
+namespace {
+
+void check_tokens(const uint32_t* t, size_t n, size_t vocab, const std::string& what) {
+  for (size_t i = 0; i < n; ++i)
+    if (t[i] >= vocab)
+      throw InvalidArgument("score_options: " + what + " token " + std::to_string(t[i]) +
+                            " at position " + std::to_string(i) + " is outside the vocabulary (" +
+                            std::to_string(vocab) + ")");
+}
+
+void validate(const Model& model, const State& state, const ScoreContext& ctx,
+              const std::vector<std::vector<uint32_t>>& candidates) {
+  state.check_model(model);
+  const size_t vocab = static_cast<size_t>(model.config().vocab);
+  if (candidates.empty()) throw InvalidArgument("score_options: no candidates (K = 0)");
+  for (size_t k = 0; k < candidates.size(); ++k) {
+    if (candidates[k].empty())
+      throw InvalidArgument("score_options: candidate " + std::to_string(k) + " is empty");
+    check_tokens(candidates[k].data(), candidates[k].size(), vocab,
+                 "candidate " + std::to_string(k) + ":");
+  }
+  const bool has_tokens = ctx.n_tokens > 0, has_logits = ctx.logits != nullptr;
+  if (has_tokens && ctx.tokens == nullptr)
+    throw InvalidArgument("score_options: context tokens are null");
+  if (has_tokens == has_logits)
+    throw InvalidArgument(std::string("score_options: give either context tokens or the logits "
+                                      "of the State's last token") +
+                          (has_tokens ? ", not both" : " (neither was given)"));
+  if (has_logits && ctx.n_logits != vocab)
+    throw InvalidArgument("score_options: " + std::to_string(ctx.n_logits) +
+                          " logits given, the model's vocabulary has " + std::to_string(vocab));
+  if (has_tokens) check_tokens(ctx.tokens, ctx.n_tokens, vocab, "context");
+}
+
+}  // namespace
+
+double log_prob(const float* logits, size_t n, uint32_t token) {
+  double mx = -INFINITY;
+  for (size_t i = 0; i < n; ++i) mx = std::fmax(mx, static_cast<double>(logits[i]));
+  double sum = 0;
+  for (size_t i = 0; i < n; ++i) sum += std::exp(static_cast<double>(logits[i]) - mx);
+  return static_cast<double>(logits[token]) - mx - std::log(sum);
+}
+
+std::vector<OptionScore> score_options(const Model& model, const State& state,
+                                       const ScoreContext& ctx,
+                                       const std::vector<std::vector<uint32_t>>& candidates,
+                                       const ForwardOptions& options) {
+  validate(model, state, ctx, candidates);
+  const size_t V = static_cast<size_t>(model.config().vocab);
+  State base = state.clone();
+  std::vector<float> first;  // l_0
+  if (ctx.logits != nullptr) first.assign(ctx.logits, ctx.logits + V);
+  if (ctx.n_tokens > 0) {
+    first.resize(V);
+    ForwardOptions o = options;
+    o.all_logits = false;
+    forward(model, base, ctx.tokens, ctx.n_tokens, first.data(), o);
+  }
+  // One copy per candidate of two or more tokens, fed all but its last token (all_logits).
+  const size_t K = candidates.size();
+  std::vector<State> copies;
+  std::vector<std::vector<float>> rows(K);
+  std::vector<BatchSegment> segments;
+  copies.reserve(K);
+  for (size_t k = 0; k < K; ++k) {
+    const std::vector<uint32_t>& c = candidates[k];
+    if (c.size() < 2) continue;
+    copies.push_back(base.clone());
+    rows[k].resize((c.size() - 1) * V);
+    segments.push_back({&copies.back(), c.data(), c.size() - 1, rows[k].data(), true});
+  }
+  if (!segments.empty()) forward_batch(model, segments, options);
+  std::vector<OptionScore> out(K);
+  for (size_t k = 0; k < K; ++k) {
+    const std::vector<uint32_t>& c = candidates[k];
+    double total = log_prob(first.data(), V, c[0]);
+    for (size_t j = 1; j < c.size(); ++j) total += log_prob(rows[k].data() + (j - 1) * V, V, c[j]);
+    out[k].total_logprob = total;
+    out[k].n_tokens = c.size();
+    out[k].mean_logprob = total / static_cast<double>(c.size());
+  }
+  return out;
+}
+
+}  // namespace ai00::internal

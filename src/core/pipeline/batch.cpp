@@ -1,0 +1,216 @@
+// Batch: prepare all members in parallel, one forward_batch, complete all (batch.h).
+#include "core/pipeline/batch.h"
+
+#include <algorithm>
+#include <exception>
+#include <functional>
+#include <limits>
+#include <new>
+#include <utility>
+
+#include "base/error.h"
+#include "core/model/model.h"
+#include "core/model/rwkv7.h"
+#include "core/model/state.h"
+
+namespace ai00::internal {
+
+namespace {
+
+constexpr size_t kDefaultPassRows = 128;
+constexpr double kDecay = 0.7;  // weight of the older steps in the cost fit, per new step
+
+double elapsed_us(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - since)
+      .count();
+}
+
+}  // namespace
+
+// Weighted least squares of t = fixed + per_row * R. With one distinct row count the line is
+// undetermined: then the whole time is charged per row (fixed 0), which over-predicts larger
+// steps — the safe side for a budget.
+void StepCostModel::observe(size_t rows, double us) {
+  const double x = static_cast<double>(std::max<size_t>(rows, 1));
+  s1_ = s1_ * kDecay + 1, sx_ = sx_ * kDecay + x, sxx_ = sxx_ * kDecay + x * x;
+  sy_ = sy_ * kDecay + us, sxy_ = sxy_ * kDecay + x * us;
+  ++n_;
+  const double det = s1_ * sxx_ - sx_ * sx_;
+  if (det > 1e-6 * s1_ * sxx_) {
+    per_row_ = (s1_ * sxy_ - sx_ * sy_) / det;
+    fixed_ = (sy_ - per_row_ * sx_) / s1_;
+  }
+  if (det <= 1e-6 * s1_ * sxx_ || per_row_ <= 0 || fixed_ < 0) {
+    per_row_ = sy_ / sx_, fixed_ = 0;
+  }
+}
+
+double StepCostModel::predict_us(size_t rows) const {
+  return fixed_ + per_row_ * static_cast<double>(rows);
+}
+
+size_t StepCostModel::rows_within(double us) const {
+  if (us <= fixed_) return 0;
+  if (per_row_ <= 0) return std::numeric_limits<size_t>::max();
+  const double r = (us - fixed_) / per_row_ + 1e-9;  // 9.9999999 rows is 10
+  return r >= 1e15 ? std::numeric_limits<size_t>::max() : static_cast<size_t>(r);
+}
+
+Batch::Batch(std::shared_ptr<const Model> model, const BatchOptions& options)
+    : model_(std::move(model)), options_(options) {
+  if (!model_) throw InvalidArgument("Batch: model is null");
+  if (options_.pass_rows == 0) options_.pass_rows = kDefaultPassRows;
+}
+
+bool Batch::contains(const Generator& g) const {
+  return std::any_of(members_.begin(), members_.end(),
+                     [&](const Member& m) { return m.gen == &g; });
+}
+
+void Batch::add(Generator& g) {
+  if (&g.model() != model_.get()) {
+    throw MismatchError("Batch::add: the generator runs on another model than the batch");
+  }
+  for (size_t i = 0; i < members_.size(); ++i) {
+    if (members_[i].gen == &g) {
+      throw InvalidArgument("Batch::add: the generator is already member " + std::to_string(i));
+    }
+    if (&members_[i].gen->state() == &g.state()) {
+      throw InvalidArgument("Batch::add: member " + std::to_string(i) +
+                            " already runs on this generator's State");
+    }
+  }
+  members_.push_back({&g});
+}
+
+void Batch::remove(Generator& g) {
+  auto it =
+      std::find_if(members_.begin(), members_.end(), [&](const Member& m) { return m.gen == &g; });
+  if (it == members_.end()) throw InvalidArgument("Batch::remove: the generator is not a member");
+  members_.erase(it);
+}
+
+// Members that take part in the next step: not finished, and below the token budget when
+// decoding (a prefilling member has sampled nothing yet in this turn's remaining prompt).
+std::vector<size_t> Batch::active(size_t budget) const {
+  std::vector<size_t> act;
+  for (size_t i = 0; i < members_.size(); ++i) {
+    const Member& m = members_[i];
+    if (m.gen->finished()) continue;
+    const bool prefilling = m.gen->prompt_tokens_processed() < m.gen->prompt_tokens().size();
+    if (prefilling || m.sampled < budget || m.gen->cancel_requested()) act.push_back(i);
+  }
+  return act;
+}
+
+// The prompt chunk cap of the next step for `remaining_us` (< 0: no time budget): 0 = no cap
+// beyond each member's prefill_chunk; SIZE_MAX = the step does not fit (only when not first).
+size_t Batch::prefill_cap(const std::vector<size_t>& act, double remaining_us, bool first) const {
+  if (remaining_us < 0 || !cost_.ready()) return 0;
+  size_t prefilling = 0;
+  for (size_t i : act) {
+    const Generator& g = *members_[i].gen;
+    if (g.prompt_tokens_processed() < g.prompt_tokens().size()) ++prefilling;
+  }
+  const size_t decoding = act.size() - prefilling;
+  const size_t fit = cost_.rows_within(remaining_us);
+  if (fit < decoding + prefilling) return first ? 1 : std::numeric_limits<size_t>::max();
+  if (prefilling == 0) return 0;
+  return std::max<size_t>(1, (fit - decoding) / prefilling);
+}
+
+// Prepare in parallel, one forward_batch, complete in parallel, then the members' events.
+void Batch::run_step(const std::vector<size_t>& act, size_t cap, BatchStepResult& r) {
+  std::vector<Generator::Work> work(act.size());
+  const auto each = [&](const std::function<void(size_t)>& f) {
+    model_->execute([&] {
+      model_->parallel_blocks(static_cast<int64_t>(act.size()), 1, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) f(static_cast<size_t>(i));
+      });
+    });
+  };
+  // The whole step is timed (masks and sampling included), not only the forward: the budget
+  // is wall-clock time of the caller's frame.
+  const auto t0 = std::chrono::steady_clock::now();
+  each([&](size_t i) { work[i] = members_[act[i]].gen->prepare(cap); });
+  std::vector<BatchSegment> segs;
+  std::vector<size_t> fed;  // indices into act of the members in segs
+  for (size_t i = 0; i < act.size(); ++i) {
+    const Generator::Work& w = work[i];
+    members_[act[i]].sampled += w.sampled;
+    r.tokens_sampled += w.sampled;
+    if (w.n == 0) continue;
+    if (w.prefill) r.prompt_tokens += w.n;
+    segs.push_back({&members_[act[i]].gen->state(), w.tokens, w.n, w.logits, false});
+    fed.push_back(i);
+  }
+  if (!segs.empty()) {
+    ForwardOptions fo;
+    fo.chunk = options_.pass_rows;
+    bool ok = true;
+    try {
+      forward_batch(*model_, segs, fo);
+    } catch (const std::bad_alloc&) {
+      throw;
+    } catch (const std::exception& e) {
+      ok = false;
+      for (size_t i : fed) members_[act[i]].gen->fail_work(e);
+    }
+    if (ok) each([&](size_t i) { members_[act[i]].gen->complete(work[i]); });
+    size_t rows = 0;
+    for (const BatchSegment& s : segs) rows += s.n;
+    cost_.observe(rows, elapsed_us(t0));
+  }
+  ++r.steps;
+  for (size_t i : act) collect(members_[i], r);
+}
+
+void Batch::collect(Member& m, BatchStepResult& r) {
+  for (format::MessageDelta& d : m.gen->take_deltas()) {
+    BatchEvent ev;
+    ev.member = m.gen;
+    ev.delta = std::move(d);
+    r.events.push_back(std::move(ev));
+  }
+  if (!m.gen->finished() || m.reported) return;
+  m.reported = true;
+  BatchEvent ev;
+  ev.member = m.gen;
+  ev.reason = m.gen->finish_reason();
+  ev.kind = ev.reason == format::FinishReason::error ? BatchEvent::Kind::error
+                                                     : BatchEvent::Kind::finished;
+  if (ev.kind == BatchEvent::Kind::error) ev.error = m.gen->error_message();
+  r.events.push_back(std::move(ev));
+}
+
+BatchStepResult Batch::step(size_t token_budget, uint64_t time_budget_us) {
+  const auto start = std::chrono::steady_clock::now();
+  const size_t budget = std::max<size_t>(1, token_budget);
+  BatchStepResult r;
+  for (Member& m : members_) {
+    m.sampled = 0;
+    collect(m, r);  // deltas queued before it joined, and an end not yet reported
+  }
+  while (true) {
+    const std::vector<size_t> act = active(budget);
+    if (act.empty()) break;
+    const bool first = r.steps == 0;
+    double remaining = -1.0;  // no time budget
+    if (time_budget_us > 0) {
+      remaining = std::max(0.0, static_cast<double>(time_budget_us) - elapsed_us(start));
+      if (!first && remaining <= 0.0) {
+        r.time_limited = true;
+        break;
+      }
+    }
+    const size_t cap = prefill_cap(act, remaining, first);
+    if (cap == std::numeric_limits<size_t>::max()) {
+      r.time_limited = true;
+      break;
+    }
+    run_step(act, cap, r);
+  }
+  return r;
+}
+
+}  // namespace ai00::internal

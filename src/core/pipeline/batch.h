@@ -1,0 +1,131 @@
+// Batch: many Generators on one Model advanced together, one batched forward per step
+// (docs/batching.md "The frame loop").
+//
+// A step prepares every active member (grammar mask and sampling, or its next prompt chunk) in
+// parallel on the Model's arena, runs ONE forward_batch over all of them (a decoding member feeds
+// its one sampled token, a prefilling member a prompt chunk: continuous batching), then completes
+// each member (text, stop strings, output parser, finish checks). Every member's tokens, deltas
+// and State are exactly those of the same Generator run alone (bitwise: forward_batch equals
+// forward per State, and sampling never depends on the other members), whoever joins, leaves or
+// is cancelled meanwhile.
+//
+// Ownership: the Batch BORROWS its Generators. A Generator must be removed (or the Batch
+// destroyed) before it is destroyed, and must not be driven directly (run/next/step) while it is
+// a member. The Batch keeps the Model alive.
+//
+// Threading: one thread at a time calls add/remove/step/size. Generator::cancel() of a member may
+// be called from any thread at any time: that member finishes cancelled at the next step (before
+// its next token or chunk), the others continue.
+//
+// Errors: add() throws MismatchError (a Generator of another Model) and InvalidArgument (a
+// Generator already in the batch, or one whose State a member already uses); remove() throws
+// InvalidArgument (not a member). step() does not throw except std::bad_alloc: a member's failure
+// finishes that member (reason error) and becomes its error event; a failed forward finishes
+// every member of that forward with the error.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/pipeline/generator.h"
+#include "format/delta.h"
+
+namespace ai00::internal {
+
+class Model;
+
+struct BatchOptions {
+  // Rows (tokens of all members) per forward pass; more rows go through in several passes.
+  // Bounds scratch memory: about (20 C + F) * 4 bytes per row. 0 = 128.
+  size_t pass_rows = 0;
+};
+
+// One thing that happened to a member during step(), in order per member. A member's deltas
+// are exactly what Generator::step() would return (the last one carries the finish reason);
+// when the member finishes, one `finished` event follows its deltas (`error` instead when it
+// finished with reason error: `error` holds Generator::error_message()).
+struct BatchEvent {
+  enum class Kind { delta, finished, error };
+  Generator* member = nullptr;
+  Kind kind = Kind::delta;
+  format::MessageDelta delta;                                // kind delta
+  format::FinishReason reason = format::FinishReason::stop;  // finished / error
+  std::string error;                                         // kind error
+};
+
+struct BatchStepResult {
+  std::vector<BatchEvent> events;
+  size_t steps = 0;           // batched forwards run by this call (each: one pass or more)
+  size_t tokens_sampled = 0;  // over all members
+  size_t prompt_tokens = 0;   // prefilled over all members
+  bool time_limited = false;  // stopped because the next step was predicted not to fit
+};
+
+// Predicts the time of a batched step from its rows: t(R) = fixed + per_row * R, fitted by least
+// squares over the recent steps (older ones weigh less), so a step of the next size can be
+// refused before it runs. Plain value; measured on this machine and Model as it runs.
+class StepCostModel {
+ public:
+  void observe(size_t rows, double us);
+  bool ready() const { return n_ > 0; }
+  double predict_us(size_t rows) const;
+  // The most rows a step may have to fit in `us` (0 when not even one fits).
+  size_t rows_within(double us) const;
+
+ private:
+  double s1_ = 0, sx_ = 0, sxx_ = 0, sy_ = 0, sxy_ = 0;  // decayed sums of 1, R, R^2, t, R t
+  double fixed_ = 0, per_row_ = 0;
+  size_t n_ = 0;
+};
+
+class Batch {
+ public:
+  explicit Batch(std::shared_ptr<const Model> model, const BatchOptions& options = {});
+  Batch(const Batch&) = delete;
+  Batch& operator=(const Batch&) = delete;
+
+  void add(Generator& g);
+  void remove(Generator& g);
+  bool contains(const Generator& g) const;
+  size_t size() const { return members_.size(); }
+  const Model& model() const { return *model_; }
+
+  // Advances the batch (docs/batching.md "The frame loop"). Repeats batched steps while some
+  // member is active — not finished and, if decoding, has sampled fewer than
+  // max(token_budget, 1) tokens in this call (a prefilling member is always active: its prompt
+  // tokens do not count against the token budget) — and, when time_budget_us > 0, while the
+  // next step is predicted to end within time_budget_us of the call's start.
+  //
+  // Guarantees: (1) progress: the first step of a call always runs when a member is active, even
+  // if it alone exceeds the budget — it feeds every decoding member one token and every
+  // prefilling member at least one prompt token; (2) no later step starts unless its predicted
+  // end (StepCostModel, from the steps measured so far) is within the budget: prefilling members
+  // get shorter chunks (never longer than their prefill_chunk) so the step fits, and when even one
+  // row per member does not fit, the call returns (time_limited); (3) with time_budget_us == 0
+  // only the token budget and the members' ends limit the call. The time is the wall clock of
+  // the whole call; the prediction is an estimate, so a step can still overrun it (by the
+  // misprediction, not by a whole planned step).
+  BatchStepResult step(size_t token_budget, uint64_t time_budget_us);
+
+ private:
+  struct Member {
+    Generator* gen;
+    size_t sampled = 0;     // tokens sampled in the current step() call
+    bool reported = false;  // the finished/error event was emitted
+  };
+  std::vector<size_t> active(size_t budget) const;
+  size_t prefill_cap(const std::vector<size_t>& act, double remaining_us, bool first) const;
+  void run_step(const std::vector<size_t>& act, size_t cap, BatchStepResult& r);
+  void collect(Member& m, BatchStepResult& r);
+
+  std::shared_ptr<const Model> model_;
+  BatchOptions options_;
+  std::vector<Member> members_;
+  StepCostModel cost_;
+};
+
+}  // namespace ai00::internal

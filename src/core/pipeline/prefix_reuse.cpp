@@ -1,0 +1,80 @@
+// PrefixReuse and the store points of chat prompts (prefix_reuse.h).
+#include "core/pipeline/prefix_reuse.h"
+
+#include <algorithm>
+
+#include "core/model/model.h"
+#include "core/model/state.h"
+#include "core/tokenizer/tokenizer.h"
+
+namespace ai00::internal {
+
+std::vector<size_t> chat_store_points(const format::ChatFormat& format,
+                                      const std::vector<format::Message>& conversation,
+                                      const format::RenderOptions& render,
+                                      const std::string& prompt, bool prepend_token0,
+                                      const Tokenizer& tokenizer,
+                                      const std::vector<uint32_t>& prompt_tokens) {
+  format::RenderOptions ro = render;
+  ro.add_generation_prompt = false;
+  std::vector<size_t> points;
+  std::vector<format::Message> head;
+  std::vector<uint32_t> ids;
+  for (const format::Message& m : conversation) {
+    head.push_back(m);
+    auto r = format.render(head, ro);
+    if (!r.ok()) continue;  // e.g. a format that needs a later message: no point here
+    const std::string& text = r.value().prompt;
+    if (text.empty() || text.size() > prompt.size() || prompt.compare(0, text.size(), text) != 0)
+      continue;  // rendered differently alone than inside the whole conversation
+    ids.clear();
+    if (prepend_token0) ids.push_back(0);
+    tokenizer.encode_append(text, ids);
+    // A boundary inside a token encodes differently from the prompt's tokens: skipped.
+    if (ids.size() < prompt_tokens.size() &&
+        std::equal(ids.begin(), ids.end(), prompt_tokens.begin()))
+      points.push_back(ids.size());
+  }
+  return points;
+}
+
+void PrefixReuse::configure(std::shared_ptr<PrefixCache> cache, std::vector<size_t> points) {
+  cache_ = std::move(cache);
+  std::sort(points.begin(), points.end());
+  points.erase(std::unique(points.begin(), points.end()), points.end());
+  points_ = std::move(points);
+}
+
+size_t PrefixReuse::begin(const Model& model, State& state, const std::vector<uint32_t>& prompt,
+                          std::vector<float>& logits) {
+  active_ = cache_ != nullptr && state.pristine() && !prompt.empty();
+  if (!active_) return 0;
+  restored_ = cache_->restore(model, state, prompt.data(), prompt.size(), &logits);
+  return restored_;
+}
+
+size_t PrefixReuse::chunk(size_t done, size_t n) const {
+  if (!active_) return n;
+  auto next = std::upper_bound(points_.begin(), points_.end(), done);
+  if (next != points_.end() && *next < done + n) return *next - done;
+  return n;
+}
+
+bool PrefixReuse::is_point(size_t end, size_t prompt_size) const {
+  return end == prompt_size || std::binary_search(points_.begin(), points_.end(), end);
+}
+
+float* PrefixReuse::logits_for(size_t end, size_t vocab) {
+  if (!active_ || !std::binary_search(points_.begin(), points_.end(), end)) return nullptr;
+  scratch_.resize(vocab);
+  return scratch_.data();
+}
+
+void PrefixReuse::after_chunk(const Model& model, const State& state,
+                              const std::vector<uint32_t>& prompt, size_t end,
+                              const float* logits) {
+  if (!active_ || logits == nullptr || end <= restored_ || !is_point(end, prompt.size())) return;
+  cache_->insert(model, state, prompt.data(), end, logits);
+}
+
+}  // namespace ai00::internal

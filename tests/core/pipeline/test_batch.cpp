@@ -1,0 +1,287 @@
+// Batch: members advanced together give exactly the tokens, deltas and States of each Generator
+// run alone — greedy and seeded sampling, grammars, members joining and leaving mid-way, one
+// cancelled from another thread; the time budget; the step cost model; bad input.
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/error.h"
+#include "core/model/model.h"
+#include "core/model/state.h"
+#include "core/pipeline/batch.h"
+#include "core/pipeline/generator.h"
+#include "fixtures.h"
+
+using namespace ai00::internal;
+using ai00::test::shared_path;
+
+namespace {
+
+std::shared_ptr<const Model> load(const char* file, int threads = 1) {
+  ModelParams p;
+  p.n_threads = threads;
+  return Model::load(shared_path(std::string("models/") + file), p);
+}
+
+// One member's recipe: prompt, options (seeded or greedy, grammar or not).
+struct Recipe {
+  std::string prompt;
+  GenerateOptions opt;
+};
+
+Recipe recipe(size_t i) {
+  Recipe r;
+  r.prompt = std::string("member ") + std::to_string(i) + std::string(i * 7 % 40, 'x') + ":";
+  r.opt.max_tokens = 12 + i % 9;
+  r.opt.prefill_chunk = 1 + i * 5 % 17;
+  r.opt.sampler.ban_eos = true;  // the random model may draw token 0 at once
+  if (i % 3 == 0) {
+    r.opt.sampler.temperature = 0.0f;  // greedy
+  } else {
+    r.opt.seed = 1000 + i;
+    r.opt.sampler.top_p = 0.9f;
+  }
+  if (i % 4 == 1) {
+    r.opt.grammar =
+        GrammarRequest{GrammarMode::json_schema,
+                       R"({"type":"object","properties":{"say":{"type":"string","maxLength":6},)"
+                       R"("emotion":{"enum":["calm","angry"]}},"required":["say","emotion"]})"};
+    r.opt.max_tokens = 60;
+  }
+  return r;
+}
+
+// What a member produced: tokens, the text of each delta, the finish reason, the State.
+struct Outcome {
+  std::vector<uint32_t> tokens;
+  std::vector<std::string> deltas;
+  format::FinishReason reason = format::FinishReason::stop;
+  std::vector<float> state;
+};
+
+std::string delta_text(const format::MessageDelta& d) {
+  std::string s;
+  for (const auto& p : d.contents) s += p.text;
+  if (d.finish_reason) s += "<finish " + std::to_string(static_cast<int>(*d.finish_reason)) + ">";
+  return s;
+}
+
+Outcome outcome_of(const Generator& g, const State& st, std::vector<std::string> deltas) {
+  return Outcome{g.tokens(), std::move(deltas), g.finish_reason(),
+                 std::vector<float>(st.data(), st.data() + st.size())};
+}
+
+Outcome alone(const std::shared_ptr<const Model>& m, const Recipe& r) {
+  State st(*m);
+  Generator g(m, st, RawRequest{r.prompt, {}}, r.opt);
+  std::vector<std::string> ds;
+  g.run([&](const format::MessageDelta& d) {
+    ds.push_back(delta_text(d));
+    return 0;
+  });
+  return outcome_of(g, st, ds);
+}
+
+// Members of a batched run, each with its own State and Generator.
+struct Members {
+  std::vector<std::unique_ptr<State>> states;
+  std::vector<std::unique_ptr<Generator>> gens;
+  std::vector<std::vector<std::string>> deltas;
+  size_t finished_events = 0;
+
+  Generator& make(const std::shared_ptr<const Model>& m, const Recipe& r) {
+    states.push_back(std::make_unique<State>(*m));
+    gens.push_back(std::make_unique<Generator>(m, *states.back(), RawRequest{r.prompt, {}}, r.opt));
+    deltas.emplace_back();
+    return *gens.back();
+  }
+  size_t index(const Generator* g) const {
+    for (size_t i = 0; i < gens.size(); ++i)
+      if (gens[i].get() == g) return i;
+    FAIL("event of an unknown generator");
+    return 0;
+  }
+  void take(const BatchStepResult& r) {
+    for (const BatchEvent& e : r.events) {
+      if (e.kind == BatchEvent::Kind::delta) {
+        deltas[index(e.member)].push_back(delta_text(e.delta));
+      } else {
+        CHECK(e.member->finished());
+        CHECK(e.reason == e.member->finish_reason());
+        ++finished_events;
+      }
+    }
+  }
+  Outcome outcome(size_t i) const { return outcome_of(*gens[i], *states[i], deltas[i]); }
+};
+
+void check_same(const Outcome& got, const Outcome& want, size_t i) {
+  INFO("member " << i);
+  CHECK(got.tokens == want.tokens);
+  CHECK(got.deltas == want.deltas);
+  CHECK(got.reason == want.reason);
+  CHECK(got.state == want.state);
+}
+
+void run_until_done(Batch& b, Members& ms, size_t budget, uint64_t time_us = 0) {
+  for (int guard = 0; guard < 100000; ++guard) {
+    BatchStepResult r = b.step(budget, time_us);
+    ms.take(r);
+    if (r.steps == 0) return;
+  }
+  FAIL("the batch never finished");
+}
+
+}  // namespace
+
+TEST_CASE("a batch gives each member exactly its lone run", "[batch]") {
+  for (const char* file :
+       {"rand-rwkv7-c128-l3-v512-F16.gguf", "rand-rwkv7-c128-l3-v512-Q8_0.gguf"}) {
+    for (int threads : {1, 2}) {
+      auto m = load(file, threads);
+      const size_t N = 9;
+      Members ms;
+      Batch b(m);
+      for (size_t i = 0; i < N; ++i) b.add(ms.make(m, recipe(i)));
+      run_until_done(b, ms, 1 + threads);
+      INFO(file << " threads " << threads);
+      CHECK(ms.finished_events == N);
+      for (size_t i = 0; i < N; ++i) {
+        const Outcome got = ms.outcome(i);
+        check_same(got, alone(m, recipe(i)), i);
+        CHECK(got.tokens.size() >= 2);  // real turns, not ones ended at once
+        if (i % 4 == 1) {               // the schema grammar: a JSON object
+          REQUIRE_FALSE(got.deltas.empty());
+          CHECK(got.deltas.front().substr(0, 1) == "{");
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("members join and leave mid-way and a leaver continues alone identically", "[batch]") {
+  auto m = load("rand-rwkv7-c128-l3-v512-Q8_0.gguf");
+  Members ms;
+  Batch b(m);
+  for (size_t i = 0; i < 3; ++i) b.add(ms.make(m, recipe(i)));
+  for (int s = 0; s < 4; ++s) ms.take(b.step(2, 0));
+  b.add(ms.make(m, recipe(3)));  // joins while the others decode
+  b.add(ms.make(m, recipe(4)));
+  for (int s = 0; s < 2; ++s) ms.take(b.step(1, 0));
+  b.remove(*ms.gens[1]);  // leaves mid-turn, finishes alone
+  CHECK(b.size() == 4);
+  while (!ms.gens[1]->finished()) {
+    for (auto& d : ms.gens[1]->step(1).deltas) ms.deltas[1].push_back(delta_text(d));
+  }
+  b.add(ms.make(m, recipe(5)));
+  run_until_done(b, ms, 3);
+  for (size_t i = 0; i < 6; ++i) check_same(ms.outcome(i), alone(m, recipe(i)), i);
+}
+
+TEST_CASE("a member cancelled from another thread stops while the others continue", "[batch]") {
+  auto m = load("rand-rwkv7-c128-l3-v512-F16.gguf", 2);
+  Members ms;
+  Batch b(m);
+  std::vector<Recipe> rs;
+  for (size_t i = 0; i < 4; ++i) {
+    rs.push_back(recipe(i));
+    rs.back().opt.max_tokens = 40;
+    rs.back().opt.sampler.ban_eos = true;
+    rs.back().opt.grammar = {};
+    b.add(ms.make(m, rs.back()));
+  }
+  std::atomic<int> steps{0};
+  std::atomic<bool> cancelled{false};
+  std::thread canceller([&] {
+    while (steps.load() < 5) std::this_thread::yield();
+    ms.gens[2]->cancel();
+    cancelled = true;
+  });
+  for (int guard = 0; guard < 1000; ++guard) {
+    BatchStepResult r = b.step(1, 0);
+    ms.take(r);
+    // After the fifth call the loop waits for the other thread's cancel, so the member is
+    // surely cancelled mid-turn however the threads are scheduled.
+    if (steps.fetch_add(1) + 1 == 5) {
+      while (!cancelled.load()) std::this_thread::yield();
+    }
+    if (r.steps == 0) break;
+  }
+  canceller.join();
+  CHECK(ms.gens[2]->finish_reason() == format::FinishReason::cancelled);
+  const Outcome lone = alone(m, rs[2]);
+  const auto& got = ms.gens[2]->tokens();
+  CHECK(got.size() < lone.tokens.size());
+  CHECK(std::equal(got.begin(), got.end(), lone.tokens.begin()));  // a prefix of the lone run
+  for (size_t i : {0, 1, 3}) check_same(ms.outcome(i), alone(m, rs[i]), i);
+}
+
+TEST_CASE("the time budget: one step at least and prefill chunks shrink to fit", "[batch]") {
+  auto m = load("rand-rwkv7-c128-l3-v512-F16.gguf");
+  Members ms;
+  Batch b(m);
+  Recipe longp = recipe(2);
+  longp.prompt = std::string(300, 'y');
+  longp.opt.prefill_chunk = 64;
+  b.add(ms.make(m, recipe(0)));
+  b.add(ms.make(m, longp));
+  // A budget no step can meet: every call still runs exactly one step.
+  BatchStepResult r = b.step(5, 1);
+  CHECK(r.steps == 1);
+  ms.take(r);
+  const size_t before = ms.gens[1]->prompt_tokens_processed();
+  r = b.step(5, 1);
+  CHECK(r.steps == 1);
+  CHECK(r.time_limited);
+  // The cost model now knows a step is too long: one-row chunks (prefill_chunk is 64).
+  CHECK(ms.gens[1]->prompt_tokens_processed() == before + 1);
+  ms.take(r);
+  // A generous budget runs several steps; the token budget caps the decoding member.
+  r = b.step(3, 10000000);
+  ms.take(r);
+  CHECK(r.steps >= 2);
+  CHECK(ms.gens[0]->tokens().size() <= 2 + 3);
+  run_until_done(b, ms, 4, 2000);
+  check_same(ms.outcome(0), alone(m, recipe(0)), 0);
+  check_same(ms.outcome(1), alone(m, longp), 1);
+  // Nothing active: a step is a no-op.
+  r = b.step(1, 0);
+  CHECK(r.steps == 0);
+  CHECK(r.events.empty());
+}
+
+TEST_CASE("the step cost model fits fixed + per-row time", "[batch]") {
+  StepCostModel c;
+  CHECK_FALSE(c.ready());
+  c.observe(4, 100);
+  CHECK(c.ready());
+  CHECK(c.predict_us(8) == Approx(200));  // one size seen: all time is per row (over-predicts)
+  c.observe(20, 180);
+  c.observe(4, 100);
+  CHECK(c.predict_us(12) == Approx(140).epsilon(0.01));  // 80 + 5 per row
+  CHECK(c.rows_within(80) == 0);
+  CHECK(c.rows_within(130) == 10);
+}
+
+TEST_CASE("a batch refuses bad members", "[batch]") {
+  auto m = load("rand-rwkv7-c128-l3-v512-F16.gguf");
+  auto other = load("rand-rwkv7-c128-l3-v512-Q8_0.gguf");
+  Members ms;
+  Batch b(m);
+  Generator& a = ms.make(m, recipe(0));
+  Generator& foreign = ms.make(other, recipe(1));
+  b.add(a);
+  CHECK_THROWS_WITH(b.add(foreign), Catch::Contains("another model"));
+  CHECK_THROWS_AS(b.add(foreign), MismatchError);
+  CHECK_THROWS_WITH(b.add(a), Catch::Contains("already member 0"));
+  Generator same_state(m, *ms.states[0], RawRequest{"x", {}}, recipe(2).opt);
+  CHECK_THROWS_WITH(b.add(same_state), Catch::Contains("already runs on this generator's State"));
+  CHECK_THROWS_AS(b.remove(foreign), InvalidArgument);
+  CHECK(b.size() == 1);
+  b.remove(a);
+  CHECK(b.size() == 0);
+  CHECK(b.step(4, 0).steps == 0);  // an empty batch: a no-op
+}
