@@ -1,9 +1,9 @@
 // ai00 chat format v1 (seed 000): renderer and incremental output parser (see ai00_v1.h).
 #include "format/ai00_v1.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "format/render_util.h"
 #include "format/stream.h"

@@ -20,7 +20,7 @@ constexpr uint64_t kUnbounded = std::numeric_limits<uint64_t>::max();
 // exponent cancels (1.5e1) or a negative exponent (100e-2) is refused (docs/grammar.md
 // "JSON Schema", approximations).
 const char* const kIntegerRegex = "-?(?:0|[1-9][0-9]*)(?:\\.0+)?(?:[eE]\\+?[0-9]+)?";
-const char* const kIntegerFraction = "(?:\\.0+)?";  // after a bounded integer's digits
+const char* const kIntegerFraction = "(?:\\.0+)?";             // after a bounded integer's digits
 const char* const kPlainIntegerRegex = "-?(?:0|[1-9][0-9]*)";  // JsonSchemaOptions::plain_integers
 const char* const kNumberRegex = "-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?";
 
@@ -120,7 +120,10 @@ std::string SchemaConverter::Impl::multiple_of_rules(uint64_t p, int d, bool int
   // Plain integers (JsonSchemaOptions::plain_integers): no fraction at all, not even zeros.
   const bool plain = integer_only && opt.plain_integers;
   const std::string key = "multipleOf:" + std::to_string(p) + "/" + std::to_string(d) +
-                          (plain ? "p" : integer_only ? "i" : "n") + (non_negative ? "+" : "");
+                          (plain          ? "p"
+                           : integer_only ? "i"
+                                          : "n") +
+                          (non_negative ? "+" : "");
   auto memo_it = memo.find("shared:" + key);
   if (memo_it != memo.end()) return memo_it->second;
   const std::string hint = "multiple" + std::to_string(p);

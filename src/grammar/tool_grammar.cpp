@@ -279,10 +279,10 @@ std::string thinking_start(const ThinkingSyntax& th, ThinkingStart start) {
 // (one call, without the repetition, when parallel calls are off).
 std::string calls_rule(const ChatSyntax& s, bool parallel) {
   const ToolCallSyntax& t = s.tool_calls;
-  const std::string more =
-      !parallel                  ? std::string()
-      : t.call_separator.empty() ? "call*"
-                                 : "(" + kbnf_literal(t.call_separator) + " call)*";
+  const std::string more = !parallel ? std::string()
+                           : t.call_separator.empty()
+                               ? "call*"
+                               : "(" + kbnf_literal(t.call_separator) + " call)*";
   if (!t.section_close.empty())
     return "calls ::= " + seq({lit(t.section_open), "call", more, kbnf_literal(t.section_close)}) +
            ";\n";
@@ -308,8 +308,7 @@ void check_choice(const std::vector<ToolSpec>& tools, const ToolGrammarOptions& 
                                             (known.empty() ? "none given" : known) + ")");
     }
     if (opt.syntax.tool_calls.style == CallStyle::xml)
-      check_xml_name(opt.syntax.tool_calls.xml, opt.syntax.tool_calls.label, c.name,
-                     "tool_choice");
+      check_xml_name(opt.syntax.tool_calls.xml, opt.syntax.tool_calls.label, c.name, "tool_choice");
   }
   if (c.mode == ToolChoiceMode::required && tools.empty() &&
       opt.level == ValidationLevel::schema_aware)
@@ -330,8 +329,8 @@ ToolGrammar build(const std::vector<ToolSpec>& tools, const ToolGrammarOptions& 
   const ToolChoiceMode mode = opt.choice.mode;
   const bool forced = mode == ToolChoiceMode::required || mode == ToolChoiceMode::named;
   // schema_aware with an empty list: no call can be valid, so only text remains.
-  const bool calls = mode != ToolChoiceMode::none &&
-                     (opt.level == ValidationLevel::structural || !tools.empty());
+  const bool calls =
+      mode != ToolChoiceMode::none && (opt.level == ValidationLevel::structural || !tools.empty());
   // Text never holds the trigger, even where no call may follow (choice none, or schema_aware
   // without tools): the output parser would read a call there.
   const std::string& trigger = s.tool_calls.trigger;
@@ -346,8 +345,7 @@ ToolGrammar build(const std::vector<ToolSpec>& tools, const ToolGrammarOptions& 
   } else {
     const std::string end = opt.allow_eos_end ? " end?" : " end";
     if (opt.thinking == ThinkingStart::optional)
-      g += "first_text ::= " + text_region({s.thinking.open, trigger, s.end_of_turn}) + end +
-           ";\n";
+      g += "first_text ::= " + text_region({s.thinking.open, trigger, s.end_of_turn}) + end + ";\n";
     if (!s.thinking.open.empty())
       g += "after_think ::= " + text_region({trigger, s.end_of_turn}) + end + ";\n";
     g += "end ::= " + std::string(calls ? "calls | " : "") + kbnf_literal(s.end_of_turn) + ";\n";

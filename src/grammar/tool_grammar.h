@@ -69,8 +69,8 @@ const char* tool_choice_name(ToolChoiceMode mode);  // "auto", "none", "required
 
 struct ToolChoice {
   ToolChoiceMode mode = ToolChoiceMode::automatic;
-  std::string name;           // named: the tool (must be in the list; at structural any name
-                              // the syntax can write)
+  std::string name;            // named: the tool (must be in the list; at structural any name
+                               // the syntax can write)
   bool parallel_calls = true;  // false: at most one call per block
 };
 

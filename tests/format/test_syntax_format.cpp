@@ -199,9 +199,8 @@ TEST_CASE("seed formats: typed parameters come back as their JSON types, integer
     CHECK(r.warnings.empty());
     // An integer only as digits: JSON Schema's 2.0, 2e0 and 2.0000000000 are refused, with
     // and without bounds and multipleOf.
-    for (const auto& [key, value] : {std::pair<std::string, std::string>{"days", "2"},
-                                     {"span", "14"},
-                                     {"step", "10"}}) {
+    for (const auto& [key, value] :
+         {std::pair<std::string, std::string>{"days", "2"}, {"span", "14"}, {"step", "10"}}) {
       for (const char* suffix : {".0", ".0000000000", "e0"}) {
         INFO(key << " " << value << suffix);
         CHECK_FALSE(accepts(g, with_value(call, key, value, value + suffix)));
@@ -219,15 +218,16 @@ TEST_CASE("ai00 v1: integers written with a zero fraction or an exponent are typ
   po.tools = format::parse_tools(kTypedTools).value();
   const std::string head = "<ai00:function_calls>\n  <invoke name=\"plan\">\n";
   const std::string tail = "  </invoke>\n</ai00:function_calls>";
-  const std::pair<const char*, const char*> cases[] = {
-      {"2.0000000000", "2"}, {"1e3", "1000"}, {"-2.50e1", "-25"},
-      {"0.0", "0"},          {"-0", "-0"},    {"12E+0", "12"}};
+  const std::pair<const char*, const char*> cases[] = {{"2.0000000000", "2"}, {"1e3", "1000"},
+                                                       {"-2.50e1", "-25"},    {"0.0", "0"},
+                                                       {"-0", "-0"},          {"12E+0", "12"}};
   for (const auto& [text, digits] : cases) {
     INFO(text);
     auto r = parse_every_way(
         *f, po, head + "    <parameter name=\"days\">" + text + "</parameter>\n" + tail);
     REQUIRE(r.message.tool_calls.size() == 1);
-    CHECK(json::write(r.message.tool_calls[0].arguments) == std::string("{\"days\":") + digits + "}");
+    CHECK(json::write(r.message.tool_calls[0].arguments) ==
+          std::string("{\"days\":") + digits + "}");
     CHECK(r.warnings.empty());
   }
   // Not integers: kept as strings, with a warning naming the parameter.

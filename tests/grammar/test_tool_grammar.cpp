@@ -435,9 +435,9 @@ TEST_CASE("a syntax without the markers a grammar needs is refused", "[grammar][
 
 namespace {
 
-ai00::internal::Result<ToolGrammar> build_choice(const ai00::internal::ChatSyntax& syntax, ValidationLevel level,
-                                 ToolChoice choice,
-                                 ThinkingStart thinking = ThinkingStart::optional) {
+ai00::internal::Result<ToolGrammar> build_choice(const ai00::internal::ChatSyntax& syntax,
+                                                 ValidationLevel level, ToolChoice choice,
+                                                 ThinkingStart thinking = ThinkingStart::optional) {
   auto tools = parse_tool_list(kTools);
   REQUIRE(tools.ok());
   ToolGrammarOptions opt;
@@ -473,8 +473,8 @@ TEST_CASE("tool choice: none, required, a named tool, one call", "[grammar][tool
   const std::string search = calls(invoke("web_search", {{"query", "q"}}));
   const std::string two =
       calls(invoke("get_weather", {{"city", "Tokyo"}}) + invoke("web_search", {{"query", "q"}}));
-  const std::string two_weather = calls(invoke("get_weather", {{"city", "Tokyo"}}) +
-                                        invoke("get_weather", {{"city", "Oslo"}}));
+  const std::string two_weather =
+      calls(invoke("get_weather", {{"city", "Tokyo"}}) + invoke("get_weather", {{"city", "Oslo"}}));
   const std::string text = "Sunny.\n</ai00:assistant>";
   const std::string thought = "<think>Call it.</think>\n";
   for (auto level : {ValidationLevel::structural, ValidationLevel::schema_aware}) {
@@ -490,13 +490,15 @@ TEST_CASE("tool choice: none, required, a named tool, one call", "[grammar][tool
 
     const auto named =
         compile_choice(ai00_v1_syntax(), level, choice_of(ToolChoiceMode::named, "web_search"));
-    check_all(named, {search, thought + search, calls(invoke("web_search", {{"query", "a"}}) +
-                                                      invoke("web_search", {{"query", "b"}}))},
-              true);
+    check_all(
+        named,
+        {search, thought + search,
+         calls(invoke("web_search", {{"query", "a"}}) + invoke("web_search", {{"query", "b"}}))},
+        true);
     check_all(named, {weather, two, text, "Searching.\n" + search}, false);
 
-    const auto single = compile_choice(ai00_v1_syntax(), level,
-                                       choice_of(ToolChoiceMode::automatic, "", false));
+    const auto single =
+        compile_choice(ai00_v1_syntax(), level, choice_of(ToolChoiceMode::automatic, "", false));
     check_all(single, {weather, "Let me check.\n" + weather, text}, true);
     check_all(single, {two, two_weather}, false);
 
@@ -522,8 +524,8 @@ TEST_CASE("tool choice in the JSON call style (OpenChatML)", "[grammar][tool_gra
         compile_choice(openchatml_syntax(), level, choice_of(ToolChoiceMode::named, "get_weather"));
     check_all(named, {w + "\n<|im_end|>", w + "\n" + w + "<|im_end|>"}, true);
     check_all(named, {s + "\n<|im_end|>", w + "\n" + s + "<|im_end|>", "Hi<|im_end|>"}, false);
-    const auto one = compile_choice(openchatml_syntax(), level,
-                                    choice_of(ToolChoiceMode::required, "", false));
+    const auto one =
+        compile_choice(openchatml_syntax(), level, choice_of(ToolChoiceMode::required, "", false));
     check_all(one, {w + "\n<|im_end|>", s + "<|im_end|>"}, true);
     check_all(one, {w + "\n" + s + "\n<|im_end|>", "Hi<|im_end|>"}, false);
     const auto none = compile_choice(openchatml_syntax(), level, choice_of(ToolChoiceMode::none));

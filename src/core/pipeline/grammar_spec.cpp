@@ -97,6 +97,9 @@ Result<GrammarText> structural(grammar::ValidationLevel level, const GrammarCont
   // Under end policy eos a text answer may also end with token 0 (stop_on_token0 formats).
   o.allow_eos_end = true;
   o.choice = choice;
+  // A forced call with thinking off is the call block alone: seed 003 keeps the thinking block
+  // optional so that a model may think unasked, but a forced reply must not wander there.
+  if (forces_call(choice) && !thinking_on(c)) o.syntax.thinking = {};
   auto g = grammar::build_tool_grammar(tool_specs(h.tools), o);
   if (!g.ok()) return g.error();
   return GrammarText{std::move(g.value().kbnf), std::move(g.value().warnings)};

@@ -81,6 +81,12 @@ TEST_CASE("tool choice narrows the turn's tool grammar", "[generator][grammar_sp
   REQUIRE(g.ok());
   CHECK(accepts(g.value().kbnf, std::string("<think>Oslo.</think>\n") + kWeather));
   CHECK(accepts(g.value().kbnf, kWeather));
+  // With thinking off a forced call is the call block alone.
+  c.thinking = false;
+  auto plain = grammar_kbnf_for(GrammarRequest{GrammarMode::schema_aware, ""}, c);
+  REQUIRE(plain.ok());
+  CHECK(accepts(plain.value().kbnf, kWeather));
+  CHECK_FALSE(accepts(plain.value().kbnf, std::string("<think>Oslo.</think>\n") + kWeather));
 }
 
 TEST_CASE("a tool choice without a tool grammar is refused, saying why",
