@@ -10,6 +10,10 @@
 // Issue 12's goal: speedup >= 5 at N = 8 and >= 12 at N = 32 (stated, never asserted).
 //
 // Run: build/bench/bin/bench_batch [--benchmark_filter=0.1b]   (AI00_BENCH_SIZES=0.1b,0.4b)
+// Q8_0 runs twice: `Q8_0` with ModelParams::pack_weights (the default, packed int8 layout where
+// the table has one) and `Q8_0-plain` with it off, so the packed kernel's gain shows per N.
+// AI00_BENCH_TYPES=F32,Q8_0,Q8_0-plain,Q4_0 chooses the types, AI00_BENCH_MIN_TIME the seconds
+// of batched steps per case (default 0.5).
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
@@ -52,6 +56,12 @@ std::string model_path(const std::string& size, const std::string& type) {
 void BM_batch(benchmark::State& bs, std::string size, std::string type, int threads, int n) {
   ai00::internal::ModelParams mp;
   mp.n_threads = threads;
+  const std::string plain = "-plain";
+  if (type.size() > plain.size() &&
+      type.compare(type.size() - plain.size(), plain.size(), plain) == 0) {
+    type.resize(type.size() - plain.size());
+    mp.pack_weights = false;
+  }
   auto model = ai00::internal::Model::load(model_path(size, type), mp);
   const size_t V = static_cast<size_t>(model->config().vocab), N = static_cast<size_t>(n);
   std::vector<ai00::internal::State> batched, alone;
@@ -74,10 +84,15 @@ void BM_batch(benchmark::State& bs, std::string size, std::string type, int thre
     ai00::internal::forward_batch(*model, segs);
     return seconds_since(t0);
   };
+  // AI00_BENCH_BATCH_ONLY=1: time only the batched step (for profiling it with perf).
+  const char* only_env = std::getenv("AI00_BENCH_BATCH_ONLY");
+  const bool batch_only = only_env != nullptr && std::string(only_env) == "1";
   bool alone_first = true;  // alternated, so neither side always runs on a warm cache
   for (auto _ : bs) {
     double a = 0, b = 0;
-    if (alone_first) {
+    if (batch_only) {
+      b = together(), a = b;
+    } else if (alone_first) {
       a = one_by_one(), b = together();
     } else {
       b = together(), a = one_by_one();
@@ -95,9 +110,9 @@ void BM_batch(benchmark::State& bs, std::string size, std::string type, int thre
   bs.counters["speedup"] = t_alone / t_batched;
 }
 
-std::vector<std::string> sizes() {
-  const char* env = std::getenv("AI00_BENCH_SIZES");
-  std::string s = env && *env ? env : "0.1b";
+std::vector<std::string> list_env(const char* name, const char* fallback) {
+  const char* env = std::getenv(name);
+  std::string s = env && *env ? env : fallback;
   std::vector<std::string> out;
   for (size_t p = 0; p <= s.size();) {
     const size_t q = std::min(s.find(',', p), s.size());
@@ -110,17 +125,19 @@ std::vector<std::string> sizes() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (const std::string& size : sizes()) {
-    for (const char* type : {"F32", "Q8_0"}) {
+  const char* mt = std::getenv("AI00_BENCH_MIN_TIME");  // seconds of batched steps per case
+  const double min_time = mt && *mt ? std::atof(mt) : 0.5;
+  for (const std::string& size : list_env("AI00_BENCH_SIZES", "0.1b")) {
+    for (const std::string& type : list_env("AI00_BENCH_TYPES", "F32,Q8_0,Q8_0-plain")) {
       for (int threads : {1, 2}) {
         for (int n : {1, 2, 4, 8, 16, 32}) {
           const std::string name = "batch/" + size + "/" + type +
                                    "/threads:" + std::to_string(threads) +
                                    "/N:" + std::to_string(n);
-          benchmark::RegisterBenchmark(name.c_str(), BM_batch, size, std::string(type), threads, n)
+          benchmark::RegisterBenchmark(name.c_str(), BM_batch, size, type, threads, n)
               ->UseManualTime()
               ->Unit(benchmark::kMillisecond)
-              ->MinTime(0.5);
+              ->MinTime(min_time);
         }
       }
     }

@@ -12,9 +12,12 @@
 // Prefill ratio = 2 x (multiply-adds per token in the blocks) x tokens/s / peak of the
 // type's arithmetic: fp32 FMA for F32/F16, bf16 dot for BF16, int8 dot for the Q types.
 // The machine may be shared: run it on an idle machine, and read the load it prints.
+// --pack on,off runs each row with ModelParams::pack_weights on and then off (the int8 path on
+// the packed layout against the plain one, same load); the column `packed` says which.
 //
 // Usage: bench_speed_table [--sizes 0.1b,0.4b] [--types F32,...] [--threads 1,2]
 //                          [--dir DIR] [--decode N] [--prefill N] [--seed S] [--regen]
+//                          [--pack on|off|on,off]
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -219,6 +222,7 @@ int main(int argc, char** argv) {
   int n_decode = 48, n_prefill = 512;
   uint64_t seed = 1;
   bool regen = false;
+  std::vector<bool> packs = {true};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -242,7 +246,10 @@ int main(int argc, char** argv) {
       seed = std::stoull(next());
     else if (a == "--regen")
       regen = true;
-    else {
+    else if (a == "--pack") {
+      packs.clear();
+      for (const std::string& v : split(next())) packs.push_back(v == "on");
+    } else {
       std::fprintf(stderr, "unknown argument %s (see the header of bench/bench_speed_table.cpp)\n",
                    a.c_str());
       return 2;
@@ -291,9 +298,9 @@ int main(int argc, char** argv) {
                 (long long)cfg.d_w, (long long)cfg.d_a, (long long)cfg.d_v, (long long)cfg.d_g,
                 (unsigned long long)seed);
     std::printf(
-        "| type | threads | MB/token | decode tok/s | read GB/s | of DRAM roofline | "
+        "| type | threads | packed | MB/token | decode tok/s | read GB/s | of DRAM roofline | "
         "prefill-%d tok/s | peak G/s | of peak | peak used | fork-joins/token |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|\n",
         n_prefill);
     std::fflush(stdout);
     for (const std::string& tname : types) {
@@ -307,50 +314,57 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "wrote %s in %.1f s\n", path.c_str(), seconds_since(t0));
       }
       for (int t : threads) {
-        // The limits again, right before this row, so that both sides of each ratio see the
-        // same load on a shared machine.
-        const double row_bw = read_gbps(bw_buf, t);
-        ai00::internal::ModelParams mp;
-        mp.n_threads = t;
-        auto model = ai00::internal::Model::load(path, mp);
-        const double bytes = static_cast<double>(ai00::internal::decode_weight_bytes(*model));
-        std::vector<float> logits(static_cast<size_t>(cfg.vocab));
-        ai00::internal::State st(*model);
-        uint32_t tok = 1;
-        for (int i = 0; i < 4; ++i) ai00::internal::forward(*model, st, &tok, 1, logits.data());
-        const uint64_t fj0 = model->fork_join_count();
-        auto t0 = Clock::now();
-        for (int i = 0; i < n_decode; ++i) {
-          tok = (tok * 7919 + 13) % 60000 + 1;
-          ai00::internal::forward(*model, st, &tok, 1, logits.data());
+        for (bool pack : packs) {
+          // The limits again, right before this row, so that both sides of each ratio see the
+          // same load on a shared machine.
+          const double row_bw = read_gbps(bw_buf, t);
+          ai00::internal::ModelParams mp;
+          mp.n_threads = t;
+          mp.pack_weights = pack;
+          auto model = ai00::internal::Model::load(path, mp);
+          const double bytes = static_cast<double>(ai00::internal::decode_weight_bytes(*model));
+          std::vector<float> logits(static_cast<size_t>(cfg.vocab));
+          ai00::internal::State st(*model);
+          uint32_t tok = 1;
+          for (int i = 0; i < 4; ++i) ai00::internal::forward(*model, st, &tok, 1, logits.data());
+          const uint64_t fj0 = model->fork_join_count();
+          auto t0 = Clock::now();
+          for (int i = 0; i < n_decode; ++i) {
+            tok = (tok * 7919 + 13) % 60000 + 1;
+            ai00::internal::forward(*model, st, &tok, 1, logits.data());
+          }
+          const double decode_tps = n_decode / seconds_since(t0);
+          const double fj = double(model->fork_join_count() - fj0) / n_decode;
+          std::vector<uint32_t> prompt(static_cast<size_t>(n_prefill));
+          for (size_t i = 0; i < prompt.size(); ++i)
+            prompt[i] = static_cast<uint32_t>((i * 7919 + 5) % 60000 + 1);
+          double best = 1e30;
+          for (int rep = 0; rep < 2; ++rep) {
+            ai00::internal::State fresh(*model);
+            t0 = Clock::now();
+            ai00::internal::forward(*model, fresh, prompt.data(), prompt.size(), logits.data());
+            best = std::min(best, seconds_since(t0));
+          }
+          const double prefill_tps = n_prefill / best;
+          const Peak& peak = (*type == DType::F32 || *type == DType::F16) ? fma
+                             : *type == DType::BF16                       ? bf16
+                                                                          : i8;
+          double row_peak = 0;
+          if (peak.fn != nullptr)
+            row_peak = measure_peak(peak.what, peak.fn, peak.ops, kPeakIters / 4).g[t];
+          const double ops = 2.0 * block_macs(*model) * prefill_tps / 1e9;
+          char ratio[32] = "n/a";
+          if (row_peak > 0) std::snprintf(ratio, sizeof ratio, "%.1f %%", 100.0 * ops / row_peak);
+          bool any_packed = false;
+          for (int64_t l = 0; l < model->config().n_layer; ++l)
+            any_packed = any_packed || model->layer(l).key.packed_rows > 0;
+          std::printf(
+              "| %s | %d | %s | %.1f | %.1f | %.1f | %.1f %% | %.1f | %.0f | %s | %s | %.1f |\n",
+              tname.c_str(), t, any_packed ? "yes" : "no", bytes / 1e6, decode_tps, row_bw,
+              100.0 * bytes * decode_tps / 1e9 / row_bw, prefill_tps, row_peak, ratio, peak.what,
+              fj);
+          std::fflush(stdout);
         }
-        const double decode_tps = n_decode / seconds_since(t0);
-        const double fj = double(model->fork_join_count() - fj0) / n_decode;
-        std::vector<uint32_t> prompt(static_cast<size_t>(n_prefill));
-        for (size_t i = 0; i < prompt.size(); ++i)
-          prompt[i] = static_cast<uint32_t>((i * 7919 + 5) % 60000 + 1);
-        double best = 1e30;
-        for (int rep = 0; rep < 2; ++rep) {
-          ai00::internal::State fresh(*model);
-          t0 = Clock::now();
-          ai00::internal::forward(*model, fresh, prompt.data(), prompt.size(), logits.data());
-          best = std::min(best, seconds_since(t0));
-        }
-        const double prefill_tps = n_prefill / best;
-        const Peak& peak = (*type == DType::F32 || *type == DType::F16) ? fma
-                           : *type == DType::BF16                       ? bf16
-                                                                        : i8;
-        double row_peak = 0;
-        if (peak.fn != nullptr)
-          row_peak = measure_peak(peak.what, peak.fn, peak.ops, kPeakIters / 4).g[t];
-        const double ops = 2.0 * block_macs(*model) * prefill_tps / 1e9;
-        char ratio[32] = "n/a";
-        if (row_peak > 0) std::snprintf(ratio, sizeof ratio, "%.1f %%", 100.0 * ops / row_peak);
-        std::printf("| %s | %d | %.1f | %.1f | %.1f | %.1f %% | %.1f | %.0f | %s | %s | %.1f |\n",
-                    tname.c_str(), t, bytes / 1e6, decode_tps, row_bw,
-                    100.0 * bytes * decode_tps / 1e9 / row_bw, prefill_tps, row_peak, ratio,
-                    peak.what, fj);
-        std::fflush(stdout);
       }
     }
   }

@@ -8,7 +8,9 @@
 // Goroutines (header rule 10): a Model, Grammar and Tokenizer are immutable and may be used by
 // any number of goroutines at once. A State, ChatTemplate, OutputParser and Generator belong to
 // one goroutine at a time. Generator.Cancel (and a cancelled context.Context) may be used from any
-// goroutine.
+// goroutine. A PrefixCache (every function thread-safe) and an opened Bundle (immutable) may be
+// shared by any number of goroutines; a Batch belongs to one goroutine at a time, with its
+// members.
 //
 // Errors are *Error values carrying the library's Status and message. The library keeps the
 // message of a failed call per OS thread, so each call and the read of its message run with the

@@ -22,6 +22,10 @@ type GenerateParams struct {
 	GrammarMode   GrammarMode // ignored when Grammar is set
 	Grammar       *Grammar    // a custom grammar for the reply (made from the same model)
 	StopSequences []string    // extra stop strings, never emitted
+	// PrefixCache, when set, starts a turn on a pristine State from the longest cached prefix
+	// of its prompt and stores States at the prompt's end (docs/prefix-cache.md). The cache is
+	// freed only after the generator (PrefixCache.Close waits for it).
+	PrefixCache *PrefixCache
 }
 
 // Seed is a helper for GenerateParams.Seed.
@@ -29,6 +33,7 @@ func Seed(s uint64) *uint64 { return &s }
 
 func (g *GenerateParams) toC() (*C.ai00_generate_params, func()) {
 	p := (*C.ai00_generate_params)(C.calloc(1, C.sizeof_ai00_generate_params))
+	p.struct_size = C.sizeof_ai00_generate_params
 	C.ai00_generate_params_default(p)
 	var stops []*C.char
 	var stopArr **C.char
@@ -80,10 +85,11 @@ type Generator struct {
 	// own references.
 	model   *Model
 	grammar *Grammar
+	cache   *PrefixCache
 }
 
-func newGenerator(m *Model, s *State, grammar *Grammar,
-	f func(out **C.ai00_generator, mp *C.ai00_model, sp *C.ai00_state) C.ai00_status) (*Generator, error) {
+func newGenerator(m *Model, s *State, grammar *Grammar, cache *PrefixCache,
+	f func(out **C.ai00_generator, mp *C.ai00_model, sp *C.ai00_state, cp *C.ai00_prefix_cache) C.ai00_status) (*Generator, error) {
 	mp, err := m.raw()
 	if err != nil {
 		return nil, err
@@ -95,12 +101,21 @@ func newGenerator(m *Model, s *State, grammar *Grammar,
 	if s.borrowed {
 		return nil, &Error{Status: ErrInvalidArgument, Message: "state is borrowed by another open Generator"}
 	}
+	var cp *C.ai00_prefix_cache
+	if cache != nil {
+		if cp, err = cache.retain(); err != nil {
+			return nil, err
+		}
+	}
 	var p *C.ai00_generator
-	if err := call(func() C.ai00_status { return f(&p, mp, sp) }); err != nil {
+	if err := call(func() C.ai00_status { return f(&p, mp, sp, cp) }); err != nil {
+		if cache != nil {
+			cache.release()
+		}
 		return nil, err
 	}
 	s.borrowed = true
-	g := &Generator{ptr: p, state: s, model: m, grammar: grammar}
+	g := &Generator{ptr: p, state: s, model: m, grammar: grammar, cache: cache}
 	runtime.SetFinalizer(g, (*Generator).Close)
 	return g, nil
 }
@@ -118,10 +133,12 @@ func NewChatGenerator(m *Model, s *State, t *ChatTemplate, conversationJSON stri
 	defer freeG()
 	c, n := cbytes([]byte(conversationJSON))
 	var grammar *Grammar
+	var cache *PrefixCache
 	if params != nil {
-		grammar = params.Grammar
+		grammar, cache = params.Grammar, params.PrefixCache
 	}
-	return newGenerator(m, s, grammar, func(out **C.ai00_generator, mp *C.ai00_model, sp *C.ai00_state) C.ai00_status {
+	return newGenerator(m, s, grammar, cache, func(out **C.ai00_generator, mp *C.ai00_model, sp *C.ai00_state, cp *C.ai00_prefix_cache) C.ai00_status {
+		gp.prefix_cache = cp
 		return C.ai00_generator_new_chat(out, mp, sp, t.raw(), c, n, r, sa, gp)
 	})
 }
@@ -134,10 +151,12 @@ func NewRawGenerator(m *Model, s *State, prompt string, sampler *SamplerParams, 
 	defer freeG()
 	c, n := cbytes([]byte(prompt))
 	var grammar *Grammar
+	var cache *PrefixCache
 	if params != nil {
-		grammar = params.Grammar
+		grammar, cache = params.Grammar, params.PrefixCache
 	}
-	return newGenerator(m, s, grammar, func(out **C.ai00_generator, mp *C.ai00_model, sp *C.ai00_state) C.ai00_status {
+	return newGenerator(m, s, grammar, cache, func(out **C.ai00_generator, mp *C.ai00_model, sp *C.ai00_state, cp *C.ai00_prefix_cache) C.ai00_status {
+		gp.prefix_cache = cp
 		return C.ai00_generator_new_raw(out, mp, sp, c, n, sa, gp)
 	})
 }
@@ -147,8 +166,14 @@ func (g *Generator) Close() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.ptr != nil {
+		// ai00_generator_free takes a member out of its batch (the Batch forgets it at its next
+		// call: a generator does not point back at its batch, so that no reference cycle keeps
+		// a forgotten Batch and its members from their finalizers).
 		C.ai00_generator_free(g.ptr)
 		g.ptr = nil
+		if g.cache != nil {
+			g.cache.release()
+		}
 		g.state.borrowed = false
 		runtime.SetFinalizer(g, nil)
 	}

@@ -142,9 +142,15 @@ struct MatmulQ8Args {
 //   acc = fma(dw * d, float(isum), acc), block by block in column order
 // (the scalar reference's order), so a row's result does not depend on its group, range or T.
 // Only the table that packed a matrix reads it, and only through matmul_q8: matmul (fp32
-// activations) and the other tables read the plain layout.
+// activations) and the other tables read the plain layout (unpack_q8_rows gives it back).
 // Rows past the last whole group stay plain and run the plain kernel.
 constexpr int64_t kQ8PackRows = 16;
+
+// Rows [r0, r1) (r1 <= packed_rows) of a rows x cols matrix of type t packed by pack_q8, written
+// in the plain layout to dst ([r1 - r0][row bytes]): the bytes the matrix had before packing.
+// Portable code outside the tables, for the paths that read the plain layout on a packed
+// matrix (the core's fp32-activation matmul); not a hot path.
+void unpack_q8_rows(DType t, const uint8_t* w, int64_t cols, int64_t r0, int64_t r1, uint8_t* dst);
 
 // Whether matmul_q8 takes this weight type (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0).
 constexpr bool matmul_q8_supports(DType t) {

@@ -550,6 +550,31 @@ TEST_CASE("matmul_q8 on pack_q8's row-interleaved layout matches scalar, same bi
   }
 }
 
+TEST_CASE("unpack_q8_rows gives back the bytes pack_q8 rearranged, for any row range",
+          "[cpu_kernels][matmul_q8][per_isa]") {
+  std::mt19937 rng(3007);
+  for (const KernelTable* k : ai00::test::runnable_tables()) {
+    if (k->pack_q8 == nullptr) continue;
+    for (DType t : kI8Types) {
+      for (int64_t rows : {37, 16}) {
+        for (int64_t cols : {32, 512}) {
+          const Matrix m = make_matrix(t, rows, cols, rng);
+          std::vector<uint8_t> packed(m.data(), m.data() + m.row_bytes * rows);
+          const int64_t np = k->pack_q8(t, packed.data(), packed.data(), rows, cols);
+          INFO(k->name << ", " << wtype_name(t) << ", rows = " << rows << ", cols = " << cols);
+          REQUIRE(np == rows / 16 * 16);
+          for (auto [r0, r1] : {std::pair<int64_t, int64_t>{0, np}, {5, 16}, {3, np}, {15, 16}}) {
+            std::vector<uint8_t> plain(m.row_bytes * static_cast<size_t>(r1 - r0));
+            ai00::internal::cpu::unpack_q8_rows(t, packed.data(), cols, r0, r1, plain.data());
+            INFO("rows " << r0 << " to " << r1);
+            CHECK(std::memcmp(plain.data(), m.data() + m.row_bytes * r0, plain.size()) == 0);
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("the int8 path stays close to fp32 activations", "[cpu_kernels][matmul_q8]") {
   // Per-block int8 activations add at most d/2 = amax/254 error per element: the result stays
   // within 1% of sum |w x| for random data (docs/model.md "Integer and BF16 dot products").

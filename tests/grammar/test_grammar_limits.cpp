@@ -3,6 +3,7 @@
 // #substrs of a 30,000-byte text and on the unproductive rules of a long chain, and limits checked
 // before the work (base/limits.h).
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <chrono>
 #include <random>
 #include <string>
@@ -33,6 +34,19 @@ std::string compile_error(const std::string& text, const CompileOptions& o = {})
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The fastest of three runs: a scaling check compares two timings, and on a busy machine one
+// preempted run must not decide it (the quadratic cases it guards against are seconds apart).
+template <typename F>
+double best_of_three(F f) {
+  double best = 1e30;
+  for (int i = 0; i < 3; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    best = std::min(best, seconds_since(t0));
+  }
+  return best;
 }
 
 bool full(const Dfa& d, const std::string& s) {
@@ -118,12 +132,10 @@ TEST_CASE("a 50,000-rule chain compiles in linear time", "[grammar][limits]") {
     // 10x the rules in under 30x the time (no absolute threshold: the machine may be busy); the
     // quadratic fixed points this guards against took 8.7 s for 50,000 rules.
     const std::string small = chain(5000, reversed), large = chain(50000, reversed);
-    auto t0 = std::chrono::steady_clock::now();
-    (void)CompiledGrammar::compile_kbnf(small, nullptr, p);
-    const double a = seconds_since(t0);
-    t0 = std::chrono::steady_clock::now();
+    const double a = best_of_three([&] { (void)CompiledGrammar::compile_kbnf(small, nullptr, p); });
+    const double b = best_of_three([&] { (void)CompiledGrammar::compile_kbnf(large, nullptr, p); });
+    CHECK(b < 30 * a + 0.25);
     CompiledGrammar g = CompiledGrammar::compile_kbnf(large, nullptr, p);
-    CHECK(seconds_since(t0) < 30 * a + 0.05);
     Matcher m(g);
     CHECK(m.accept_bytes("aaac"));
     CHECK(m.is_complete());
@@ -230,12 +242,10 @@ TEST_CASE("unproductive rules of a long chain are listed in linear time", "[gram
   auto small = parse_kbnf(chain(5000), p), large = parse_kbnf(chain(50000), p);
   REQUIRE(small.ok());
   REQUIRE(large.ok());
-  auto t0 = std::chrono::steady_clock::now();
-  const std::vector<std::string> a = small.value().unproductive_rules();
-  const double ta = seconds_since(t0);
-  t0 = std::chrono::steady_clock::now();
-  const std::vector<std::string> b = large.value().unproductive_rules();
-  CHECK(seconds_since(t0) < 30 * ta + 0.05);  // was quadratic: a linear search per name
+  std::vector<std::string> a, b;
+  const double ta = best_of_three([&] { a = small.value().unproductive_rules(); });
+  const double tb = best_of_three([&] { b = large.value().unproductive_rules(); });
+  CHECK(tb < 30 * ta + 0.25);  // was quadratic: a linear search per name (seconds at 50,000)
   CHECK(a.size() == 5001);
   REQUIRE(b.size() == 50001);
   CHECK(b.front() == "r0");

@@ -57,12 +57,12 @@ int serve_command(const std::vector<std::string>& args) {
   // The model and sampler flags of `ai00 generate` (the sampler ones are the defaults of every
   // request) plus the server's own; --seed and --stop are per request only.
   const std::vector<std::string> flags = {
-      "--model",     "--vocab",       "--threads",       "--isa",        "--preset",
-      "--sampler",   "--temperature", "--top-p",         "--top-k",      "--min-p",
-      "--presence",  "--frequency",   "--decay",         "--repetition", "--max-tokens",
-      "--host",      "--port",        "--config",        "--api-key",    "--format",
-      "--parallel",  "--queue",       "--queue-timeout", "--max-body",   "--max-tokens-limit",
-      "--model-name"};
+      "--model",      "--vocab",          "--threads",       "--isa",        "--preset",
+      "--sampler",    "--temperature",    "--top-p",         "--top-k",      "--min-p",
+      "--presence",   "--frequency",      "--decay",         "--repetition", "--max-tokens",
+      "--host",       "--port",           "--config",        "--api-key",    "--format",
+      "--parallel",   "--queue",          "--queue-timeout", "--max-body",   "--max-tokens-limit",
+      "--model-name", "--prefix-cache-mb"};
   const Args a(args, flags, {});
   const std::string format = a.get("--format").value_or("ai00-v1");
   const std::string config = a.get("--config") ? read_text_file(*a.get("--config")) : "";
@@ -71,6 +71,8 @@ int serve_command(const std::vector<std::string>& args) {
   limits.queue = static_cast<unsigned>(a.get_int("--queue", 64, 0, 100000));
   limits.queue_timeout =
       std::chrono::milliseconds(a.get_int("--queue-timeout", 120, 1, 86400) * 1000);
+  limits.prefix_cache_bytes = static_cast<uint64_t>(a.get_int("--prefix-cache-mb", 256, 0, 1 << 20))
+                              << 20;
   serve::ServerOptions o;
   o.host = a.get("--host").value_or("127.0.0.1");
   o.port = static_cast<int>(a.get_int("--port", 8080, 0, 65535));
@@ -78,9 +80,11 @@ int serve_command(const std::vector<std::string>& args) {
   o.max_body_bytes = static_cast<size_t>(a.get_int("--max-body", 4 << 20, 1, 1ll << 32));
   o.http_threads = limits.parallel + limits.queue + 4;
 
+  // Before any thread starts (the model's pool, the scheduler's batch engine): a stop signal
+  // delivered to a thread that does not block it would end the process at once.
+  const sigset_t stop_signals = block_stop_signals();
   serve::GenerationScheduler scheduler(load_model_flag(a), config, limits);
   scheduler.make_template(format);  // an unknown --format or a bad --config fails now
-  const sigset_t stop_signals = block_stop_signals();
   serve::HttpServer server(scheduler, parser_settings(a, scheduler, format), o);
   const int port = server.bind();
   std::printf("ai00 serve: listening on http://%s:%d\n", o.host.c_str(), port);
@@ -109,6 +113,7 @@ AI00_COMMAND(
     "      [--format ai00-v1|goose|openchatml|ai00-v0] [--config prompts.toml] [--api-key KEY]\n"
     "      [--parallel 4] [--queue 64] [--queue-timeout 120] [--max-body 4194304]\n"
     "      [--max-tokens 256] [--max-tokens-limit 4096] [--model-name NAME]\n"
+    "      [--prefix-cache-mb 256 (0: off)]\n"
     "      [--preset NAME] [--temperature T] [--top-p P] ... (sampler defaults, as for generate)\n"
     "      OpenAI-compatible HTTP server (docs/server.md); prints the bound address on stdout",
     serve_command);

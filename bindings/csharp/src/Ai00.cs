@@ -204,7 +204,22 @@ namespace Ai00
     public sealed class StateHandle : Ai00Handle { protected override bool ReleaseHandle() => Native.ai00_state_free(handle) == 0; }
     public sealed class TemplateHandle : Ai00Handle { protected override bool ReleaseHandle() => Native.ai00_chat_template_free(handle) == 0; }
     public sealed class GrammarHandle : Ai00Handle { protected override bool ReleaseHandle() => Native.ai00_grammar_free(handle) == 0; }
-    public sealed class GeneratorHandle : Ai00Handle { protected override bool ReleaseHandle() => Native.ai00_generator_free(handle) == 0; }
+    public sealed class GeneratorHandle : Ai00Handle
+    {
+        // A handle the generator needs alive (its prefix cache), released after the generator.
+        internal SafeHandle Dependent;
+        protected override bool ReleaseHandle()
+        {
+            bool ok = Native.ai00_generator_free(handle) == 0;
+            var d = Dependent;
+            Dependent = null;
+            if (d != null) d.DangerousRelease();
+            return ok;
+        }
+    }
+    public sealed class PrefixCacheHandle : Ai00Handle { protected override bool ReleaseHandle() => Native.ai00_prefix_cache_free(handle) == 0; }
+    public sealed class StateBundleHandle : Ai00Handle { protected override bool ReleaseHandle() => Native.ai00_state_bundle_free(handle) == 0; }
+    public sealed class BatchHandle : Ai00Handle { protected override bool ReleaseHandle() => Native.ai00_batch_free(handle) == 0; }
     public sealed class TokenizerHandle : Ai00Handle { protected override bool ReleaseHandle() => Native.ai00_tokenizer_free(handle) == 0; }
     public sealed class OutputParserHandle : Ai00Handle { protected override bool ReleaseHandle() => Native.ai00_output_parser_free(handle) == 0; }
 
@@ -415,6 +430,72 @@ namespace Ai00
             Lib.Check(Native.ai00_state_eval_all(out UIntPtr _, logits, (UIntPtr)logits.Length, Model.Handle, Handle, tokens, (UIntPtr)tokens.Length));
             return logits;
         }
+        /// <summary>How likely this State continues with each candidate token sequence: natural-log
+        /// probabilities of the raw logits (no sampler setting applies). Give exactly one of
+        /// context (tokens fed to a copy first) or logits (the State's last logits). The State
+        /// is not changed. No candidates, an empty one or a bad id throw InvalidArgument.</summary>
+        public Score[] ScoreOptions(uint[][] candidates, uint[] context = null, float[] logits = null)
+        {
+            var pins = new List<GCHandle>();
+            try
+            {
+                var ptrs = new IntPtr[Math.Max(candidates.Length, 1)];
+                var lens = new UIntPtr[Math.Max(candidates.Length, 1)];
+                for (int i = 0; i < candidates.Length; ++i)
+                {
+                    var pin = GCHandle.Alloc(candidates[i], GCHandleType.Pinned);
+                    pins.Add(pin);
+                    ptrs[i] = pin.AddrOfPinnedObject();
+                    lens[i] = (UIntPtr)candidates[i].Length;
+                }
+                return Scored(candidates.Length, context, logits, pins, (OptionScoreC[] o, ref ScoreParamsC p) =>
+                    Native.ai00_state_score_options(o, (UIntPtr)candidates.Length, Model.Handle, Handle, ptrs, lens, (UIntPtr)candidates.Length, ref p));
+            }
+            finally { foreach (var p in pins) p.Free(); }
+        }
+        /// <summary>ScoreOptions with texts, each encoded alone (a new word usually starts with a space).</summary>
+        public Score[] ScoreTexts(string[] texts, uint[] context = null, float[] logits = null)
+        {
+            var pins = new List<GCHandle>();
+            try
+            {
+                var ptrs = new IntPtr[Math.Max(texts.Length, 1)];
+                var lens = new UIntPtr[Math.Max(texts.Length, 1)];
+                for (int i = 0; i < texts.Length; ++i)
+                {
+                    var b = Encoding.UTF8.GetBytes(texts[i]);
+                    var pin = GCHandle.Alloc(b, GCHandleType.Pinned);
+                    pins.Add(pin);
+                    ptrs[i] = pin.AddrOfPinnedObject();
+                    lens[i] = (UIntPtr)b.Length;
+                }
+                return Scored(texts.Length, context, logits, pins, (OptionScoreC[] o, ref ScoreParamsC p) =>
+                    Native.ai00_state_score_texts(o, (UIntPtr)texts.Length, Model.Handle, Handle, ptrs, lens, (UIntPtr)texts.Length, ref p));
+            }
+            finally { foreach (var p in pins) p.Free(); }
+        }
+        delegate int ScoreCall(OptionScoreC[] o, ref ScoreParamsC p);
+        static Score[] Scored(int k, uint[] context, float[] logits, List<GCHandle> pins, ScoreCall call)
+        {
+            var p = new ScoreParamsC { struct_size = (uint)Marshal.SizeOf(typeof(ScoreParamsC)) };
+            Lib.Check(Native.ai00_score_params_default(ref p));
+            if (context != null)
+            {
+                var pin = GCHandle.Alloc(context, GCHandleType.Pinned); pins.Add(pin);
+                p.context = pin.AddrOfPinnedObject(); p.n_context = (UIntPtr)context.Length;
+            }
+            if (logits != null)
+            {
+                var pin = GCHandle.Alloc(logits, GCHandleType.Pinned); pins.Add(pin);
+                p.logits = pin.AddrOfPinnedObject(); p.n_logits = (UIntPtr)logits.Length;
+            }
+            var o = new OptionScoreC[Math.Max(k, 1)];
+            Lib.Check(call(o, ref p));
+            var scores = new Score[k];
+            for (int i = 0; i < k; ++i) scores[i] = new Score { TotalLogprob = o[i].total_logprob, MeanLogprob = o[i].mean_logprob, Tokens = o[i].n_tokens };
+            return scores;
+        }
+
         /// <summary>Draws a token with this State's RNG and penalties (a manual decode loop).</summary>
         public uint Sample(float[] logits, SamplerParams p = null)
         {
@@ -789,6 +870,9 @@ namespace Ai00
         public Grammar Grammar;
         public string[] StopSequences = new string[0];
         public SamplerParams Sampler;
+        /// <summary>A prefix-state cache shared with other generators (docs/prefix-cache.md);
+        /// the generator keeps it alive until it is disposed.</summary>
+        public PrefixCache PrefixCache;
     }
 
     /// <summary>One turn on one State. It borrows the State until disposed: dispose it before the
@@ -798,8 +882,28 @@ namespace Ai00
     {
         // The model, State, template and grammar stay alive with us.
         internal readonly object[] KeepAlive;
-        bool finished;
+        internal bool finished;
+        internal Batch InBatch;  // the batch it is a member of, or null
         Generator(IntPtr h, params object[] keep) : base(h) { KeepAlive = keep; }
+
+        /// <summary>Disposing a member takes it out of its batch first (the library does).</summary>
+        public override void Dispose()
+        {
+            var b = InBatch;
+            if (b != null && !H.IsClosed) b.Forget(this);
+            InBatch = null;
+            base.Dispose();
+        }
+
+        // Keeps the prefix cache alive (a SafeHandle reference) until the generator is freed.
+        Generator Hold(PrefixCache cache)
+        {
+            if (cache == null) return this;
+            bool added = false;
+            cache.Handle.DangerousAddRef(ref added);
+            if (added) H.Dependent = cache.Handle;
+            return this;
+        }
 
         delegate int Create(ref GenerateParamsC p, ref SamplerParamsC s);
         static IntPtr Make(GenerateOptions o, Create create)
@@ -810,12 +914,13 @@ namespace Ai00
             if (o.PrefillChunk.HasValue) p.prefill_chunk = o.PrefillChunk.Value;
             if (o.Seed.HasValue) { p.set_seed = 1; p.seed = o.Seed.Value; }
             p.grammar_mode = (int)o.GrammarMode;
-            bool addRef = false;
+            bool addRef = false, cacheRef = false;
             var stops = new IntPtr[o.StopSequences.Length];
             var stopsPin = default(GCHandle);
             try
             {
                 if (o.Grammar != null) { o.Grammar.Handle.DangerousAddRef(ref addRef); p.grammar = o.Grammar.Handle.DangerousGetHandle(); }
+                if (o.PrefixCache != null) { o.PrefixCache.Handle.DangerousAddRef(ref cacheRef); p.prefix_cache = o.PrefixCache.Handle.DangerousGetHandle(); }
                 for (int i = 0; i < stops.Length; ++i)
                 {
                     var b = Encoding.UTF8.GetBytes(o.StopSequences[i] + "\0");
@@ -835,6 +940,7 @@ namespace Ai00
             finally
             {
                 if (addRef) o.Grammar.Handle.DangerousRelease();
+                if (cacheRef) o.PrefixCache.Handle.DangerousRelease();
                 foreach (var s in stops) if (s != IntPtr.Zero) Marshal.FreeHGlobal(s);
                 if (stopsPin.IsAllocated) stopsPin.Free();
             }
@@ -852,7 +958,7 @@ namespace Ai00
                 Make(options, (ref GenerateParamsC p, ref SamplerParamsC s) =>
                     Native.ai00_generator_new_chat(out h, model.Handle, state.Handle, template.Handle, conv, Lib.Len(conv), ref rc, ref s, ref p));
             }
-            return new Generator(h, model, state, template, options?.Grammar).Borrow(state);
+            return new Generator(h, model, state, template, options?.Grammar).Hold(options?.PrefixCache).Borrow(state);
         }
 
         /// <summary>A raw-text turn: the prompt is fed as is; the reply is Text deltas.</summary>
@@ -862,7 +968,7 @@ namespace Ai00
             var raw = Lib.Bytes(prompt);
             Make(options, (ref GenerateParamsC p, ref SamplerParamsC s) =>
                 Native.ai00_generator_new_raw(out h, model.Handle, state.Handle, raw, Lib.Len(raw), ref s, ref p));
-            return new Generator(h, model, state, options?.Grammar).Borrow(state);
+            return new Generator(h, model, state, options?.Grammar).Hold(options?.PrefixCache).Borrow(state);
         }
 
         Generator Borrow(State s) { s.Borrower = new WeakReference<Generator>(this); return this; }
@@ -962,5 +1068,260 @@ namespace Ai00
             foreach (var d in this) if (d.Kind == DeltaKind.Text) sb.Append(d.Text);
             return sb.ToString();
         }
+    }
+
+    /// <summary>One candidate's score: natural-log probability of its tokens.</summary>
+    public struct Score { public double TotalLogprob, MeanLogprob; public ulong Tokens; }
+
+    /// <summary>Counters of a PrefixCache since it was made.</summary>
+    public struct PrefixCacheStats { public ulong Hits, Misses, HitTokens, Inserts, Evictions, Entries, Bytes, MaxBytes; }
+
+    /// <summary>States after token prefixes (system prompt, persona), reused by generators whose
+    /// State is pristine (new or reset): set GenerateOptions.PrefixCache. Every method is
+    /// thread-safe (any number of threads and generators may share one). A generator keeps its
+    /// cache alive, so disposing the cache early only drops this reference.</summary>
+    public sealed class PrefixCache : Ai00Object<PrefixCacheHandle>
+    {
+        PrefixCache(IntPtr h) : base(h) { }
+        public PrefixCache(ulong maxBytes = 0, bool compressBf16 = false) : this(New(maxBytes, compressBf16)) { }
+        static IntPtr New(ulong maxBytes, bool compressBf16)
+        {
+            var p = new PrefixCacheParamsC { struct_size = (uint)Marshal.SizeOf(typeof(PrefixCacheParamsC)) };
+            Lib.Check(Native.ai00_prefix_cache_params_default(ref p));
+            if (maxBytes != 0) p.max_bytes = maxBytes;
+            p.compress_bf16 = compressBf16 ? 1 : 0;
+            Lib.Check(Native.ai00_prefix_cache_new(out IntPtr h, ref p));
+            return h;
+        }
+        public PrefixCacheStats Stats
+        {
+            get
+            {
+                var s = new PrefixCacheStatsC { struct_size = (uint)Marshal.SizeOf(typeof(PrefixCacheStatsC)) };
+                Lib.Check(Native.ai00_prefix_cache_stats_get(ref s, Handle));
+                return new PrefixCacheStats { Hits = s.hits, Misses = s.misses, HitTokens = s.hit_tokens, Inserts = s.inserts,
+                    Evictions = s.evictions, Entries = s.entries, Bytes = s.bytes, MaxBytes = s.max_bytes };
+            }
+        }
+        /// <summary>Drops every entry (the counters other than Entries and Bytes are kept).</summary>
+        public void Clear() => Lib.Check(Native.ai00_prefix_cache_clear(Handle));
+        /// <summary>Stores the State after tokens fed to the zero state; returns the tokens that
+        /// ran through the model (0 when all were cached).</summary>
+        public long Warm(Model model, uint[] tokens)
+        {
+            Lib.Check(Native.ai00_prefix_cache_warm(out UIntPtr n, Handle, model.Handle, tokens, (UIntPtr)tokens.Length));
+            return (long)n.ToUInt64();
+        }
+        /// <summary>Warm on the model's encoding of text (e.g. a persona's rendered system prompt).</summary>
+        public long Warm(Model model, string text)
+        {
+            var raw = Lib.Bytes(text);
+            Lib.Check(Native.ai00_prefix_cache_warm_text(out UIntPtr n, Handle, model.Handle, raw, Lib.Len(raw)));
+            return (long)n.ToUInt64();
+        }
+        public string LastError => Lib.Utf8z(Native.ai00_prefix_cache_last_error(Handle));
+    }
+
+    /// <summary>Many named States in one buffer or file. Save/SaveFile write one; Open/OpenFile
+    /// read it (checking every entry: a truncated or corrupt bundle throws ModelFile). Immutable
+    /// once opened: any thread may read it. States loaded from it stay valid after Dispose.</summary>
+    public sealed class StateBundle : Ai00Object<StateBundleHandle>
+    {
+        StateBundle(IntPtr h) : base(h) { }
+
+        delegate int WithArgs(IntPtr[] states, IntPtr[] names, UIntPtr[] lens, UIntPtr count);
+        static int Call(IEnumerable<KeyValuePair<string, State>> entries, WithArgs call)
+        {
+            var list = new List<KeyValuePair<string, State>>(entries);
+            var states = new IntPtr[Math.Max(list.Count, 1)];
+            var names = new IntPtr[Math.Max(list.Count, 1)];
+            var lens = new UIntPtr[Math.Max(list.Count, 1)];
+            var added = new bool[list.Count];
+            try
+            {
+                for (int i = 0; i < list.Count; ++i)
+                {
+                    var h = list[i].Value.Handle;
+                    h.DangerousAddRef(ref added[i]);
+                    states[i] = h.DangerousGetHandle();
+                    var b = Encoding.UTF8.GetBytes(list[i].Key);
+                    names[i] = Marshal.AllocHGlobal(Math.Max(b.Length, 1));
+                    Marshal.Copy(b, 0, names[i], b.Length);
+                    lens[i] = (UIntPtr)b.Length;
+                }
+                return call(states, names, lens, (UIntPtr)list.Count);
+            }
+            finally
+            {
+                for (int i = 0; i < list.Count; ++i)
+                {
+                    if (added[i]) list[i].Value.H.DangerousRelease();
+                    if (names[i] != IntPtr.Zero) Marshal.FreeHGlobal(names[i]);
+                }
+            }
+        }
+        /// <summary>The bundle bytes of named States (names unique, 1..4096 UTF-8 bytes).</summary>
+        public static byte[] Save(IEnumerable<KeyValuePair<string, State>> entries)
+        {
+            byte[] result = null;
+            Lib.Check(Call(entries, (st, nm, ln, n) =>
+            {
+                result = Lib.TwoCall<byte>((out UIntPtr size, byte[] b, UIntPtr c) => Native.ai00_state_bundle_save(out size, b, c, st, nm, ln, n));
+                return 0;
+            }));
+            return result;
+        }
+        public static void SaveFile(IEnumerable<KeyValuePair<string, State>> entries, string path)
+        {
+            var raw = Lib.Bytes(path);
+            Lib.Check(Call(entries, (st, nm, ln, n) => Native.ai00_state_bundle_save_file(st, nm, ln, n, raw, Lib.Len(raw))));
+        }
+        public static StateBundle Open(byte[] data)
+        {
+            Lib.Check(Native.ai00_state_bundle_open(out IntPtr h, data.Length == 0 ? new byte[1] : data, (UIntPtr)data.Length));
+            return new StateBundle(h);
+        }
+        public static StateBundle OpenFile(string path)
+        {
+            var raw = Lib.Bytes(path);
+            Lib.Check(Native.ai00_state_bundle_open_file(out IntPtr h, raw, Lib.Len(raw)));
+            return new StateBundle(h);
+        }
+        public int Count { get { Lib.Check(Native.ai00_state_bundle_count(out UIntPtr n, Handle)); return (int)n.ToUInt64(); } }
+        public string Name(int index)
+        {
+            Lib.Check(Native.ai00_state_bundle_name(out IntPtr p, out UIntPtr n, Handle, (UIntPtr)index));
+            return Lib.Utf8(p, n);
+        }
+        public List<string> Names { get { var l = new List<string>(); for (int i = 0; i < Count; ++i) l.Add(Name(i)); return l; } }
+        /// <summary>The index of the entry named name (none throws InvalidArgument).</summary>
+        public int Find(string name)
+        {
+            var raw = Lib.Bytes(name);
+            Lib.Check(Native.ai00_state_bundle_find(out UIntPtr i, Handle, raw.Length == 0 ? new byte[1] : raw, Lib.Len(raw)));
+            return (int)i.ToUInt64();
+        }
+        /// <summary>A new State of model from an entry (a State of another model throws Mismatch).</summary>
+        public State Load(Model model, int index)
+        {
+            Lib.Check(Native.ai00_state_bundle_load(out IntPtr h, Handle, model.Handle, (UIntPtr)index));
+            return new State(model, h);
+        }
+        public State Load(Model model, string name) => Load(model, Find(name));
+        public string LastError => Lib.Utf8z(Native.ai00_state_bundle_last_error(Handle));
+    }
+
+    public enum BatchEventKind { Delta = 0, Finished = 1, Error = 2 }
+
+    /// <summary>One event of a batch step: a member's delta, its end, or its failure.</summary>
+    public sealed class BatchEvent
+    {
+        public Generator Generator { get; internal set; }
+        public BatchEventKind Kind { get; internal set; }
+        public FinishReason FinishReason { get; internal set; }
+        public Delta Delta { get; internal set; }   // Kind == Delta
+        public string Error { get; internal set; } = "";  // Kind == Error
+    }
+
+    /// <summary>What one Batch.Step did, with its events in order.</summary>
+    public sealed class BatchStepResult
+    {
+        public uint Steps; public ulong TokensSampled; public ulong PromptTokens; public bool TimeLimited; public uint Unfinished;
+        public List<BatchEvent> Events = new List<BatchEvent>();
+    }
+
+    /// <summary>Many generators of ONE model advanced together, one pass over the weights per
+    /// step (docs/batching.md); every member produces exactly what it produces alone. The batch
+    /// references its members; a member cannot be stepped alone (InvalidArgument), and disposing
+    /// it takes it out first. One thread at a time; a member's Cancel() (or the CancellationToken
+    /// of Step/Events) works from any thread.</summary>
+    public sealed class Batch : Ai00Object<BatchHandle>
+    {
+        readonly Dictionary<IntPtr, Generator> members = new Dictionary<IntPtr, Generator>();
+        public Model Model { get; }
+        Batch(Model model, IntPtr h) : base(h) { Model = model; }
+        public Batch(Model model, uint passRows = 0) : this(model, New(model, passRows)) { }
+        static IntPtr New(Model model, uint passRows)
+        {
+            var p = new BatchParamsC { struct_size = (uint)Marshal.SizeOf(typeof(BatchParamsC)) };
+            Lib.Check(Native.ai00_batch_params_default(ref p));
+            if (passRows != 0) p.pass_rows = passRows;
+            Lib.Check(Native.ai00_batch_new(out IntPtr h, model.Handle, ref p));
+            return h;
+        }
+        public override void Dispose()
+        {
+            foreach (var g in members.Values) g.InBatch = null;
+            members.Clear();
+            base.Dispose();
+        }
+        internal void Forget(Generator g) { members.Remove(g.H.DangerousGetHandle()); }
+
+        /// <summary>Adds a member: Mismatch for a generator of another model, InvalidArgument for
+        /// one already in this or another batch.</summary>
+        public void Add(Generator generator)
+        {
+            Lib.Check(Native.ai00_batch_add(Handle, generator.Handle));
+            members[generator.H.DangerousGetHandle()] = generator;
+            generator.InBatch = this;
+        }
+        /// <summary>Takes a member out; it may then be stepped alone and continues exactly.</summary>
+        public void Remove(Generator generator)
+        {
+            Lib.Check(Native.ai00_batch_remove(Handle, generator.Handle));
+            members.Remove(generator.H.DangerousGetHandle());
+            generator.InBatch = null;
+        }
+        public int Count { get { Lib.Check(Native.ai00_batch_size(out UIntPtr n, Handle)); return (int)n.ToUInt64(); } }
+        public ICollection<Generator> Members => members.Values;
+
+        /// <summary>One bounded advance: at most maxTokens tokens per decoding member and, with a
+        /// time budget, only steps predicted to fit. A cancelled token cancels every member (they
+        /// finish Cancelled at the next step).</summary>
+        public BatchStepResult Step(uint maxTokens = 1, TimeSpan timeBudget = default(TimeSpan),
+            CancellationToken cancel = default(CancellationToken))
+        {
+            var p = new BatchStepParamsC { struct_size = (uint)Marshal.SizeOf(typeof(BatchStepParamsC)) };
+            Lib.Check(Native.ai00_batch_step_params_default(ref p));
+            p.max_tokens = maxTokens;
+            p.time_budget_us = timeBudget > TimeSpan.Zero ? (ulong)(timeBudget.Ticks / 10) : 0;
+            var r = new BatchStepResultC { struct_size = (uint)Marshal.SizeOf(typeof(BatchStepResultC)) };
+            var list = new List<Generator>(members.Values);
+            Action cancelAll = () => { foreach (var g in list) g.Cancel(); };
+            if (cancel.IsCancellationRequested) cancelAll();
+            using (cancel.Register(cancelAll))
+                Lib.Check(Native.ai00_batch_step(ref r, Handle, ref p, null, IntPtr.Zero));
+            var result = new BatchStepResult { Steps = r.steps, TokensSampled = r.tokens_sampled, PromptTokens = r.prompt_tokens,
+                TimeLimited = r.time_limited != 0, Unfinished = r.unfinished };
+            Lib.Check(Native.ai00_batch_pending(out UIntPtr n, Handle));
+            for (ulong i = 0; i < n.ToUInt64(); ++i)
+            {
+                var e = new BatchEventC { struct_size = (uint)Marshal.SizeOf(typeof(BatchEventC)) };
+                Lib.Check(Native.ai00_batch_next_event(out int has, ref e, Handle));
+                if (has == 0) break;
+                members.TryGetValue(e.generator, out Generator g);
+                var ev = new BatchEvent { Generator = g, Kind = (BatchEventKind)e.kind, FinishReason = (FinishReason)e.finish_reason };
+                if (ev.Kind == BatchEventKind.Delta) ev.Delta = Delta.From(ref e.delta);
+                else
+                {
+                    if (g != null) g.finished = true;
+                    if (ev.Kind == BatchEventKind.Error) ev.Error = Lib.Utf8(e.error, e.error_len);
+                }
+                result.Events.Add(ev);
+            }
+            return result;
+        }
+
+        /// <summary>Steps until every member has finished, yielding the events as they come.</summary>
+        public IEnumerable<BatchEvent> Events(uint maxTokens = 1, CancellationToken cancel = default(CancellationToken))
+        {
+            while (true)
+            {
+                var r = Step(maxTokens, TimeSpan.Zero, cancel);
+                foreach (var e in r.Events) yield return e;
+                if (r.Steps == 0 || r.Unfinished == 0) yield break;
+            }
+        }
+        public string LastError => Lib.Utf8z(Native.ai00_batch_last_error(Handle));
     }
 }

@@ -115,6 +115,49 @@ namespace Ai00.Interop
     [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
     public delegate int DeltaCallback(ref DeltaC delta, IntPtr userData);
 
+    [StructLayout(LayoutKind.Sequential)]
+    public struct PrefixCacheParamsC { public uint struct_size; public ulong max_bytes; public int compress_bf16; }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public struct PrefixCacheStatsC
+    {
+        public uint struct_size; public uint reserved;
+        public ulong hits, misses, hit_tokens, inserts, evictions, entries, bytes, max_bytes;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public struct ScoreParamsC
+    {
+        public uint struct_size; public IntPtr context; public UIntPtr n_context;
+        public IntPtr logits; public UIntPtr n_logits;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public struct OptionScoreC { public double total_logprob; public double mean_logprob; public ulong n_tokens; }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public struct BatchParamsC { public uint struct_size; public uint pass_rows; }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public struct BatchStepParamsC { public uint struct_size; public uint max_tokens; public ulong time_budget_us; }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public struct BatchEventC
+    {
+        public uint struct_size; public IntPtr generator; public int kind; public int finish_reason;
+        public DeltaC delta; public IntPtr error; public UIntPtr error_len;
+    }
+
+    [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+    public delegate int BatchEventCallback(ref BatchEventC evt, IntPtr userData);
+
+    [StructLayout(LayoutKind.Sequential)]
+    public struct BatchStepResultC
+    {
+        public uint struct_size; public uint steps; public ulong tokens_sampled; public ulong prompt_tokens;
+        public int time_limited; public uint unfinished;
+    }
+
     public static class Native
     {
         const string L = "ai00";
@@ -195,6 +238,42 @@ namespace Ai00.Interop
         [DllImport(L, CallingConvention = C)] public static extern int ai00_generator_warning_count(out UIntPtr n, SafeHandle gen);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_generator_warning(out IntPtr text, out UIntPtr len, SafeHandle gen, UIntPtr index);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_generator_tokens(out IntPtr tokens, out UIntPtr n, SafeHandle gen);
+        // Prefix-state cache
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_prefix_cache_params_default(ref PrefixCacheParamsC p);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_prefix_cache_new(out IntPtr cache, ref PrefixCacheParamsC p);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_prefix_cache_free(IntPtr cache);
+        [DllImport(L, CallingConvention = C)] public static extern IntPtr ai00_prefix_cache_last_error(SafeHandle cache);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_prefix_cache_stats_get(ref PrefixCacheStatsC s, SafeHandle cache);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_prefix_cache_clear(SafeHandle cache);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_prefix_cache_warm(out UIntPtr evaluated, SafeHandle cache, SafeHandle model, uint[] tokens, UIntPtr n);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_prefix_cache_warm_text(out UIntPtr evaluated, SafeHandle cache, SafeHandle model, byte[] text, UIntPtr len);
+        // Option scoring
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_score_params_default(ref ScoreParamsC p);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_state_score_options([Out] OptionScoreC[] scores, UIntPtr cap, SafeHandle model, SafeHandle state, IntPtr[] candidates, UIntPtr[] nTokens, UIntPtr k, ref ScoreParamsC p);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_state_score_texts([Out] OptionScoreC[] scores, UIntPtr cap, SafeHandle model, SafeHandle state, IntPtr[] texts, UIntPtr[] lens, UIntPtr k, ref ScoreParamsC p);
+        // State bundles
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_state_bundle_save(out UIntPtr size, byte[] buf, UIntPtr cap, IntPtr[] states, IntPtr[] names, UIntPtr[] nameLens, UIntPtr count);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_state_bundle_save_file(IntPtr[] states, IntPtr[] names, UIntPtr[] nameLens, UIntPtr count, byte[] path, UIntPtr len);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_state_bundle_open(out IntPtr bundle, byte[] data, UIntPtr size);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_state_bundle_open_file(out IntPtr bundle, byte[] path, UIntPtr len);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_state_bundle_free(IntPtr bundle);
+        [DllImport(L, CallingConvention = C)] public static extern IntPtr ai00_state_bundle_last_error(SafeHandle bundle);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_state_bundle_count(out UIntPtr n, SafeHandle bundle);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_state_bundle_name(out IntPtr name, out UIntPtr len, SafeHandle bundle, UIntPtr index);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_state_bundle_find(out UIntPtr index, SafeHandle bundle, byte[] name, UIntPtr len);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_state_bundle_load(out IntPtr state, SafeHandle bundle, SafeHandle model, UIntPtr index);
+        // Batch
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_batch_params_default(ref BatchParamsC p);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_batch_step_params_default(ref BatchStepParamsC p);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_batch_new(out IntPtr batch, SafeHandle model, ref BatchParamsC p);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_batch_free(IntPtr batch);
+        [DllImport(L, CallingConvention = C)] public static extern IntPtr ai00_batch_last_error(SafeHandle batch);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_batch_add(SafeHandle batch, SafeHandle gen);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_batch_remove(SafeHandle batch, SafeHandle gen);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_batch_size(out UIntPtr n, SafeHandle batch);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_batch_step(ref BatchStepResultC r, SafeHandle batch, ref BatchStepParamsC p, BatchEventCallback cb, IntPtr user);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_batch_pending(out UIntPtr n, SafeHandle batch);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_batch_next_event(out int has, ref BatchEventC e, SafeHandle batch);
         // Tokenizer
         [DllImport(L, CallingConvention = C)] public static extern int ai00_tokenizer_load(out IntPtr tok, byte[] path, UIntPtr len);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_tokenizer_from_model(out IntPtr tok, SafeHandle model);

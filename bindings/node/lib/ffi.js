@@ -20,7 +20,7 @@ function loadLibrary() {
 }
 
 for (const t of ['ai00_model', 'ai00_state', 'ai00_chat_template', 'ai00_grammar', 'ai00_generator',
-  'ai00_tokenizer', 'ai00_output_parser']) koffi.opaque(t);
+  'ai00_tokenizer', 'ai00_output_parser', 'ai00_batch', 'ai00_prefix_cache', 'ai00_state_bundle']) koffi.opaque(t);
 
 koffi.struct('ai00_model_info', {
   struct_size: 'uint32_t', n_layer: 'uint32_t', n_embd: 'uint32_t', n_head: 'uint32_t', head_size: 'uint32_t',
@@ -83,6 +83,26 @@ koffi.struct('ai00_grammar_check_result', {
   struct_size: 'uint32_t', verdict: 'int32_t', byte_offset: 'uint64_t', token_index: 'uint64_t', token_id: 'uint32_t',
 });
 koffi.proto('int32_t ai00_delta_callback(const ai00_delta *delta, void *user_data)');
+koffi.struct('ai00_prefix_cache_params', { struct_size: 'uint32_t', max_bytes: 'uint64_t', compress_bf16: 'int32_t' });
+koffi.struct('ai00_prefix_cache_stats', {
+  struct_size: 'uint32_t', reserved: 'uint32_t', hits: 'uint64_t', misses: 'uint64_t', hit_tokens: 'uint64_t',
+  inserts: 'uint64_t', evictions: 'uint64_t', entries: 'uint64_t', bytes: 'uint64_t', max_bytes: 'uint64_t',
+});
+koffi.struct('ai00_score_params', {
+  struct_size: 'uint32_t', context: 'void *', n_context: 'size_t', logits: 'void *', n_logits: 'size_t',
+});
+koffi.struct('ai00_option_score', { total_logprob: 'double', mean_logprob: 'double', n_tokens: 'uint64_t' });
+koffi.struct('ai00_batch_params', { struct_size: 'uint32_t', pass_rows: 'uint32_t' });
+koffi.struct('ai00_batch_step_params', { struct_size: 'uint32_t', max_tokens: 'uint32_t', time_budget_us: 'uint64_t' });
+koffi.struct('ai00_batch_event', {
+  struct_size: 'uint32_t', generator: 'ai00_generator *', kind: 'int32_t', finish_reason: 'int32_t',
+  delta: 'ai00_delta', error: 'void *', error_len: 'size_t',
+});
+koffi.struct('ai00_batch_step_result', {
+  struct_size: 'uint32_t', steps: 'uint32_t', tokens_sampled: 'uint64_t', prompt_tokens: 'uint64_t',
+  time_limited: 'int32_t', unfinished: 'uint32_t',
+});
+koffi.proto('int32_t ai00_batch_event_callback(const ai00_batch_event *event, void *user_data)');
 
 const FUNCTIONS = [
   'int ai00_version_number(_Out_ uint32_t *v)',
@@ -160,6 +180,42 @@ const FUNCTIONS = [
   'int ai00_generator_warning_count(_Out_ size_t *n, const ai00_generator *g)',
   'int ai00_generator_warning(_Out_ void **text, _Out_ size_t *len, const ai00_generator *g, size_t index)',
   'int ai00_generator_tokens(_Out_ void **tokens, _Out_ size_t *n, const ai00_generator *g)',
+  // Prefix-state cache
+  'int ai00_prefix_cache_params_default(_Inout_ ai00_prefix_cache_params *p)',
+  'int ai00_prefix_cache_new(_Out_ ai00_prefix_cache **out, const ai00_prefix_cache_params *p)',
+  'int ai00_prefix_cache_free(ai00_prefix_cache *c)',
+  'const char *ai00_prefix_cache_last_error(const ai00_prefix_cache *c)',
+  'int ai00_prefix_cache_stats_get(_Inout_ ai00_prefix_cache_stats *s, const ai00_prefix_cache *c)',
+  'int ai00_prefix_cache_clear(ai00_prefix_cache *c)',
+  'int ai00_prefix_cache_warm(_Out_ size_t *n, ai00_prefix_cache *c, const ai00_model *m, const void *tokens, size_t n_tokens)',
+  'int ai00_prefix_cache_warm_text(_Out_ size_t *n, ai00_prefix_cache *c, const ai00_model *m, const void *text, size_t len)',
+  // Option scoring
+  'int ai00_score_params_default(_Inout_ ai00_score_params *p)',
+  'int ai00_state_score_options(void *out, size_t cap, const ai00_model *m, const ai00_state *s, void **cands, const void *n_tokens, size_t k, const ai00_score_params *p)',
+  'int ai00_state_score_texts(void *out, size_t cap, const ai00_model *m, const ai00_state *s, void **texts, const void *lens, size_t k, const ai00_score_params *p)',
+  // State bundles
+  'int ai00_state_bundle_save(_Out_ size_t *n, void *buf, size_t cap, ai00_state **states, void **names, const void *name_lens, size_t count)',
+  'int ai00_state_bundle_save_file(ai00_state **states, void **names, const void *name_lens, size_t count, const void *path, size_t len)',
+  'int ai00_state_bundle_open(_Out_ ai00_state_bundle **out, const void *data, size_t size)',
+  'int ai00_state_bundle_open_file(_Out_ ai00_state_bundle **out, const void *path, size_t len)',
+  'int ai00_state_bundle_free(ai00_state_bundle *b)',
+  'const char *ai00_state_bundle_last_error(const ai00_state_bundle *b)',
+  'int ai00_state_bundle_count(_Out_ size_t *n, const ai00_state_bundle *b)',
+  'int ai00_state_bundle_name(_Out_ void **name, _Out_ size_t *len, const ai00_state_bundle *b, size_t index)',
+  'int ai00_state_bundle_find(_Out_ size_t *index, const ai00_state_bundle *b, const void *name, size_t len)',
+  'int ai00_state_bundle_load(_Out_ ai00_state **out, const ai00_state_bundle *b, const ai00_model *m, size_t index)',
+  // Batch
+  'int ai00_batch_params_default(_Inout_ ai00_batch_params *p)',
+  'int ai00_batch_step_params_default(_Inout_ ai00_batch_step_params *p)',
+  'int ai00_batch_new(_Out_ ai00_batch **out, const ai00_model *m, const ai00_batch_params *p)',
+  'int ai00_batch_free(ai00_batch *b)',
+  'const char *ai00_batch_last_error(const ai00_batch *b)',
+  'int ai00_batch_add(ai00_batch *b, ai00_generator *g)',
+  'int ai00_batch_remove(ai00_batch *b, ai00_generator *g)',
+  'int ai00_batch_size(_Out_ size_t *n, const ai00_batch *b)',
+  'int ai00_batch_step(_Inout_ ai00_batch_step_result *r, ai00_batch *b, const ai00_batch_step_params *p, ai00_batch_event_callback *cb, void *user)',
+  'int ai00_batch_pending(_Out_ size_t *n, const ai00_batch *b)',
+  'int ai00_batch_next_event(_Out_ int32_t *has, _Inout_ ai00_batch_event *e, ai00_batch *b)',
   // Tokenizer
   'int ai00_tokenizer_load(_Out_ ai00_tokenizer **out, const void *path, size_t len)',
   'int ai00_tokenizer_from_model(_Out_ ai00_tokenizer **out, const ai00_model *m)',

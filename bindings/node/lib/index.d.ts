@@ -66,7 +66,7 @@ export interface SchemaOptions { lenient?: boolean; strictProperties?: boolean; 
 export declare function defaultSchemaOptions(): Required<SchemaOptions>;
 export interface GenerateOptions extends RenderOptions {
   sampler?: SamplerParams; maxTokens?: number; prefillChunk?: number; seed?: number | bigint;
-  grammar?: Grammar; grammarMode?: number; stop?: string[];
+  grammar?: Grammar; grammarMode?: number; stop?: string[]; prefixCache?: PrefixCache;
 }
 
 declare class Handle { readonly closed: boolean; readonly lastError: string; close(): void; }
@@ -128,4 +128,33 @@ export declare class Generator extends Handle implements AsyncIterable<Delta> {
   text(options?: { signal?: AbortSignal }): Promise<string>;
   readonly finished: boolean; readonly finishReason: number; readonly message: Record<string, Json>;
   readonly warnings: string[]; readonly tokens: number[];
+}
+
+export interface PrefixCacheStats { hits: number; misses: number; hitTokens: number; inserts: number; evictions: number; entries: number; bytes: number; maxBytes: number }
+export declare class PrefixCache extends Handle {
+  constructor(options?: { maxBytes?: number | bigint; compressBf16?: boolean });
+  readonly stats: PrefixCacheStats; clear(): void; warm(model: Model, tokens: number[] | string | Buffer): number;
+}
+export interface Score { totalLogprob: number; meanLogprob: number; nTokens: number }
+export interface ScoreOptions { context?: number[]; logits?: Float32Array | number[] }
+export declare function scoreOptions(model: Model, state: State, candidates: number[][], options?: ScoreOptions): Score[];
+export declare function scoreTexts(model: Model, state: State, texts: (string | Buffer)[], options?: ScoreOptions): Score[];
+export declare class StateBundle extends Handle {
+  static save(states: Record<string, State> | Map<string, State>): Buffer;
+  static saveFile(states: Record<string, State> | Map<string, State>, path: string): void;
+  static open(data: Buffer): StateBundle; static openFile(path: string): StateBundle;
+  readonly length: number; readonly names: string[]; find(name: string): number;
+  load(model: Model, entry: number | string): State; loadAll(model: Model): Map<string, State>;
+}
+export declare const BatchEventKind: { readonly DELTA: 0; readonly FINISHED: 1; readonly ERROR: 2 };
+export interface BatchEvent { generator: Generator; kind: number; finishReason: number; delta?: Delta; error?: string }
+export interface BatchStepResult { steps: number; tokensSampled: number; promptTokens: number; timeLimited: boolean; unfinished: number; events: BatchEvent[] }
+export interface BatchStepOptions { maxTokens?: number; timeBudgetUs?: number }
+export declare class Batch extends Handle {
+  constructor(model: Model, options?: { passRows?: number });
+  readonly model: Model; readonly size: number; readonly members: Generator[];
+  add(generator: Generator): void; remove(generator: Generator): void;
+  step(options?: BatchStepOptions): BatchStepResult;
+  stepAsync(options?: BatchStepOptions): Promise<BatchStepResult>;
+  events(options?: BatchStepOptions): AsyncGenerator<BatchEvent>;
 }

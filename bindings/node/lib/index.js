@@ -620,8 +620,9 @@ class Grammar extends Handle {
 
 // ---- generator --------------------------------------------------------------------------------
 
-function generateParams({ maxTokens, prefillChunk, seed, grammar = null, grammarMode = GrammarMode.AUTOMATIC, stop = [] } = {}) {
-  const p = {};
+function generateParams({ maxTokens, prefillChunk, seed, grammar = null, grammarMode = GrammarMode.AUTOMATIC, stop = [],
+  prefixCache = null } = {}) {
+  const p = { struct_size: koffi.sizeof('ai00_generate_params') };
   check(fn.ai00_generate_params_default(p));
   if (maxTokens !== undefined) p.max_tokens = maxTokens;
   if (prefillChunk !== undefined) p.prefill_chunk = prefillChunk;
@@ -630,12 +631,20 @@ function generateParams({ maxTokens, prefillChunk, seed, grammar = null, grammar
   p.grammar = grammar ? grammar.ptr : null;
   p.stop_sequences = stop.length ? stop.map(String) : null; // koffi copies them for the call
   p.n_stop_sequences = stop.length;
+  p.prefix_cache = prefixCache ? prefixCache.ptr : null;
   return { p };
 }
 
+/** ai00_generator_free, then the generator's hold on its prefix cache (the cache object is in
+ * the finalizer's held value, so it is never collected before the generator). */
+function generatorFree(cache) {
+  if (!cache) return fn.ai00_generator_free;
+  return (ptr) => { fn.ai00_generator_free(ptr); cache._release(); };
+}
+
 class Generator extends Handle {
-  constructor(ptr, keep) {
-    super(ptr, fn.ai00_generator_free, 'Generator');
+  constructor(ptr, keep, cache = null) {
+    super(ptr, generatorFree(cache), 'Generator');
     this._keep = keep; // the model, State, template and grammar stay alive with us
     this._finished = false;
     this._busy = false;
@@ -649,9 +658,13 @@ class Generator extends Handle {
     const { c: sampler } = samplerToC(options.sampler);
     const { p } = generateParams(options);
     const out = [null];
-    check(fn.ai00_generator_new_chat(out, model.ptr, state.ptr, template.ptr, conv, conv.length,
-      renderOptions(options), sampler, p));
-    return new Generator(out[0], [model, state, template, options.grammar])._borrow(state);
+    const cache = options.prefixCache || null;
+    if (cache) cache._retain();
+    try {
+      check(fn.ai00_generator_new_chat(out, model.ptr, state.ptr, template.ptr, conv, conv.length,
+        renderOptions(options), sampler, p));
+    } catch (e) { if (cache) cache._release(); throw e; }
+    return new Generator(out[0], [model, state, template, options.grammar], cache)._borrow(state);
   }
 
   /** A raw-text turn: the prompt is fed as is; the reply is TEXT deltas. */
@@ -660,11 +673,16 @@ class Generator extends Handle {
     const { c: sampler } = samplerToC(options.sampler);
     const { p } = generateParams(options);
     const out = [null];
-    check(fn.ai00_generator_new_raw(out, model.ptr, state.ptr, raw, raw.length, sampler, p));
-    return new Generator(out[0], [model, state, options.grammar])._borrow(state);
+    const cache = options.prefixCache || null;
+    if (cache) cache._retain();
+    try {
+      check(fn.ai00_generator_new_raw(out, model.ptr, state.ptr, raw, raw.length, sampler, p));
+    } catch (e) { if (cache) cache._release(); throw e; }
+    return new Generator(out[0], [model, state, options.grammar], cache)._borrow(state);
   }
 
   _enter() {
+    if (this._batch) throw new InvalidArgumentError(Status.INVALID_ARGUMENT, 'the generator is a member of a batch: step the batch');
     if (this._busy) throw new InvalidArgumentError(Status.INVALID_ARGUMENT, 'the generator is busy (one call at a time)');
     this._busy = true;
     return this.ptr;
@@ -742,6 +760,12 @@ class Generator extends Handle {
   cancel() { if (this._ptr) check(fn.ai00_generator_cancel(this._ptr)); }
   close() {
     if (this._busy) throw new InvalidArgumentError(Status.INVALID_ARGUMENT, 'close() while the generator is busy; await it first');
+    if (this._batch && this._batch._busy) {
+      throw new InvalidArgumentError(Status.INVALID_ARGUMENT, 'close() while its batch is stepping; await the step first');
+    }
+    // ai00_generator_free takes a member out of its batch; forget it on our side too.
+    if (this._batch && this._ptr) this._batch._members.delete(koffi.address(this._ptr));
+    this._batch = null;
     super.close();
   }
   get lastError() { return fn.ai00_generator_last_error(this._ptr); }
@@ -770,7 +794,277 @@ class Generator extends Handle {
   }
 }
 
+// ---- prefix cache -----------------------------------------------------------------------------
+
+/** States after token prefixes (system prompt, persona), reused by generators whose State is
+ * pristine (new or reset): pass it as the `prefixCache` option of Generator.chat/raw. The library
+ * frees a cache only after every generator using it, so close() while some are open (or not yet
+ * collected) waits for the last one. Thread-safe in the library (docs/prefix-cache.md). */
+class PrefixCache extends Handle {
+  constructor({ maxBytes, compressBf16 = false } = {}) {
+    const p = { struct_size: koffi.sizeof('ai00_prefix_cache_params') };
+    check(fn.ai00_prefix_cache_params_default(p));
+    if (maxBytes !== undefined) p.max_bytes = BigInt(maxBytes);
+    p.compress_bf16 = compressBf16 ? 1 : 0;
+    const out = [null];
+    check(fn.ai00_prefix_cache_new(out, p));
+    super(out[0], fn.ai00_prefix_cache_free, 'PrefixCache');
+    this._users = 0; // open generators using the cache
+    this._closing = false;
+  }
+  get closed() { return this._closing || super.closed; }
+  /** Frees the cache, or once the last generator using it is closed (or collected). */
+  close() {
+    if (this._users > 0) { this._closing = true; return; }
+    super.close();
+  }
+  _retain() {
+    if (this.closed) throw new InvalidArgumentError(Status.INVALID_ARGUMENT, 'this PrefixCache is closed');
+    this._users += 1;
+  }
+  _release() {
+    this._users -= 1;
+    if (this._users === 0 && this._closing) { this._closing = false; super.close(); }
+  }
+  get lastError() { return fn.ai00_prefix_cache_last_error(this._ptr); }
+  /** Counters: hits, misses, hitTokens, inserts, evictions, entries, bytes, maxBytes. */
+  get stats() {
+    const s = { struct_size: koffi.sizeof('ai00_prefix_cache_stats') };
+    check(fn.ai00_prefix_cache_stats_get(s, this.ptr));
+    return {
+      hits: Number(s.hits), misses: Number(s.misses), hitTokens: Number(s.hit_tokens), inserts: Number(s.inserts),
+      evictions: Number(s.evictions), entries: Number(s.entries), bytes: Number(s.bytes), maxBytes: Number(s.max_bytes),
+    };
+  }
+  clear() { check(fn.ai00_prefix_cache_clear(this.ptr)); }
+  /** Stores the State after `tokens` (an array of ids, or a text the model encodes) fed to the
+   * zero state; returns how many tokens ran (0 when all were cached). */
+  warm(model, tokens) {
+    const n = [0];
+    if (typeof tokens === 'string' || Buffer.isBuffer(tokens)) {
+      const raw = utf8(tokens);
+      check(fn.ai00_prefix_cache_warm_text(n, this.ptr, model.ptr, nonNull(raw), raw.length));
+    } else {
+      check(fn.ai00_prefix_cache_warm(n, this.ptr, model.ptr, nonNull(u32Buffer(tokens)), tokens.length));
+    }
+    return Number(n[0]);
+  }
+}
+
+// ---- option scoring ---------------------------------------------------------------------------
+
+function scoreParams({ context = null, logits = null } = {}) {
+  const p = { struct_size: koffi.sizeof('ai00_score_params') };
+  check(fn.ai00_score_params_default(p));
+  if (context) { p.context = nonNull(u32Buffer(context)); p.n_context = context.length; }
+  if (logits) {
+    const l = logits instanceof Float32Array ? logits : Float32Array.from(logits);
+    p.logits = Buffer.from(l.buffer, l.byteOffset, l.byteLength); p.n_logits = l.length;
+  }
+  return p;
+}
+function scoresFromBuffer(buf, k) {
+  const out = [];
+  for (let i = 0; i < k; ++i) {
+    out.push({ totalLogprob: buf.readDoubleLE(i * 24), meanLogprob: buf.readDoubleLE(i * 24 + 8),
+      nTokens: Number(buf.readBigUInt64LE(i * 24 + 16)) });
+  }
+  return out;
+}
+const sizeBuffer = (sizes) => Buffer.from(BigUint64Array.from(sizes.map((n) => BigInt(n))).buffer);
+
+/** How likely `state` continues with each candidate (arrays of token ids): natural-log
+ * probabilities { totalLogprob, meanLogprob, nTokens }. Give exactly one of `context` (ids fed to
+ * a copy first) or `logits` (the State's last logits). The State is unchanged. */
+function scoreOptions(model, state, candidates, options = {}) {
+  const p = scoreParams(options);
+  const k = candidates.length;
+  const out = Buffer.alloc(Math.max(k, 1) * koffi.sizeof('ai00_option_score'));
+  const rows = candidates.map((c) => nonNull(u32Buffer(c)));
+  check(fn.ai00_state_score_options(out, k, model.ptr, state.ptr, k ? rows : null,
+    k ? sizeBuffer(candidates.map((c) => c.length)) : null, k, p));
+  return scoresFromBuffer(out, k);
+}
+/** scoreOptions with texts, each encoded alone (a new word usually starts with a space). */
+function scoreTexts(model, state, texts, options = {}) {
+  const p = scoreParams(options);
+  const k = texts.length;
+  const out = Buffer.alloc(Math.max(k, 1) * koffi.sizeof('ai00_option_score'));
+  const raws = texts.map((t) => utf8(t));
+  check(fn.ai00_state_score_texts(out, k, model.ptr, state.ptr, k ? raws.map(nonNull) : null,
+    k ? sizeBuffer(raws.map((r) => r.length)) : null, k, p));
+  return scoresFromBuffer(out, k);
+}
+
+// ---- state bundles ----------------------------------------------------------------------------
+
+function bundleArgs(states) {
+  const entries = states instanceof Map ? [...states.entries()] : Object.entries(states);
+  const names = entries.map(([n]) => utf8(n));
+  return { states: entries.map(([, s]) => s.ptr), names: names.map(nonNull), lens: sizeBuffer(names.map((n) => n.length)),
+    count: entries.length };
+}
+
+/** Many named States in one buffer or file: StateBundle.save({ name: state, ... }) -> Buffer,
+ * saveFile(states, path), StateBundle.open(buffer) / openFile(path) (a truncated or corrupt
+ * bundle throws ModelFileError), then names, find(name), load(model, indexOrName), loadAll(model). */
+class StateBundle extends Handle {
+  constructor(ptr) { super(ptr, fn.ai00_state_bundle_free, 'StateBundle'); }
+  static save(states) {
+    const a = bundleArgs(states);
+    return twoCall((n, b, c) => fn.ai00_state_bundle_save(n, b, c, a.states, a.names, a.lens, a.count), 1);
+  }
+  static saveFile(states, path) {
+    const a = bundleArgs(states); const raw = utf8(path);
+    check(fn.ai00_state_bundle_save_file(a.states, a.names, a.lens, a.count, raw, raw.length));
+  }
+  static open(data) {
+    const out = [null];
+    check(fn.ai00_state_bundle_open(out, nonNull(data), data.length));
+    return new StateBundle(out[0]);
+  }
+  static openFile(path) {
+    const out = [null]; const raw = utf8(path);
+    check(fn.ai00_state_bundle_open_file(out, raw, raw.length));
+    return new StateBundle(out[0]);
+  }
+  get lastError() { return fn.ai00_state_bundle_last_error(this._ptr); }
+  get length() { const n = [0]; check(fn.ai00_state_bundle_count(n, this.ptr)); return Number(n[0]); }
+  get names() { const b = this.ptr; return strings(this.length, (p, l, i) => fn.ai00_state_bundle_name(p, l, b, i)); }
+  find(name) {
+    const raw = utf8(name); const i = [0];
+    check(fn.ai00_state_bundle_find(i, this.ptr, nonNull(raw), raw.length));
+    return Number(i[0]);
+  }
+  load(model, entry) {
+    const index = typeof entry === 'number' ? entry : this.find(entry);
+    const out = [null];
+    check(fn.ai00_state_bundle_load(out, this.ptr, model.ptr, index));
+    return new State(model, out[0]);
+  }
+  loadAll(model) {
+    const m = new Map();
+    this.names.forEach((n, i) => m.set(n, this.load(model, i)));
+    return m;
+  }
+}
+
+// ---- batch ------------------------------------------------------------------------------------
+
+const BatchEventKind = Object.freeze({ DELTA: 0, FINISHED: 1, ERROR: 2 });
+
+/** Many generators of ONE model advanced together, one pass over the weights per step
+ * (docs/batching.md); each member gives exactly the tokens it gives alone. The batch keeps its
+ * members referenced; a member cannot be stepped alone. step() runs synchronously on the calling
+ * thread (bounded by its budgets: a frame loop's call); stepAsync() runs the same step on a
+ * worker thread, and events() is an async iterator of the events until every member finished.
+ * An event is { generator, kind, finishReason, delta?, error? }. */
+class Batch extends Handle {
+  constructor(model, { passRows } = {}) {
+    const p = { struct_size: koffi.sizeof('ai00_batch_params') };
+    check(fn.ai00_batch_params_default(p));
+    if (passRows !== undefined) p.pass_rows = passRows;
+    const out = [null];
+    check(fn.ai00_batch_new(out, model.ptr, p));
+    super(out[0], fn.ai00_batch_free, 'Batch');
+    this.model = model;
+    this._members = new Map();
+    this._busy = false;
+  }
+  get lastError() { return fn.ai00_batch_last_error(this._ptr); }
+  _idle() { if (this._busy) throw new InvalidArgumentError(Status.INVALID_ARGUMENT, 'the batch is busy (await its step first)'); }
+  close() {
+    this._idle();
+    for (const g of this._members.values()) g._batch = null;
+    this._members.clear();
+    super.close();
+  }
+  /** Adds a member: MismatchError for a generator of another model, InvalidArgumentError for
+   * one already in a batch. */
+  add(generator) {
+    this._idle();
+    if (generator._busy) throw new InvalidArgumentError(Status.INVALID_ARGUMENT, 'the generator is busy');
+    check(fn.ai00_batch_add(this.ptr, generator.ptr));
+    this._members.set(koffi.address(generator.ptr), generator);
+    generator._batch = this;
+  }
+  /** Takes a member out; it may then be stepped alone and continues exactly. */
+  remove(generator) {
+    this._idle();
+    check(fn.ai00_batch_remove(this.ptr, generator.ptr));
+    this._members.delete(koffi.address(generator.ptr));
+    generator._batch = null;
+  }
+  get size() { const n = [0]; check(fn.ai00_batch_size(n, this.ptr)); return Number(n[0]); }
+  get members() { return [...this._members.values()]; }
+
+  _params(maxTokens, timeBudgetUs) {
+    const p = { struct_size: koffi.sizeof('ai00_batch_step_params') };
+    check(fn.ai00_batch_step_params_default(p));
+    p.max_tokens = maxTokens;
+    p.time_budget_us = BigInt(timeBudgetUs);
+    return p;
+  }
+  _drain(r) {
+    const n = [0];
+    check(fn.ai00_batch_pending(n, this.ptr));
+    const events = [];
+    for (let i = 0; i < Number(n[0]); ++i) {
+      const has = [0]; const e = { struct_size: koffi.sizeof('ai00_batch_event') };
+      check(fn.ai00_batch_next_event(has, e, this.ptr));
+      if (!has[0]) break;
+      const g = this._members.get(koffi.address(e.generator));
+      const ev = { generator: g, kind: e.kind, finishReason: e.finish_reason };
+      if (e.kind === BatchEventKind.DELTA) {
+        ev.delta = deltaFromC(e.delta);
+        if (ev.delta.kind === DeltaKind.FINISH && g) g._finished = true;
+      } else {
+        if (g) g._finished = true;
+        ev.error = stringAt(e.error, e.error_len);
+      }
+      events.push(ev);
+    }
+    return {
+      steps: r.steps, tokensSampled: Number(r.tokens_sampled), promptTokens: Number(r.prompt_tokens),
+      timeLimited: r.time_limited !== 0, unfinished: r.unfinished, events,
+    };
+  }
+  /** One bounded advance on this thread: at most `maxTokens` tokens per decoding member and,
+   * with `timeBudgetUs`, only steps predicted to fit. Returns { steps, tokensSampled,
+   * promptTokens, timeLimited, unfinished, events } (per member: deltas, then FINISHED/ERROR). */
+  step({ maxTokens = 1, timeBudgetUs = 0 } = {}) {
+    this._idle();
+    const r = { struct_size: koffi.sizeof('ai00_batch_step_result') };
+    check(fn.ai00_batch_step(r, this.ptr, this._params(maxTokens, timeBudgetUs), null, null));
+    return this._drain(r);
+  }
+  /** step() on a worker thread (the event loop stays free; do not touch the batch meanwhile). */
+  stepAsync({ maxTokens = 1, timeBudgetUs = 0 } = {}) {
+    this._idle();
+    const b = this.ptr;
+    const r = { struct_size: koffi.sizeof('ai00_batch_step_result') };
+    this._busy = true;
+    return new Promise((resolve, reject) => {
+      fn.ai00_batch_step.async(r, b, this._params(maxTokens, timeBudgetUs), null, null, (err, status) => {
+        this._busy = false;
+        if (err) return reject(err);
+        if (status !== 0) return reject(new (ERRORS[status] || Ai00Error)(status, fn.ai00_batch_last_error(b)));
+        try { return resolve(this._drain(r)); } catch (e) { return reject(e); }
+      });
+    });
+  }
+  /** Async iterator of the events, stepping on a worker thread until every member finished. */
+  async *events({ maxTokens = 1, timeBudgetUs = 0 } = {}) {
+    for (;;) {
+      const r = await this.stepAsync({ maxTokens, timeBudgetUs });
+      yield* r.events;
+      if (r.steps === 0 || r.unfinished === 0) return;
+    }
+  }
+}
+
 module.exports = {
+  PrefixCache, StateBundle, Batch, BatchEventKind, scoreOptions, scoreTexts,
   Status, Thinking, DeltaKind, FinishReason, GrammarMode, SamplerMethod, Preset, ThinkingStart, CheckVerdict, FORMATS,
   WeightType, FileFormat, Limits, convertModel, defaultSchemaOptions,
   Ai00Error, InvalidArgumentError, IOError, ModelFileError, FormatError, GrammarError, MismatchError, UnsupportedError,

@@ -2,7 +2,10 @@
 
 Handles are context managers (``with Model(path) as m: ...``) and are also freed when collected;
 every failing call raises an :class:`Ai00Error` subclass carrying the library's status and
-message. A :class:`Generator` is an iterator of :class:`Delta` values.
+message. A :class:`Generator` is an iterator of :class:`Delta` values. A :class:`Batch` steps many
+generators of one model together; a :class:`PrefixCache` reuses States after shared prompt
+prefixes; :func:`score_options` ranks candidate continuations; a :class:`StateBundle` saves many
+named States at once.
 """
 from __future__ import annotations
 
@@ -10,10 +13,12 @@ import ctypes
 import enum
 import json as _json
 import os
+import threading
 import weakref
-from ctypes import byref, c_char_p, c_float, c_int32, c_size_t, c_uint32, c_void_p
+from ctypes import POINTER, byref, c_char_p, c_float, c_int32, c_size_t, c_uint32, c_void_p
 from dataclasses import dataclass, field
-from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Union)
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence,
+                    Union)
 
 from . import _ffi
 from ._ffi import NUL_TERMINATED, lib
@@ -27,6 +32,8 @@ __all__ = [
     "ChatTemplate", "Rendered", "OutputParser", "Grammar", "Tokenizer", "Generator",
     "version", "abi_version", "status_string", "last_error", "finish_reason_name", "FORMATS",
     "WeightType", "FileFormat", "Limits", "convert_model", "capabilities",
+    "PrefixCache", "PrefixCacheStats", "Score", "score_options", "score_texts", "StateBundle",
+    "Batch", "BatchEvent", "BatchEventKind", "BatchStepResult",
 ]
 
 FORMATS = ("ai00-v1", "ai00-v0", "goose", "openchatml")
@@ -1051,8 +1058,10 @@ class Grammar(_Handle):
 # ---- generator --------------------------------------------------------------------------------
 
 def _generate_params(max_tokens: Optional[int], seed: Optional[int], grammar: Optional[Grammar],
-                     grammar_mode: int, stop: Sequence[str], prefill_chunk: Optional[int]):
+                     grammar_mode: int, stop: Sequence[str], prefill_chunk: Optional[int],
+                     prefix_cache: Optional["PrefixCache"] = None):
     p = _ffi.GenerateParamsC()
+    p.struct_size = ctypes.sizeof(p)
     _check(lib.ai00_generate_params_default(byref(p)))
     if max_tokens is not None:
         p.max_tokens = max_tokens
@@ -1065,6 +1074,8 @@ def _generate_params(max_tokens: Optional[int], seed: Optional[int], grammar: Op
         p.grammar = grammar._handle
     stops = (c_char_p * max(len(stop), 1))(*[_text(s) for s in stop])
     p.stop_sequences, p.n_stop_sequences = stops, len(stop)
+    if prefix_cache is not None:
+        p.prefix_cache = prefix_cache._handle
     return p, stops
 
 
@@ -1077,10 +1088,26 @@ class Generator(_Handle):
     _last_error_fn = staticmethod(lib.ai00_generator_last_error)
     _kind = "Generator"
 
-    def __init__(self, handle: int, keep: tuple):
+    def __init__(self, handle: int, keep: tuple, cache: Optional["PrefixCache"] = None):
         super().__init__(handle)
         self._keep = keep  # the model, State and grammar objects stay alive with us
         self._finished = False
+        self._batch: Optional["weakref.ref[Batch]"] = None
+        self._cache = cache  # freed only after us (PrefixCache.close waits)
+        if cache is not None:
+            cache._retain()
+
+    def close(self) -> None:
+        # ai00_generator_free takes a member out of its batch; forget it on our side too.
+        b = self._batch() if self._batch else None
+        if b is not None and self._h:
+            b._members.pop(self._h, None)
+        self._batch = None
+        had = bool(self._h)
+        super().close()
+        cache, self._cache = self._cache, None
+        if had and cache is not None:
+            cache._release()
 
     @classmethod
     def chat(cls, model: Model, state: State, template: ChatTemplate, messages: Any, *,
@@ -1090,31 +1117,38 @@ class Generator(_Handle):
              grammar: Optional[Grammar] = None, grammar_mode: int = GrammarMode.AUTOMATIC,
              stop: Sequence[str] = (), prefill_chunk: Optional[int] = None,
              reflect: bool = False, introspect: bool = False,
-             prepend_token0: Optional[bool] = None) -> "Generator":
+             prepend_token0: Optional[bool] = None,
+             prefix_cache: Optional["PrefixCache"] = None) -> "Generator":
         ro, _k1 = _render_options(add_generation_prompt, thinking, tools, assistant_name,
                                   reflect, introspect, prepend_token0)
         sp = sampler._to_c() if sampler else None
-        gp, _k2 = _generate_params(max_tokens, seed, grammar, grammar_mode, stop, prefill_chunk)
+        gp, _k2 = _generate_params(max_tokens, seed, grammar, grammar_mode, stop, prefill_chunk,
+                                   prefix_cache)
+        if prefix_cache is not None and prefix_cache.closed:
+            raise InvalidArgumentError(Status.INVALID_ARGUMENT, "this PrefixCache is closed")
         conv = _json_text(messages)
         h = c_void_p()
         _check(lib.ai00_generator_new_chat(byref(h), model._handle, state._handle,
                                            template._handle, conv, len(conv), byref(ro),
                                            byref(sp[0]) if sp else None, byref(gp)))
-        return cls(h.value, (model, state, template, grammar))._borrow(state)
+        return cls(h.value, (model, state, template, grammar), prefix_cache)._borrow(state)
 
     @classmethod
     def raw(cls, model: Model, state: State, prompt: Union[str, bytes], *,
             sampler: Optional[SamplerParams] = None, max_tokens: Optional[int] = None,
             seed: Optional[int] = None, grammar: Optional[Grammar] = None,
-            stop: Sequence[str] = (), prefill_chunk: Optional[int] = None) -> "Generator":
+            stop: Sequence[str] = (), prefill_chunk: Optional[int] = None,
+            prefix_cache: Optional["PrefixCache"] = None) -> "Generator":
         sp = sampler._to_c() if sampler else None
         gp, _k = _generate_params(max_tokens, seed, grammar, GrammarMode.AUTOMATIC, stop,
-                                  prefill_chunk)
+                                  prefill_chunk, prefix_cache)
+        if prefix_cache is not None and prefix_cache.closed:
+            raise InvalidArgumentError(Status.INVALID_ARGUMENT, "this PrefixCache is closed")
         raw = _text(prompt)
         h = c_void_p()
         _check(lib.ai00_generator_new_raw(byref(h), model._handle, state._handle, raw, len(raw),
                                           byref(sp[0]) if sp else None, byref(gp)))
-        return cls(h.value, (model, state, grammar))._borrow(state)
+        return cls(h.value, (model, state, grammar), prefix_cache)._borrow(state)
 
     def _borrow(self, state: State) -> "Generator":
         state._borrower = weakref.ref(self)
@@ -1203,3 +1237,356 @@ class Generator(_Handle):
     def text(self) -> str:
         """Runs to the end and returns the content text."""
         return "".join(d.text for d in self if d.kind == DeltaKind.TEXT)
+
+
+# ---- prefix cache -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PrefixCacheStats:
+    """Counters of a :class:`PrefixCache` since it was made."""
+    hits: int
+    misses: int
+    hit_tokens: int
+    inserts: int
+    evictions: int
+    entries: int
+    bytes: int
+    max_bytes: int
+
+
+class PrefixCache(_Handle):
+    """States after token prefixes (system prompt, persona), reused by generators whose State is
+    pristine (new or reset) and whose prompt starts with a stored prefix (docs/prefix-cache.md).
+    Thread-safe: any number of threads and generators may share one. Pass it to
+    ``Generator.chat``/``Generator.raw`` as ``prefix_cache=``. The library frees a cache only
+    after every generator using it: ``close()`` while some are open waits for the last one.
+    """
+    _free = staticmethod(lib.ai00_prefix_cache_free)
+    _last_error_fn = staticmethod(lib.ai00_prefix_cache_last_error)
+    _kind = "PrefixCache"
+
+    def __init__(self, *, max_bytes: Optional[int] = None, compress_bf16: bool = False):
+        p = _ffi.PrefixCacheParamsC()
+        p.struct_size = ctypes.sizeof(p)
+        _check(lib.ai00_prefix_cache_params_default(byref(p)))
+        if max_bytes is not None:
+            p.max_bytes = max_bytes
+        p.compress_bf16 = 1 if compress_bf16 else 0
+        h = c_void_p()
+        _check(lib.ai00_prefix_cache_new(byref(h), byref(p)))
+        super().__init__(h.value)
+        self._users = 0  # open generators using the cache
+        self._closing = False
+        self._lock = threading.Lock()  # generators on several threads may share the cache
+
+    def close(self) -> None:
+        """Frees the cache, or once the last generator using it is closed."""
+        with self._lock:
+            if self._users > 0:
+                self._closing = True
+                return
+            super().close()
+
+    @property
+    def closed(self) -> bool:
+        return self._closing or super().closed
+
+    def _retain(self) -> None:
+        with self._lock:
+            if self.closed:
+                raise InvalidArgumentError(Status.INVALID_ARGUMENT, "this PrefixCache is closed")
+            self._users += 1
+
+    def _release(self) -> None:
+        with self._lock:
+            self._users -= 1
+            if self._users == 0 and self._closing:
+                self._closing = False
+                super().close()
+
+    @property
+    def stats(self) -> PrefixCacheStats:
+        st = _ffi.PrefixCacheStatsC()
+        st.struct_size = ctypes.sizeof(st)
+        _check(lib.ai00_prefix_cache_stats_get(byref(st), self._handle))
+        return PrefixCacheStats(st.hits, st.misses, st.hit_tokens, st.inserts, st.evictions,
+                                st.entries, st.bytes, st.max_bytes)
+
+    def clear(self) -> None:
+        """Drops every entry (the counters other than entries and bytes are kept)."""
+        _check(lib.ai00_prefix_cache_clear(self._handle))
+
+    def warm(self, model: Model, tokens: Union[str, bytes, Sequence[int]]) -> int:
+        """Stores the State after `tokens` (or a text, encoded by the model) fed to the zero
+        state; returns how many tokens ran through the model (0 when all were cached)."""
+        n = c_size_t()
+        if isinstance(tokens, (str, bytes)):
+            raw = _text(tokens)
+            _check(lib.ai00_prefix_cache_warm_text(byref(n), self._handle, model._handle, raw,
+                                                   len(raw)))
+        else:
+            arr = (c_uint32 * max(len(tokens), 1))(*tokens)
+            _check(lib.ai00_prefix_cache_warm(byref(n), self._handle, model._handle, arr,
+                                              len(tokens)))
+        return n.value
+
+
+# ---- option scoring ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Score:
+    """One candidate's score: natural-log probability (total and per token)."""
+    total_logprob: float
+    mean_logprob: float
+    n_tokens: int
+
+
+def _score_params(context: Optional[Sequence[int]], logits: Optional[Sequence[float]]):
+    p = _ffi.ScoreParamsC()
+    p.struct_size = ctypes.sizeof(p)
+    _check(lib.ai00_score_params_default(byref(p)))
+    keep = []
+    if context is not None:
+        ctx = (c_uint32 * max(len(context), 1))(*context)
+        keep.append(ctx)
+        p.context, p.n_context = ctypes.cast(ctx, POINTER(c_uint32)), len(context)
+    if logits is not None:
+        lg = (c_float * max(len(logits), 1))(*logits)
+        keep.append(lg)
+        p.logits, p.n_logits = ctypes.cast(lg, POINTER(c_float)), len(logits)
+    return p, keep
+
+
+def score_options(model: Model, state: State, candidates: Sequence[Sequence[int]], *,
+                  context: Optional[Sequence[int]] = None,
+                  logits: Optional[Sequence[float]] = None) -> List[Score]:
+    """How likely `state` continues with each token sequence, after `context` tokens (fed to a
+    copy) or from `logits` (the State's last logits): give exactly one. The State is unchanged.
+    No candidates, an empty one or a bad id raise :class:`InvalidArgumentError`."""
+    p, keep = _score_params(context, logits)
+    k = len(candidates)
+    rows = [(c_uint32 * max(len(c), 1))(*c) for c in candidates]
+    ptrs = (POINTER(c_uint32) * max(k, 1))(*[ctypes.cast(r, POINTER(c_uint32)) for r in rows])
+    lens = (c_size_t * max(k, 1))(*[len(c) for c in candidates])
+    out = (_ffi.OptionScoreC * max(k, 1))()
+    _check(lib.ai00_state_score_options(out, k, model._handle, state._handle, ptrs, lens, k,
+                                        byref(p)))
+    return [Score(o.total_logprob, o.mean_logprob, o.n_tokens) for o in out[:k]]
+
+
+def score_texts(model: Model, state: State, texts: Sequence[Union[str, bytes]], *,
+                context: Optional[Sequence[int]] = None,
+                logits: Optional[Sequence[float]] = None) -> List[Score]:
+    """As :func:`score_options` with texts, each encoded alone (usually starting with a space)."""
+    p, keep = _score_params(context, logits)
+    k = len(texts)
+    raws = [_text(t) for t in texts]
+    ptrs = (c_char_p * max(k, 1))(*raws)
+    lens = (c_size_t * max(k, 1))(*[len(r) for r in raws])
+    out = (_ffi.OptionScoreC * max(k, 1))()
+    _check(lib.ai00_state_score_texts(out, k, model._handle, state._handle, ptrs, lens, k,
+                                      byref(p)))
+    return [Score(o.total_logprob, o.mean_logprob, o.n_tokens) for o in out[:k]]
+
+
+# ---- state bundles ----------------------------------------------------------------------------
+
+def _bundle_args(states: Mapping[str, State]):
+    names = [_text(n) for n in states]
+    hs = [s._handle for s in states.values()]
+    n = len(hs)
+    return ((c_void_p * max(n, 1))(*hs), (c_char_p * max(n, 1))(*names),
+            (c_size_t * max(n, 1))(*[len(x) for x in names]), n)
+
+
+class StateBundle(_Handle):
+    """Many named States in one buffer or file. Build one with :meth:`save` / :meth:`save_file`,
+    read it with :meth:`open` / :meth:`open_file`; immutable, any thread may read it."""
+    _free = staticmethod(lib.ai00_state_bundle_free)
+    _last_error_fn = staticmethod(lib.ai00_state_bundle_last_error)
+    _kind = "StateBundle"
+
+    @staticmethod
+    def save(states: Mapping[str, State]) -> bytes:
+        """The bundle bytes of `states` (name -> State, names unique, 1..4096 UTF-8 bytes)."""
+        hs, names, lens, n = _bundle_args(states)
+        buf, size = _two_call(lambda out, b, cap: lib.ai00_state_bundle_save(
+            out, b, cap, hs, names, lens, n), ctypes.c_char)
+        return bytes(buf[:size])
+
+    @staticmethod
+    def save_file(states: Mapping[str, State], path: Union[str, os.PathLike]) -> None:
+        hs, names, lens, n = _bundle_args(states)
+        raw = os.fsencode(path)
+        _check(lib.ai00_state_bundle_save_file(hs, names, lens, n, raw, len(raw)))
+
+    @classmethod
+    def open(cls, data: bytes) -> "StateBundle":
+        """Opens bundle bytes (copied), checking every entry: a truncated or corrupt bundle
+        raises :class:`ModelFileError` naming the entry and offset."""
+        h = c_void_p()
+        buf = ctypes.create_string_buffer(bytes(data), max(len(data), 1))
+        _check(lib.ai00_state_bundle_open(byref(h), buf, len(data)))
+        return cls(h.value)
+
+    @classmethod
+    def open_file(cls, path: Union[str, os.PathLike]) -> "StateBundle":
+        h = c_void_p()
+        raw = os.fsencode(path)
+        _check(lib.ai00_state_bundle_open_file(byref(h), raw, len(raw)))
+        return cls(h.value)
+
+    def __len__(self) -> int:
+        n = c_size_t()
+        _check(lib.ai00_state_bundle_count(byref(n), self._handle))
+        return n.value
+
+    def name(self, index: int) -> str:
+        ptr, n = c_void_p(), c_size_t()
+        _check(lib.ai00_state_bundle_name(byref(ptr), byref(n), self._handle, index))
+        return _string(ptr.value, n.value)
+
+    @property
+    def names(self) -> List[str]:
+        return [self.name(i) for i in range(len(self))]
+
+    def find(self, name: str) -> int:
+        """The index of the entry `name` (:class:`InvalidArgumentError` when there is none)."""
+        raw = _text(name)
+        i = c_size_t()
+        _check(lib.ai00_state_bundle_find(byref(i), self._handle, raw, len(raw)))
+        return i.value
+
+    def load(self, model: Model, entry: Union[int, str]) -> State:
+        """A new State of `model` from an entry (index or name)."""
+        index = self.find(entry) if isinstance(entry, str) else entry
+        h = c_void_p()
+        _check(lib.ai00_state_bundle_load(byref(h), self._handle, model._handle, index))
+        return State(model, h.value)
+
+    def load_all(self, model: Model) -> Dict[str, State]:
+        return {self.name(i): self.load(model, i) for i in range(len(self))}
+
+
+# ---- batch ------------------------------------------------------------------------------------
+
+class BatchEventKind(enum.IntEnum):
+    DELTA = 0
+    FINISHED = 1
+    ERROR = 2
+
+
+@dataclass(frozen=True)
+class BatchEvent:
+    """What happened to one member in a step: a delta, its end, or its failure."""
+    generator: "Generator"
+    kind: BatchEventKind
+    finish_reason: FinishReason = FinishReason.NONE
+    delta: Optional[Delta] = None
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class BatchStepResult:
+    steps: int
+    tokens_sampled: int
+    prompt_tokens: int
+    time_limited: bool
+    unfinished: int
+    events: List[BatchEvent] = field(default_factory=list)
+
+
+class Batch(_Handle):
+    """Many generators of ONE model advanced together, one pass over the weights per step
+    (docs/batching.md). Every member gives exactly the tokens it gives alone. The batch keeps
+    its members alive; while in a batch a generator cannot be run, iterated or stepped alone.
+    One thread at a time uses a batch; ``member.cancel()`` works from any thread.
+    """
+    _free = staticmethod(lib.ai00_batch_free)
+    _last_error_fn = staticmethod(lib.ai00_batch_last_error)
+    _kind = "Batch"
+
+    def __init__(self, model: Model, *, pass_rows: Optional[int] = None):
+        p = _ffi.BatchParamsC()
+        p.struct_size = ctypes.sizeof(p)
+        _check(lib.ai00_batch_params_default(byref(p)))
+        if pass_rows is not None:
+            p.pass_rows = pass_rows
+        h = c_void_p()
+        _check(lib.ai00_batch_new(byref(h), model._handle, byref(p)))
+        super().__init__(h.value)
+        self.model = model
+        self._members: Dict[int, Generator] = {}
+
+    def close(self) -> None:
+        for g in self._members.values():
+            g._batch = None
+        self._members = {}
+        super().close()
+
+    def add(self, generator: Generator) -> None:
+        """Adds a member. A generator of another model raises :class:`MismatchError`; one already
+        in a batch :class:`InvalidArgumentError`."""
+        _check(lib.ai00_batch_add(self._handle, generator._handle))
+        self._members[generator._handle] = generator
+        generator._batch = weakref.ref(self)
+
+    def remove(self, generator: Generator) -> None:
+        """Takes a member out; it may then be stepped alone and continues exactly."""
+        _check(lib.ai00_batch_remove(self._handle, generator._handle))
+        self._members.pop(generator._handle, None)
+        generator._batch = None
+
+    def __len__(self) -> int:
+        n = c_size_t()
+        _check(lib.ai00_batch_size(byref(n), self._handle))
+        return n.value
+
+    @property
+    def members(self) -> List[Generator]:
+        return list(self._members.values())
+
+    def step(self, max_tokens: int = 1, time_budget_us: int = 0) -> BatchStepResult:
+        """One bounded advance: at most `max_tokens` tokens per decoding member and, with a time
+        budget (microseconds), only steps predicted to fit. Returns the summary and the events in
+        order (per member: its deltas, then one FINISHED or ERROR)."""
+        p = _ffi.BatchStepParamsC()
+        p.struct_size = ctypes.sizeof(p)
+        _check(lib.ai00_batch_step_params_default(byref(p)))
+        p.max_tokens, p.time_budget_us = max_tokens, time_budget_us
+        r = _ffi.BatchStepResultC()
+        r.struct_size = ctypes.sizeof(r)
+        _check(lib.ai00_batch_step(byref(r), self._handle, byref(p), _ffi.BatchEventCallback(),
+                                   None))
+        n = c_size_t()
+        _check(lib.ai00_batch_pending(byref(n), self._handle))
+        events: List[BatchEvent] = []
+        e, has = _ffi.BatchEventC(), c_int32()
+        e.struct_size = ctypes.sizeof(e)
+        for _ in range(n.value):
+            _check(lib.ai00_batch_next_event(byref(has), byref(e), self._handle))
+            if not has.value:
+                break
+            events.append(self._event(e))
+        return BatchStepResult(r.steps, r.tokens_sampled, r.prompt_tokens, bool(r.time_limited),
+                               r.unfinished, events)
+
+    def _event(self, e: _ffi.BatchEventC) -> BatchEvent:
+        gen = self._members[e.generator]
+        kind = BatchEventKind(e.kind)
+        if kind == BatchEventKind.DELTA:
+            delta = Delta._from_c(e.delta)
+            if delta.kind == DeltaKind.FINISH:
+                gen._finished = True
+            return BatchEvent(gen, kind, FinishReason.NONE, delta)
+        gen._finished = True
+        return BatchEvent(gen, kind, FinishReason(e.finish_reason), None,
+                          _string(e.error, e.error_len))
+
+    def events(self, max_tokens: int = 1, time_budget_us: int = 0) -> Iterator[BatchEvent]:
+        """Steps until every member has finished, yielding the events as they come."""
+        while True:
+            r = self.step(max_tokens, time_budget_us)
+            yield from r.events
+            if r.steps == 0 or r.unfinished == 0:
+                return

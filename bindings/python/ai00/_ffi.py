@@ -116,6 +116,49 @@ class CheckResultC(Structure):
 
 DeltaCallback = CFUNCTYPE(c_int32, POINTER(DeltaC), c_void_p)
 
+
+class PrefixCacheParamsC(Structure):
+    _fields_ = [("struct_size", c_uint32), ("max_bytes", c_uint64), ("compress_bf16", c_int32)]
+
+
+class PrefixCacheStatsC(Structure):
+    _fields_ = [("struct_size", c_uint32), ("reserved", c_uint32), ("hits", c_uint64),
+                ("misses", c_uint64), ("hit_tokens", c_uint64), ("inserts", c_uint64),
+                ("evictions", c_uint64), ("entries", c_uint64), ("bytes", c_uint64),
+                ("max_bytes", c_uint64)]
+
+
+class ScoreParamsC(Structure):
+    _fields_ = [("struct_size", c_uint32), ("context", POINTER(c_uint32)), ("n_context", c_size_t),
+                ("logits", POINTER(c_float)), ("n_logits", c_size_t)]
+
+
+class OptionScoreC(Structure):
+    _fields_ = [("total_logprob", ctypes.c_double), ("mean_logprob", ctypes.c_double),
+                ("n_tokens", c_uint64)]
+
+
+class BatchParamsC(Structure):
+    _fields_ = [("struct_size", c_uint32), ("pass_rows", c_uint32)]
+
+
+class BatchStepParamsC(Structure):
+    _fields_ = [("struct_size", c_uint32), ("max_tokens", c_uint32), ("time_budget_us", c_uint64)]
+
+
+class BatchEventC(Structure):
+    _fields_ = [("struct_size", c_uint32), ("generator", c_void_p), ("kind", c_int32),
+                ("finish_reason", c_int32), ("delta", DeltaC), ("error", c_void_p),
+                ("error_len", c_size_t)]
+
+
+class BatchStepResultC(Structure):
+    _fields_ = [("struct_size", c_uint32), ("steps", c_uint32), ("tokens_sampled", c_uint64),
+                ("prompt_tokens", c_uint64), ("time_limited", c_int32), ("unfinished", c_uint32)]
+
+
+BatchEventCallback = CFUNCTYPE(c_int32, POINTER(BatchEventC), c_void_p)
+
 _P = c_void_p  # every opaque handle
 _PP = POINTER(c_void_p)
 _S = c_size_t
@@ -208,6 +251,45 @@ _FUNCTIONS = {
     "ai00_generator_warning_count": (_ST, [_PS, _P]),
     "ai00_generator_warning": (_ST, [POINTER(c_void_p), _PS, _P, _S]),
     "ai00_generator_tokens": (_ST, [POINTER(_PU32), _PS, _P]),
+    # Prefix-state cache
+    "ai00_prefix_cache_params_default": (_ST, [POINTER(PrefixCacheParamsC)]),
+    "ai00_prefix_cache_new": (_ST, [_PP, POINTER(PrefixCacheParamsC)]),
+    "ai00_prefix_cache_free": (_ST, [_P]),
+    "ai00_prefix_cache_last_error": (c_char_p, [_P]),
+    "ai00_prefix_cache_stats_get": (_ST, [POINTER(PrefixCacheStatsC), _P]),
+    "ai00_prefix_cache_clear": (_ST, [_P]),
+    "ai00_prefix_cache_warm": (_ST, [_PS, _P, _P, _PU32, _S]),
+    "ai00_prefix_cache_warm_text": (_ST, [_PS, _P, _P, c_char_p, _S]),
+    # Option scoring
+    "ai00_score_params_default": (_ST, [POINTER(ScoreParamsC)]),
+    "ai00_state_score_options": (_ST, [POINTER(OptionScoreC), _S, _P, _P, POINTER(_PU32), _PS, _S,
+                                       POINTER(ScoreParamsC)]),
+    "ai00_state_score_texts": (_ST, [POINTER(OptionScoreC), _S, _P, _P, POINTER(c_char_p), _PS,
+                                     _S, POINTER(ScoreParamsC)]),
+    # State bundles
+    "ai00_state_bundle_save": (_ST, [_PS, c_void_p, _S, _PP, POINTER(c_char_p), _PS, _S]),
+    "ai00_state_bundle_save_file": (_ST, [_PP, POINTER(c_char_p), _PS, _S, c_char_p, _S]),
+    "ai00_state_bundle_open": (_ST, [_PP, c_void_p, _S]),
+    "ai00_state_bundle_open_file": (_ST, [_PP, c_char_p, _S]),
+    "ai00_state_bundle_free": (_ST, [_P]),
+    "ai00_state_bundle_last_error": (c_char_p, [_P]),
+    "ai00_state_bundle_count": (_ST, [_PS, _P]),
+    "ai00_state_bundle_name": (_ST, [POINTER(c_void_p), _PS, _P, _S]),
+    "ai00_state_bundle_find": (_ST, [_PS, _P, c_char_p, _S]),
+    "ai00_state_bundle_load": (_ST, [_PP, _P, _P, _S]),
+    # Batch
+    "ai00_batch_params_default": (_ST, [POINTER(BatchParamsC)]),
+    "ai00_batch_step_params_default": (_ST, [POINTER(BatchStepParamsC)]),
+    "ai00_batch_new": (_ST, [_PP, _P, POINTER(BatchParamsC)]),
+    "ai00_batch_free": (_ST, [_P]),
+    "ai00_batch_last_error": (c_char_p, [_P]),
+    "ai00_batch_add": (_ST, [_P, _P]),
+    "ai00_batch_remove": (_ST, [_P, _P]),
+    "ai00_batch_size": (_ST, [_PS, _P]),
+    "ai00_batch_step": (_ST, [POINTER(BatchStepResultC), _P, POINTER(BatchStepParamsC),
+                              BatchEventCallback, c_void_p]),
+    "ai00_batch_pending": (_ST, [_PS, _P]),
+    "ai00_batch_next_event": (_ST, [POINTER(c_int32), POINTER(BatchEventC), _P]),
     # Tokenizer
     "ai00_tokenizer_load": (_ST, [_PP, c_char_p, _S]),
     "ai00_tokenizer_from_model": (_ST, [_PP, _P]),

@@ -1,6 +1,7 @@
 //! `ai00_generator`: one turn on one State, streamed as deltas (pull, push or step).
+use crate::prefix_cache::CacheHandle;
 use crate::{check, copy_bytes, copy_cstr, owned_text, static_str, sys, ChatTemplate, Grammar,
-            Model, RenderOptions, Result, SamplerParams, State};
+            Model, PrefixCache, RenderOptions, Result, SamplerParams, State};
 use std::any::Any;
 use std::ffi::CString;
 use std::marker::PhantomData;
@@ -143,6 +144,10 @@ pub struct GenerateParams<'g> {
     pub grammar: Option<&'g Grammar>,
     /// Extra stop strings, never emitted.
     pub stop_sequences: Vec<String>,
+    /// A prefix-state cache: with a pristine State the turn starts from the longest cached
+    /// prefix of its prompt and stores States at its end (docs/prefix-cache.md). The generator
+    /// keeps the cache alive (it holds a clone of the cache's `Arc`).
+    pub prefix_cache: Option<&'g PrefixCache>,
 }
 
 impl Default for GenerateParams<'_> {
@@ -159,6 +164,7 @@ impl Default for GenerateParams<'_> {
             grammar_mode: GrammarMode::from_raw(raw.grammar_mode),
             grammar: None,
             stop_sequences: Vec::new(),
+            prefix_cache: None,
         }
     }
 }
@@ -176,6 +182,9 @@ impl GenerateParams<'_> {
             .map_err(|_| crate::invalid("a stop sequence contains a NUL byte"))?;
         let ptrs: Vec<*const c_char> = stops.iter().map(|s| s.as_ptr()).collect();
         let mut raw = std::mem::MaybeUninit::<sys::ai00_generate_params>::zeroed();
+        unsafe {
+            (*raw.as_mut_ptr()).struct_size = std::mem::size_of::<sys::ai00_generate_params>() as u32
+        };
         let mut raw = unsafe {
             sys::ai00_generate_params_default(raw.as_mut_ptr());
             raw.assume_init()
@@ -188,6 +197,7 @@ impl GenerateParams<'_> {
         raw.grammar = self.grammar.map_or(std::ptr::null(), |g| g.raw());
         raw.stop_sequences = if ptrs.is_empty() { std::ptr::null() } else { ptrs.as_ptr() };
         raw.n_stop_sequences = ptrs.len();
+        raw.prefix_cache = self.prefix_cache.map_or(std::ptr::null_mut(), |c| c.raw() as *mut c_void);
         Ok(RawGenerateParams { raw, _stops: stops, _stop_ptrs: ptrs })
     }
 }
@@ -224,6 +234,8 @@ impl Canceller {
 pub struct Generator<'s> {
     raw: *mut sys::ai00_generator,
     cell: Arc<CancelCell>,
+    // The prefix cache must outlive the generator: it is kept alive here.
+    _cache: Option<Arc<CacheHandle>>,
     _state: PhantomData<&'s mut State>,
 }
 
@@ -253,8 +265,13 @@ unsafe extern "C" fn trampoline(d: *const sys::ai00_delta, user_data: *mut c_voi
 }
 
 impl<'s> Generator<'s> {
-    fn wrap(raw: *mut sys::ai00_generator) -> Generator<'s> {
-        Generator { raw, cell: Arc::new(CancelCell(Mutex::new(raw))), _state: PhantomData }
+    fn wrap(raw: *mut sys::ai00_generator, params: &GenerateParams) -> Generator<'s> {
+        Generator { raw, cell: Arc::new(CancelCell(Mutex::new(raw))),
+                    _cache: params.prefix_cache.map(|c| c.handle.clone()), _state: PhantomData }
+    }
+
+    pub(crate) fn raw_ptr(&self) -> *mut sys::ai00_generator {
+        self.raw
     }
 
     /// A chat turn: `template` renders `conversation_json` (with tools and thinking from
@@ -271,7 +288,7 @@ impl<'s> Generator<'s> {
                                          conversation_json.as_ptr() as *const _,
                                          conversation_json.len(), &r, &s, &p.raw)
         })?;
-        Ok(Generator::wrap(raw))
+        Ok(Generator::wrap(raw, params))
     }
 
     /// A raw-text turn: the prompt is fed as is; the reply is text deltas only.
@@ -284,7 +301,7 @@ impl<'s> Generator<'s> {
             sys::ai00_generator_new_raw(&mut raw, model.raw(), state.raw_mut(),
                                         prompt.as_ptr() as *const _, prompt.len(), &s, &p.raw)
         })?;
-        Ok(Generator::wrap(raw))
+        Ok(Generator::wrap(raw, params))
     }
 
     /// Pull: the next delta (generating as many tokens as it takes). After `Finish`, every

@@ -22,7 +22,9 @@
 //! `Send + Sync`. [`State`], [`ChatTemplate`], [`OutputParser`] and [`Generator`] belong to one
 //! thread at a time: they are `Send` but not `Sync`. [`Canceller`] (from
 //! [`Generator::canceller`]) is `Send + Sync` because `ai00_generator_cancel` may be called from
-//! any thread.
+//! any thread. [`PrefixCache`] is `Send + Sync` (every function on it is thread-safe) and so is
+//! an opened [`StateBundle`] (immutable). A [`Batch`] is `Send`, not `Sync`, and owns its member
+//! generators while they are in it (see [`Batch`]).
 //!
 //! These rules are checked by the compiler:
 //!
@@ -33,6 +35,10 @@
 //! ```compile_fail,E0277
 //! fn shared<T: Sync>() {}
 //! shared::<ai00::Generator<'static>>(); // so does a Generator
+//! ```
+//! ```compile_fail,E0277
+//! fn shared<T: Sync>() {}
+//! shared::<ai00::Batch<'static>>(); // and a Batch
 //! ```
 //! ```compile_fail,E0499
 //! # fn f(model: &ai00::Model, template: &ai00::ChatTemplate) -> ai00::Result<()> {
@@ -50,6 +56,9 @@
 //! shared::<ai00::Grammar>();
 //! shared::<ai00::Tokenizer>();
 //! shared::<ai00::Canceller>();
+//! shared::<ai00::PrefixCache>();
+//! shared::<ai00::StateBundle>();
+//! movable::<ai00::Batch<'static>>();
 //! movable::<ai00::State>();
 //! movable::<ai00::ChatTemplate>();
 //! movable::<ai00::OutputParser>();
@@ -58,16 +67,24 @@
 
 pub mod sys;
 
+mod batch;
+mod bundle;
 mod convert;
 mod generator;
 mod grammar;
 mod model;
 mod parser;
+mod prefix_cache;
 mod sampler;
+mod score;
 mod state;
 mod template;
 mod tokenizer;
 
+pub use batch::{Batch, BatchEvent, BatchParams, MemberId, Rejected, StepBudget, StepOutcome};
+pub use bundle::StateBundle;
+pub use prefix_cache::{PrefixCache, PrefixCacheParams, PrefixCacheStats};
+pub use score::{Score, ScoreFrom};
 pub use convert::{convert, convert_with_progress, ConvertParams, FileFormat, Limits,
                   WeightType};
 pub use generator::{Canceller, Deltas, Delta, FinishReason, GenerateParams, Generator,

@@ -17,7 +17,7 @@ pub struct State {
 unsafe impl Send for State {}
 
 impl State {
-    fn wrap(raw: *mut sys::ai00_state, model: &Model) -> State {
+    pub(crate) fn wrap(raw: *mut sys::ai00_state, model: &Model) -> State {
         State { raw, model: model.handle.clone() }
     }
 
@@ -146,6 +146,10 @@ impl State {
     }
 
     pub(crate) fn raw_mut(&mut self) -> *mut sys::ai00_state {
+        self.raw
+    }
+
+    pub(crate) fn raw(&self) -> *const sys::ai00_state {
         self.raw
     }
 

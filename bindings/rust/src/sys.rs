@@ -39,6 +39,18 @@ pub struct ai00_tokenizer {
     _private: [u8; 0],
 }
 #[repr(C)]
+pub struct ai00_batch {
+    _private: [u8; 0],
+}
+#[repr(C)]
+pub struct ai00_prefix_cache {
+    _private: [u8; 0],
+}
+#[repr(C)]
+pub struct ai00_state_bundle {
+    _private: [u8; 0],
+}
+#[repr(C)]
 pub struct ai00_output_parser {
     _private: [u8; 0],
 }
@@ -162,6 +174,47 @@ pub type ai00_delta_callback =
 
 #[repr(C)]
 #[derive(Clone, Copy)]
+pub struct ai00_prefix_cache_params {
+    pub struct_size: u32,
+    pub max_bytes: u64,
+    pub compress_bf16: i32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ai00_prefix_cache_stats {
+    pub struct_size: u32,
+    pub reserved: u32,
+    pub hits: u64,
+    pub misses: u64,
+    pub hit_tokens: u64,
+    pub inserts: u64,
+    pub evictions: u64,
+    pub entries: u64,
+    pub bytes: u64,
+    pub max_bytes: u64,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ai00_score_params {
+    pub struct_size: u32,
+    pub context: *const u32,
+    pub n_context: usize,
+    pub logits: *const f32,
+    pub n_logits: usize,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub struct ai00_option_score {
+    pub total_logprob: f64,
+    pub mean_logprob: f64,
+    pub n_tokens: u64,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
 pub struct ai00_generate_params {
     pub struct_size: u32,
     pub max_tokens: u32,
@@ -180,6 +233,51 @@ pub struct ai00_generate_params {
     pub tool_choice_name: *const c_char,
     pub tool_choice_name_len: usize,
     pub parallel_tool_calls: i32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ai00_batch_params {
+    pub struct_size: u32,
+    pub pass_rows: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ai00_batch_step_params {
+    pub struct_size: u32,
+    pub max_tokens: u32,
+    pub time_budget_us: u64,
+}
+
+pub const AI00_BATCH_EVENT_DELTA: i32 = 0;
+pub const AI00_BATCH_EVENT_FINISHED: i32 = 1;
+pub const AI00_BATCH_EVENT_ERROR: i32 = 2;
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ai00_batch_event {
+    pub struct_size: u32,
+    pub generator: *mut ai00_generator,
+    pub kind: i32,
+    pub finish_reason: i32,
+    pub delta: ai00_delta,
+    pub error: *const c_char,
+    pub error_len: usize,
+}
+
+pub type ai00_batch_event_callback =
+    Option<unsafe extern "C" fn(event: *const ai00_batch_event, user_data: *mut c_void) -> i32>;
+
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub struct ai00_batch_step_result {
+    pub struct_size: u32,
+    pub steps: u32,
+    pub tokens_sampled: u64,
+    pub prompt_tokens: u64,
+    pub time_limited: i32,
+    pub unfinished: u32,
 }
 
 #[repr(C)]
@@ -464,4 +562,78 @@ extern "C" {
     pub fn ai00_grammar_check(out_result: *mut ai00_grammar_check_result,
                               grammar: *const ai00_grammar, text: *const c_char, text_len: usize)
                               -> ai00_status;
+
+    // Prefix-state cache
+    pub fn ai00_prefix_cache_params_default(out_params: *mut ai00_prefix_cache_params)
+                                            -> ai00_status;
+    pub fn ai00_prefix_cache_new(out_cache: *mut *mut ai00_prefix_cache,
+                                 params: *const ai00_prefix_cache_params) -> ai00_status;
+    pub fn ai00_prefix_cache_free(cache: *mut ai00_prefix_cache) -> ai00_status;
+    pub fn ai00_prefix_cache_last_error(cache: *const ai00_prefix_cache) -> *const c_char;
+    pub fn ai00_prefix_cache_stats_get(out_stats: *mut ai00_prefix_cache_stats,
+                                       cache: *const ai00_prefix_cache) -> ai00_status;
+    pub fn ai00_prefix_cache_clear(cache: *mut ai00_prefix_cache) -> ai00_status;
+    pub fn ai00_prefix_cache_warm(out_evaluated: *mut usize, cache: *mut ai00_prefix_cache,
+                                  model: *const ai00_model, tokens: *const u32, n_tokens: usize)
+                                  -> ai00_status;
+    pub fn ai00_prefix_cache_warm_text(out_evaluated: *mut usize, cache: *mut ai00_prefix_cache,
+                                       model: *const ai00_model, text: *const c_char,
+                                       text_len: usize) -> ai00_status;
+
+    // Option scoring
+    pub fn ai00_score_params_default(out_params: *mut ai00_score_params) -> ai00_status;
+    pub fn ai00_state_score_options(out_scores: *mut ai00_option_score, capacity: usize,
+                                    model: *const ai00_model, state: *const ai00_state,
+                                    candidates: *const *const u32, n_tokens: *const usize,
+                                    n_candidates: usize, params: *const ai00_score_params)
+                                    -> ai00_status;
+    pub fn ai00_state_score_texts(out_scores: *mut ai00_option_score, capacity: usize,
+                                  model: *const ai00_model, state: *const ai00_state,
+                                  texts: *const *const c_char, text_lens: *const usize,
+                                  n_candidates: usize, params: *const ai00_score_params)
+                                  -> ai00_status;
+
+    // State bundles
+    pub fn ai00_state_bundle_save(out_size: *mut usize, buffer: *mut c_void, capacity: usize,
+                                  states: *const *const ai00_state, names: *const *const c_char,
+                                  name_lens: *const usize, count: usize) -> ai00_status;
+    pub fn ai00_state_bundle_save_file(states: *const *const ai00_state,
+                                       names: *const *const c_char, name_lens: *const usize,
+                                       count: usize, path: *const c_char, path_len: usize)
+                                       -> ai00_status;
+    pub fn ai00_state_bundle_open(out_bundle: *mut *mut ai00_state_bundle, data: *const c_void,
+                                  size: usize) -> ai00_status;
+    pub fn ai00_state_bundle_open_file(out_bundle: *mut *mut ai00_state_bundle,
+                                       path: *const c_char, path_len: usize) -> ai00_status;
+    pub fn ai00_state_bundle_free(bundle: *mut ai00_state_bundle) -> ai00_status;
+    pub fn ai00_state_bundle_last_error(bundle: *const ai00_state_bundle) -> *const c_char;
+    pub fn ai00_state_bundle_count(out_count: *mut usize, bundle: *const ai00_state_bundle)
+                                   -> ai00_status;
+    pub fn ai00_state_bundle_name(out_name: *mut *const c_char, out_len: *mut usize,
+                                  bundle: *const ai00_state_bundle, index: usize) -> ai00_status;
+    pub fn ai00_state_bundle_find(out_index: *mut usize, bundle: *const ai00_state_bundle,
+                                  name: *const c_char, name_len: usize) -> ai00_status;
+    pub fn ai00_state_bundle_load(out_state: *mut *mut ai00_state,
+                                  bundle: *const ai00_state_bundle, model: *const ai00_model,
+                                  index: usize) -> ai00_status;
+
+    // Batch
+    pub fn ai00_batch_params_default(out_params: *mut ai00_batch_params) -> ai00_status;
+    pub fn ai00_batch_step_params_default(out_params: *mut ai00_batch_step_params)
+                                          -> ai00_status;
+    pub fn ai00_batch_new(out_batch: *mut *mut ai00_batch, model: *const ai00_model,
+                          params: *const ai00_batch_params) -> ai00_status;
+    pub fn ai00_batch_free(batch: *mut ai00_batch) -> ai00_status;
+    pub fn ai00_batch_last_error(batch: *const ai00_batch) -> *const c_char;
+    pub fn ai00_batch_add(batch: *mut ai00_batch, generator: *mut ai00_generator) -> ai00_status;
+    pub fn ai00_batch_remove(batch: *mut ai00_batch, generator: *mut ai00_generator)
+                             -> ai00_status;
+    pub fn ai00_batch_size(out_size: *mut usize, batch: *const ai00_batch) -> ai00_status;
+    pub fn ai00_batch_step(out_result: *mut ai00_batch_step_result, batch: *mut ai00_batch,
+                           params: *const ai00_batch_step_params,
+                           callback: ai00_batch_event_callback, user_data: *mut c_void)
+                           -> ai00_status;
+    pub fn ai00_batch_pending(out_count: *mut usize, batch: *const ai00_batch) -> ai00_status;
+    pub fn ai00_batch_next_event(out_has_event: *mut i32, out_event: *mut ai00_batch_event,
+                                 batch: *mut ai00_batch) -> ai00_status;
 }

@@ -1,20 +1,23 @@
 // Model loading: weights -> config -> per-layer weight structs -> kernels -> arena.
 #include "core/model/model.h"
 
+#include <sys/mman.h>
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "base/dequant.h"
 #include "base/error.h"
 #include "base/limits.h"
 #include "core/model/thread_pool.h"
-#include "base/dequant.h"
 #include "core/tokenizer/tokenizer.h"
 
 namespace ai00::internal {
@@ -91,6 +94,7 @@ std::shared_ptr<const Model> Model::load(const std::string& path, const ModelPar
   m->bind_weights();
   m->fingerprint_ = compute_fingerprint(m->config_, m->global_);
   if (params.progress) m->read_pages(params.progress, total);
+  if (params.pack_weights) m->pack_weights();  // after the fingerprint: it hashes stored bytes
   m->attach_tokenizer(path, params.vocab_path);
   m->n_threads_ = params.n_threads;
 #ifdef AI00_STD_THREAD_POOL
@@ -231,6 +235,54 @@ void Model::bind_weights() {
     w.output = m("att.output.weight", C, C);
     w.ffn_key = m("ffn.key.weight", F, C);
     w.ffn_value = m("ffn.value.weight", C, F);
+  }
+}
+
+namespace {
+
+// Sets the protection of the pages holding [p, p + n).
+bool protect_pages(const uint8_t* p, size_t n, int prot) {
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(p) / page * page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + n + page - 1) / page * page;
+  return ::mprotect(reinterpret_cast<void*>(begin), end - begin, prot) == 0;
+}
+
+}  // namespace
+
+// Rearranges, in place, every matrix the forward multiplies through matmul_q8 (pass 1's
+// projections and LoRA down-projections, the FFN, the head; not w2/a2/g2/v2, which the per-head
+// step multiplies with fp32 activations) into the table's packed layout (docs/model.md "Packed
+// weights in the model"). A matrix in the read-only private file mapping gets its pages made
+// writable for the packing and read-only again after: copy-on-write turns exactly those pages
+// into private anonymous pages of the same size (resident memory unchanged; the file's pages
+// stay in the page cache, no longer mapped here). One that cannot be made writable stays plain.
+void Model::pack_weights() {
+  const auto pack = kernels_->pack_q8;
+  if (pack == nullptr) return;
+  std::vector<Mat*> mats = {&global_.head};
+  for (LayerWeights& w : layers_) {
+    for (Mat* m : {&w.receptance, &w.key, &w.value, &w.output, &w.ffn_key, &w.ffn_value, &w.w1,
+                   &w.a1, &w.g1, &w.v1}) {
+      mats.push_back(m);
+    }
+  }
+  const MappedFile* f = weights_->file.get();
+  std::map<const uint8_t*, int64_t> packed;  // data -> packed_rows (a tensor is packed once)
+  for (Mat* m : mats) {
+    if (m->data == nullptr || !cpu::matmul_q8_supports(m->type)) continue;
+    if (auto it = packed.find(m->data); it != packed.end()) {
+      m->packed_rows = it->second;
+      continue;
+    }
+    const size_t n = m->row_bytes * static_cast<size_t>(m->rows);
+    const bool mapped = f != nullptr && f->is_mapped() && m->data >= f->data() &&
+                        m->data + n <= f->data() + f->size();
+    if (mapped && !protect_pages(m->data, n, PROT_READ | PROT_WRITE)) continue;
+    auto* data = const_cast<uint8_t*>(m->data);  // the mapping's private pages or owned bytes
+    m->packed_rows = pack(m->type, data, data, m->rows, m->cols);
+    if (mapped) protect_pages(m->data, n, PROT_READ);
+    packed[m->data] = m->packed_rows;
   }
 }
 

@@ -1,6 +1,7 @@
 // Model: an RWKV-7 model loaded for inference (docs/model.md, docs/weight-files.md).
 //
-// A Model owns the WeightFile (memory-mapped, large matrices used in place in their stored dtype),
+// A Model owns the WeightFile (memory-mapped, large matrices used in place in their stored dtype;
+// the int8-path ones rearranged in place at load with ModelParams::pack_weights),
 // the ModelConfig derived from tensor shapes, plain structs of weight pointers per layer, small
 // vectors converted once to fp32, the kernel table chosen at load, a tbb::task_arena of
 // `n_threads` threads, and (when one is found) the tokenizer.
@@ -48,6 +49,13 @@ struct ModelParams {
   // then releases everything. When set, load() reads every tensor's pages once, so the disk
   // time is spent (and shown) in the load instead of in the first forward pass.
   std::function<void(uint64_t done, uint64_t total)> progress;
+  // Rearranges the matrices that go through the int8 path (Q4_0/Q4_1/Q5_0/Q5_1/Q8_0 weights of
+  // the projections, the LoRA down-projections, the FFN and the head) into the kernel table's
+  // row-interleaved layout (kernels.h pack_q8) at load, where the table has one (avx512_vnni,
+  // avx512_bf16): same memory, 2 to 3x the int8 GEMM throughput (docs/model.md "Packed weights
+  // in the model"). Off: the stored bytes stay as they are, e.g. for convert_model, which
+  // reads the raw tensors. Results do not depend on it (fp32 activations included).
+  bool pack_weights = true;
 };
 
 // A weight matrix in Linear orientation: y[r] = sum_c W[r][c] * x[c]. Points into the mapped
@@ -58,6 +66,9 @@ struct Mat {
   int64_t rows = 0;
   int64_t cols = 0;
   size_t row_bytes = 0;
+  // Rows [0, packed_rows) are in the kernel table's packed layout (kernels.h pack_q8; a
+  // multiple of 16); 0 = every row as stored. Only matmul_q8 reads packed rows directly.
+  int64_t packed_rows = 0;
 };
 
 // Per-block weights. Vectors are fp32 copies owned by the Model; matrices are views.
@@ -117,6 +128,8 @@ class Model {
   ~Model();
 
   const ModelConfig& config() const { return config_; }
+  // The tensors as loaded. With ModelParams::pack_weights the bytes of the packed matrices
+  // (Mat::packed_rows > 0) are rearranged: read them through the Mats, not as stored tensors.
   const WeightFile& weights() const { return *weights_; }
   const cpu::KernelTable& kernels() const { return *kernels_; }
   const LayerWeights& layer(int64_t l) const { return layers_[static_cast<size_t>(l)]; }
@@ -149,6 +162,7 @@ class Model {
  private:
   Model() = default;
   void bind_weights();
+  void pack_weights();
   const float* vec_f32(const std::string& name, int64_t n);
   Mat mat(const std::string& name, int64_t rows, int64_t cols) const;
   void attach_tokenizer(const std::string& model_path, const std::string& vocab_path);

@@ -312,6 +312,7 @@ void convert_model(const std::string& in, const std::string& out, const std::str
   }
   ModelParams mp;
   mp.vocab_path = vocab_path;
+  mp.pack_weights = false;  // the tensors' raw bytes are copied or dequantized as stored
   auto model = Model::load(in, mp);
   const WeightFile& wf = model->weights();
   SourceSet src;

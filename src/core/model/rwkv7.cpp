@@ -91,11 +91,24 @@ void run_items(const Pass& p, double macs, int64_t n,
 }
 
 // y[T][W.rows] rows [r0, r1) = x[T][W.cols] . W^T with fp32 activations (any weight type).
+// Packed rows (Mat::packed_rows) are unpacked into per-thread scratch first, and give the same
+// bits as the plain matrix: a (row, token) result does not depend on the row range.
 void matmul_rows(const Pass& p, const Mat& W, const float* x, float* y, int64_t r0, int64_t r1) {
   cpu::MatmulArgs a;
   a.w = W.data, a.wtype = W.type, a.w_row_bytes = W.row_bytes, a.cols = W.cols;
   a.x = x, a.x_stride = W.cols, a.y = y, a.y_stride = W.rows, a.T = p.T;
   a.row_begin = r0, a.row_end = r1;
+  if (r0 < W.packed_rows) {
+    thread_local std::vector<uint8_t> plain;  // [pe - r0][row_bytes]
+    const int64_t pe = std::min(r1, W.packed_rows);
+    plain.resize(static_cast<size_t>(pe - r0) * W.row_bytes);
+    cpu::unpack_q8_rows(W.type, W.data, W.cols, r0, pe, plain.data());
+    cpu::MatmulArgs u = a;
+    u.w = plain.data(), u.y = y + r0, u.row_begin = 0, u.row_end = pe - r0;
+    p.kt.matmul(u);
+    a.row_begin = pe;
+    if (pe == r1) return;
+  }
   p.kt.matmul(a);
 }
 
@@ -136,7 +149,7 @@ void job_rows(const Pass& p, size_t j, DotPath path, const Mat& W, const float* 
     cpu::MatmulQ8Args a;
     a.w = W.data, a.wtype = W.type, a.w_row_bytes = W.row_bytes, a.cols = W.cols;
     a.x = p.ws.xq[j].data(), a.x_stride = W.cols / 32, a.y = y, a.y_stride = W.rows, a.T = p.T;
-    a.row_begin = r0, a.row_end = r1;
+    a.row_begin = r0, a.row_end = r1, a.packed_rows = W.packed_rows;
     p.kt.matmul_q8(a);
   } else if (path == DotPath::bf16) {
     cpu::MatmulBf16Args a;

@@ -316,6 +316,8 @@ test('50 concurrent requests are all answered', async () => {
   const h = await health(server.url);
   assert.equal(h.active_generations, 0);
   assert.equal(h.queued, 0);
+  // They ran batched: up to --parallel (4) members in one ai00_batch step.
+  assert.ok(h.batch.max_members > 1 && h.batch.max_members <= 4, `largest batch ${h.batch.max_members}`);
 });
 
 test('malformed requests are 4xx in OpenAI error shape and the server keeps serving', async () => {

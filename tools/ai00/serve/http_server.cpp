@@ -119,9 +119,24 @@ void HttpServer::generate(const httplib::Request& req, httplib::Response& res, b
 
 void HttpServer::health(httplib::Response& res) const {
   const SchedulerStats s = scheduler_.stats();
-  const Json body = {{"status", "ok"},           {"active_generations", s.active},
-                     {"queued", s.queued},       {"completed", s.completed},
-                     {"cancelled", s.cancelled}, {"rejected", s.rejected}};
+  Json body = {{"status", "ok"},           {"active_generations", s.active},
+               {"queued", s.queued},       {"completed", s.completed},
+               {"cancelled", s.cancelled}, {"rejected", s.rejected}};
+  const EngineStats e = scheduler_.engine_stats();
+  body["batch"] = {{"members", e.members},
+                   {"max_members", e.max_members},
+                   {"step_calls", e.step_calls},
+                   {"steps", e.steps},
+                   {"tokens_sampled", e.tokens_sampled},
+                   {"prompt_tokens", e.prompt_tokens}};
+  if (const auto c = scheduler_.prefix_cache_stats()) {
+    body["prefix_cache"] = {
+        {"hits", c->hits},       {"misses", c->misses},       {"hit_tokens", c->hit_tokens},
+        {"inserts", c->inserts}, {"evictions", c->evictions}, {"entries", c->entries},
+        {"bytes", c->bytes},     {"max_bytes", c->max_bytes}};
+  } else {
+    body["prefix_cache"] = nullptr;  // --prefix-cache-mb 0
+  }
   res.set_content(body.dump(), "application/json");
 }
 

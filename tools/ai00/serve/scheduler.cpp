@@ -9,24 +9,73 @@
 namespace ai00::serve {
 
 Turn::~Turn() {
+  if (joined_) {
+    // The engine may still step the generator (run() left early, by an exception): cancel it
+    // and wait until the engine has removed it from the batch, so that freeing it is ours.
+    generator_->cancel();
+    std::unique_lock<std::mutex> lock(channel_.mutex);
+    channel_.cv.wait(lock, [&] { return channel_.done; });
+  }
   generator_.reset();  // before the State it borrows
   owner_.release_slot(outcome_);
 }
 
 TurnResult Turn::run(const DeltaSink& on_delta) {
+  channel_.generator = generator_.get();
+  owner_.engine_.join(channel_);
+  joined_ = true;
+  bool stopped = false;  // on_delta said stop: the rest of the deltas are dropped
+  std::deque<ai00::Delta> got;
+  for (;;) {
+    bool done = false;
+    {
+      std::unique_lock<std::mutex> lock(channel_.mutex);
+      channel_.cv.wait(lock, [&] { return channel_.done || !channel_.deltas.empty(); });
+      got.swap(channel_.deltas);
+      done = channel_.done;  // every delta of the turn is queued before done
+    }
+    for (const ai00::Delta& d : got) {
+      if (stopped || !on_delta || on_delta(d)) continue;
+      generator_->cancel();  // any thread; the engine ends the turn at its next step
+      stopped = true;
+    }
+    got.clear();
+    if (done) break;
+  }
+  // done: the engine has removed the generator from the batch and will not touch it again.
   TurnResult r;
-  r.finish = generator_->run(on_delta);
+  r.finish = channel_.finish;
   outcome_ = r.finish == ai00::FinishReason::cancelled ? Outcome::cancelled : Outcome::completed;
-  r.message = generator_->message();
+  r.message = std::move(channel_.message);
   r.prompt_tokens = prompt_tokens_;
-  r.completion_tokens = generator_->tokens().size();
-  if (r.finish == ai00::FinishReason::error) r.error = generator_->error_message();
+  r.completion_tokens = channel_.completion_tokens;
+  if (r.finish == ai00::FinishReason::error) r.error = channel_.error;
   return r;
 }
 
+namespace {
+
+std::optional<ai00::PrefixCache> make_prefix_cache(uint64_t bytes) {
+  if (bytes == 0) return std::nullopt;
+  ai00::PrefixCacheParams p;
+  p.max_bytes = bytes;  // fp32 States: a hit is bitwise the full prefill
+  return ai00::PrefixCache(p);
+}
+
+}  // namespace
+
 GenerationScheduler::GenerationScheduler(ai00::Model model, std::string config_toml,
                                          SchedulerLimits limits)
-    : model_(std::move(model)), config_toml_(std::move(config_toml)), limits_(limits) {}
+    : model_(std::move(model)),
+      config_toml_(std::move(config_toml)),
+      limits_(limits),
+      prefix_cache_(make_prefix_cache(limits.prefix_cache_bytes)),
+      engine_(model_) {}
+
+std::optional<ai00_prefix_cache_stats> GenerationScheduler::prefix_cache_stats() const {
+  if (!prefix_cache_) return std::nullopt;
+  return prefix_cache_->stats();
+}
 
 ai00::ChatTemplate GenerationScheduler::make_template(const std::string& format) const {
   if (config_toml_.empty()) return ai00::ChatTemplate(format);
@@ -123,6 +172,7 @@ std::optional<ai00::Grammar> constraint_grammar(const ai00::Model& model,
 
 void GenerationScheduler::build_turn(Turn& turn, const GenerationRequest& req) {
   ai00::GenerateOptions options = req.options;
+  options.prefix_cache = prefix_cache_;  // a fresh State is pristine: the cache applies
   if (!req.chat) {
     options.grammar = constraint_grammar(model_, req);
     try {

@@ -1,16 +1,13 @@
 // GenerationScheduler: the one component through which every generation of the server runs.
 //
 // submit(request) waits for a slot (at most `parallel` turns generate at once; at most `queue`
-// requests wait, first come first served; more is a 503), then builds the turn: chat template,
-// grammar, a fresh State and a Generator on the shared Model. Turn::run(on_delta) is the stream
-// of deltas; on_delta returning false cancels the turn at once (ai00_generator_cancel semantics:
-// at most one more token). Destroying the Turn frees its slot.
-//
-// Today each Turn drives its own Generator on the HTTP worker thread that submitted it. The
-// interface is the seam for batched decoding and the prefix-state cache (docs/server.md
-// "Scheduler"): a batch driver would keep submit() and Turn::run() as they are, let run() wait on
-// a per-turn delta queue, and step all active generators in one batched pass on its own thread;
-// a prefix cache would clone a cached State in submit() instead of making a fresh one.
+// requests wait, first come first served; more is a 503), then builds the turn on the caller's
+// thread: chat template, grammar, a fresh State and a Generator on the shared Model, with the
+// server's prefix-state cache in its options. Turn::run(on_delta) hands the Generator to the
+// BatchEngine (batch_engine.h), whose one thread decodes every turn as a member of ONE
+// ai00::Batch, and waits on the turn's channel for the deltas; on_delta returning false cancels
+// the turn (ai00_generator_cancel from this thread: it finishes at the engine's next step).
+// Destroying the Turn waits for the engine to let go of the Generator, frees it, then the slot.
 #pragma once
 
 #include <ai00/ai00.hpp>
@@ -21,8 +18,10 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
+#include "batch_engine.h"
 #include "request.h"
 
 namespace ai00::serve {
@@ -31,6 +30,7 @@ struct SchedulerLimits {
   unsigned parallel = 4;                            // turns generating at once (--parallel)
   unsigned queue = 64;                              // requests waiting for a slot (--queue)
   std::chrono::milliseconds queue_timeout{120000};  // longest wait for a slot (then 503)
+  uint64_t prefix_cache_bytes = 0;                  // the shared prefix-state cache; 0 = none
 };
 
 struct SchedulerStats {
@@ -68,6 +68,8 @@ class Turn {
   ai00::State state_;  // declared before the generator, which borrows it
   std::unique_ptr<ai00::Generator> generator_;
   size_t prompt_tokens_ = 0;
+  TurnChannel channel_;  // with the engine, from run() until channel_.done
+  bool joined_ = false;
   enum class Outcome { not_run, completed, cancelled } outcome_ = Outcome::not_run;
 };
 
@@ -80,6 +82,9 @@ class GenerationScheduler {
   std::unique_ptr<Turn> submit(const GenerationRequest& request);
 
   SchedulerStats stats() const;
+  EngineStats engine_stats() const { return engine_.stats(); }
+  // The shared prefix-state cache's counters; nullopt when it is off (--prefix-cache-mb 0).
+  std::optional<ai00_prefix_cache_stats> prefix_cache_stats() const;
   const ai00::Model& model() const noexcept { return model_; }
   // A chat template of `format` with the server's --config (one per request: templates keep
   // their last render and belong to one thread).
@@ -99,6 +104,8 @@ class GenerationScheduler {
   std::deque<uint64_t> waiting_;  // tickets in arrival order
   uint64_t next_ticket_ = 0;
   SchedulerStats stats_;
+  std::optional<ai00::PrefixCache> prefix_cache_;  // outlives every Turn, so every Generator
+  BatchEngine engine_;                             // last: its thread stops first
 };
 
 }  // namespace ai00::serve

@@ -1,7 +1,8 @@
 // Server-sent events for a streamed completion: "data: <chunk JSON>\n\n" per chunk, then
 // "data: [DONE]\n\n", through httplib's chunked content provider. The provider runs the turn on
-// the HTTP worker thread; a write that fails (the client went away) makes the delta sink return
-// false, which cancels the generation before its next token (docs/server.md "Cancellation").
+// the HTTP worker thread (it writes the deltas the scheduler's engine thread decodes); a write
+// that fails (the client went away) makes the delta sink return false, which cancels the
+// generation at the engine's next step (docs/server.md "Cancellation").
 #pragma once
 
 #include <httplib.h>
