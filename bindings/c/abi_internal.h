@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -80,12 +81,18 @@ void check_struct_size(uint32_t struct_size, size_t min_size, size_t max_size, c
 // bytes are written and struct_size keeps it; any other value (sizeof(T), 0, uninitialised
 // memory) means the caller's header is this one and the whole struct is written.
 template <typename T>
-void write_default(T* out, const T& d, size_t older_size) {
+void write_default(T* out, const T& d, std::initializer_list<size_t> older_sizes) {
   uint32_t given;  // read bytewise: the caller may not have initialised the struct
   std::memcpy(&given, static_cast<const void*>(out), sizeof given);
-  const size_t n = given == older_size ? older_size : sizeof(T);
+  size_t n = sizeof(T);
+  for (size_t older : older_sizes)
+    if (given == older) n = older;
   std::memcpy(static_cast<void*>(out), &d, n);
   out->struct_size = static_cast<uint32_t>(n);
+}
+template <typename T>
+void write_default(T* out, const T& d, size_t older_size) {
+  write_default(out, d, {older_size});
 }
 
 }  // namespace ai00::internal::abi

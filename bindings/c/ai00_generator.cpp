@@ -37,19 +37,52 @@ namespace {
 
 ai00::internal::abi::ErrorSlot* slot_of(const ai00_generator* g) { return g ? &g->error : nullptr; }
 
+// The published sizes of ai00_generate_params: 0.1 ends before prefix_cache (appended in 0.2),
+// 0.2 before stream_tool_calls (the tool fields, appended in 0.3).
+constexpr size_t kGenerateParamsV1Size = offsetof(ai00_generate_params, prefix_cache);
+constexpr size_t kGenerateParamsV2Size = offsetof(ai00_generate_params, stream_tool_calls);
+
+// The fields appended in 0.3: tool-call previews and the tool choice.
+void read_tool_fields(const ai00_generate_params& p, ai00::internal::GenerateOptions& o,
+                      const char* fn) {
+  namespace g = ai00::internal::grammar;
+  o.stream_tool_calls = p.stream_tool_calls != 0;
+  o.tool_choice.parallel_calls = p.parallel_tool_calls != 0;
+  switch (p.tool_choice) {
+    case AI00_TOOL_CHOICE_AUTO:
+      o.tool_choice.mode = g::ToolChoiceMode::automatic;
+      break;
+    case AI00_TOOL_CHOICE_NONE:
+      o.tool_choice.mode = g::ToolChoiceMode::none;
+      break;
+    case AI00_TOOL_CHOICE_REQUIRED:
+      o.tool_choice.mode = g::ToolChoiceMode::required;
+      break;
+    case AI00_TOOL_CHOICE_NAMED:
+      o.tool_choice.mode = g::ToolChoiceMode::named;
+      require(p.tool_choice_name, fn, "ai00_generate_params.tool_choice_name");
+      o.tool_choice.name = std::string(ai00::internal::abi::text_arg(
+          p.tool_choice_name, p.tool_choice_name_len, fn, "ai00_generate_params.tool_choice_name"));
+      break;
+    default:
+      throw ai00::internal::InvalidArgument(
+          std::string(fn) + ": ai00_generate_params.tool_choice = " +
+          std::to_string(p.tool_choice) + " is not an ai00_tool_choice");
+  }
+}
+
 ai00::internal::GenerateOptions options(const ai00_model& model, const ai00_sampler_params* sampler,
                                         const ai00_generate_params* p, const char* fn) {
   ai00::internal::GenerateOptions o;
   o.sampler = ai00::internal::abi::sampler_params(sampler, fn);
   o.grammar_cache = ai00::internal::abi::grammar_cache(model);
   if (p == nullptr) return o;
-  // The first published version ends before prefix_cache (appended in 0.2).
-  constexpr size_t kV1Size = offsetof(ai00_generate_params, prefix_cache);
-  ai00::internal::abi::check_struct_size(p->struct_size, kV1Size, sizeof(ai00_generate_params), fn,
-                                         "ai00_generate_params");
-  if (p->struct_size >= offsetof(ai00_generate_params, prefix_cache) + sizeof(void*) &&
-      p->prefix_cache != nullptr)
+  ai00::internal::abi::check_struct_size(p->struct_size, kGenerateParamsV1Size,
+                                         sizeof(ai00_generate_params), fn, "ai00_generate_params");
+  if (p->struct_size >= kGenerateParamsV2Size && p->prefix_cache != nullptr)
     o.prefix_cache = p->prefix_cache->cache;
+  if (p->struct_size >= offsetof(ai00_generate_params, parallel_tool_calls) + sizeof(int32_t))
+    read_tool_fields(*p, o, fn);
   o.max_tokens = p->max_tokens;
   o.prefill_chunk = p->prefill_chunk;
   if (p->set_seed != 0) o.seed = p->seed;
@@ -99,11 +132,17 @@ AI00_API ai00_status ai00_generate_params_default(ai00_generate_params* out_para
   try {
     require(out_params, "ai00_generate_params_default", "out_params");
     ai00::internal::GenerateOptions d;
-    *out_params = ai00_generate_params{};
-    out_params->struct_size = sizeof(ai00_generate_params);
-    out_params->max_tokens = static_cast<uint32_t>(d.max_tokens);
-    out_params->prefill_chunk = static_cast<uint32_t>(d.prefill_chunk);
-    out_params->grammar_mode = AI00_GRAMMAR_AUTOMATIC;
+    ai00_generate_params p{};
+    p.max_tokens = static_cast<uint32_t>(d.max_tokens);
+    p.prefill_chunk = static_cast<uint32_t>(d.prefill_chunk);
+    p.grammar_mode = AI00_GRAMMAR_AUTOMATIC;
+    p.tool_choice = AI00_TOOL_CHOICE_AUTO;
+    p.tool_choice_name_len = AI00_NUL_TERMINATED;
+    p.parallel_tool_calls = 1;
+    // A caller of an older header (0.1: up to stop_sequences; 0.2: up to prefix_cache) gets
+    // only its own bytes (docs/abi.md "Versioned structs").
+    ai00::internal::abi::write_default(out_params, p,
+                                       {kGenerateParamsV1Size, kGenerateParamsV2Size});
     return AI00_OK;
   } catch (...) {
     return ai00::internal::abi::handle_exception(nullptr);

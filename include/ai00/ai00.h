@@ -918,6 +918,17 @@ typedef enum ai00_grammar_mode {
   AI00_GRAMMAR_SCHEMA_AWARE = 3 /* plus tool names and argument values by their schemas */
 } ai00_grammar_mode;
 
+/* Which tool calls a chat turn's tool grammar allows (OpenAI's tool_choice; seed 003 has only
+ * AUTO). Anything but AUTO needs the tool grammar: grammar_mode AUTOMATIC, STRUCTURAL or
+ * SCHEMA_AWARE, no `grammar`, a chat turn (docs/generation.md "Grammar choice"). */
+typedef enum ai00_tool_choice {
+  AI00_TOOL_CHOICE_AUTO = 0,     /* text, or text then calls */
+  AI00_TOOL_CHOICE_NONE = 1,     /* the tools are listed in the prompt, no call may be made */
+  AI00_TOOL_CHOICE_REQUIRED = 2, /* the reply is the call block (after an optional thinking
+                                    block when thinking is on): at least one call */
+  AI00_TOOL_CHOICE_NAMED = 3     /* as REQUIRED, every call to the tool `tool_choice_name` */
+} ai00_tool_choice;
+
 /* Settings of one turn. Fill with ai00_generate_params_default(); fields are only appended. */
 typedef struct ai00_generate_params {
   uint32_t struct_size;
@@ -939,6 +950,19 @@ typedef struct ai00_generate_params {
    * the message boundaries that fall on token boundaries (docs/prefix-cache.md). The cache must
    * outlive the generator. */
   ai00_prefix_cache* prefix_cache;
+  /* Appended in 0.3 (a smaller struct_size leaves them at their defaults). */
+  /* Non-zero: a chat turn also sends tool-call previews, AI00_DELTA_TOOL_CALL_START (id and
+   * name) and AI00_DELTA_TOOL_CALL_ARGUMENTS (pieces of the arguments JSON that concatenate to
+   * the whole call's), before the whole call (ai00_parse_options.stream_tool_calls). Default 0. */
+  int32_t stream_tool_calls;
+  int32_t tool_choice; /* an ai00_tool_choice; default AI00_TOOL_CHOICE_AUTO */
+  /* AI00_TOOL_CHOICE_NAMED: the tool's name (UTF-8, borrowed for the call; with
+   * tool_choice_name_len bytes or AI00_NUL_TERMINATED). A name not among the turn's tools is
+   * AI00_ERR_INVALID_ARGUMENT naming it. Ignored for the other choices. */
+  const char* tool_choice_name;
+  size_t tool_choice_name_len;
+  /* Default 1; 0: at most one call per reply (OpenAI's parallel_tool_calls = false). */
+  int32_t parallel_tool_calls;
 } ai00_generate_params;
 
 AI00_API ai00_status ai00_generate_params_default(ai00_generate_params* out_params);

@@ -63,6 +63,13 @@ struct GenerateOptions {
   std::optional<Grammar> grammar;  // a custom grammar (overrides grammar_mode)
   // A prefix-state cache shared by generators (prefix_cache.hpp); it must outlive them.
   std::optional<PrefixCache> prefix_cache;
+  // Tool-call previews: tool_call_start and tool_call_arguments deltas before each whole call.
+  bool stream_tool_calls = false;
+  // Which calls the tool grammar allows (ai00_tool_choice); `tool_choice_name` names the tool
+  // for AI00_TOOL_CHOICE_NAMED (an unknown name is an Error naming it).
+  ai00_tool_choice tool_choice = AI00_TOOL_CHOICE_AUTO;
+  std::string tool_choice_name;
+  bool parallel_tool_calls = true;  // false: at most one call
 };
 
 class Generator {
@@ -189,6 +196,7 @@ class Generator {
   // The C params; borrows the option strings (alive for the constructor call).
   struct Params {
     explicit Params(const GenerateOptions& o) {
+      c.struct_size = sizeof c;  // this header's size (docs/abi.md "Versioned structs")
       detail::check(ai00_generate_params_default(&c));
       c.max_tokens = o.max_tokens;
       c.prefill_chunk = o.prefill_chunk;
@@ -197,6 +205,11 @@ class Generator {
       c.grammar_mode = o.grammar_mode;
       c.grammar = o.grammar ? o.grammar->get() : nullptr;
       c.prefix_cache = o.prefix_cache ? o.prefix_cache->get() : nullptr;
+      c.stream_tool_calls = o.stream_tool_calls ? 1 : 0;
+      c.tool_choice = o.tool_choice;
+      c.tool_choice_name = o.tool_choice_name.data();
+      c.tool_choice_name_len = o.tool_choice_name.size();
+      c.parallel_tool_calls = o.parallel_tool_calls ? 1 : 0;
       for (const auto& s : o.stop_sequences) stops.push_back(s.c_str());
       c.stop_sequences = stops.empty() ? nullptr : stops.data();
       c.n_stop_sequences = stops.size();

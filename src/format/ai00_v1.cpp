@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "format/render_util.h"
 #include "format/stream.h"
 
@@ -186,14 +188,51 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// The digits of a JSON number text `t` whose value is an integer (JSON Schema's integers:
+// `2`, `2.000`, `1e3`, `-0.5e1`), without fraction or exponent; nullopt for a non-integer or
+// for one of more than kMaxDigits digits (kept as a number as written then).
+std::optional<std::string> integer_digits(std::string_view t) {
+  constexpr long kMaxDigits = 400;
+  const bool neg = !t.empty() && t[0] == '-';
+  if (neg) t.remove_prefix(1);
+  const size_t e = t.find_first_of("eE");
+  long exp = 0;
+  if (e != std::string_view::npos) {
+    std::string_view x = t.substr(e + 1);
+    const bool eneg = !x.empty() && x[0] == '-';
+    if (!x.empty() && (x[0] == '-' || x[0] == '+')) x.remove_prefix(1);
+    for (char c : x) exp = std::min(exp * 10 + (c - '0'), kMaxDigits * 4);
+    if (eneg) exp = -exp;
+    t = t.substr(0, e);
+  }
+  const size_t dot = t.find('.');
+  std::string digits(t.substr(0, dot));
+  if (dot != std::string_view::npos) digits += t.substr(dot + 1);
+  const long point = static_cast<long>(dot == std::string_view::npos ? t.size() : dot) + exp;
+  if (point > kMaxDigits) return std::nullopt;
+  for (long i = std::max(point, 0L); i < static_cast<long>(digits.size()); ++i)
+    if (digits[i] != '0') return std::nullopt;  // a non-zero fraction digit
+  std::string out = point <= 0 ? "" : digits.substr(0, std::min<size_t>(point, digits.size()));
+  if (point > static_cast<long>(digits.size())) out.append(point - digits.size(), '0');
+  out.erase(0, std::min(out.find_first_not_of('0'), out.size()));
+  if (out.empty()) return std::string("0");
+  return neg ? "-" + out : out;
+}
+
 // The value of `raw` as JSON type `type`, if it fits.
 std::optional<json::Value> as_type(const std::string& raw, std::string_view type) {
   const std::string_view t = trim(raw);
   if (type == "string") return json::Value(raw);  // kept as written, nothing trimmed
   if (type == "number" || type == "integer") {
     if (!json::Value::is_number_text(t)) return std::nullopt;
-    if (type == "integer" && t.find_first_of(".eE") != std::string_view::npos) return std::nullopt;
-    return json::Value::number_from_text(std::string(t));
+    if (type == "number") return json::Value::number_from_text(std::string(t));
+    // An integer by JSON Schema's rule (a zero fraction counts), written as plain digits so
+    // that every JSON reader gets an integer back.
+    if (t.find_first_of(".eE") == std::string_view::npos)
+      return json::Value::number_from_text(std::string(t));
+    auto digits = integer_digits(t);
+    if (!digits) return std::nullopt;
+    return json::Value::number_from_text(std::move(*digits));
   }
   if (type == "boolean") {
     if (t == "true" || t == "false") return json::Value(t == "true");
@@ -236,10 +275,19 @@ std::optional<json::Value> fit(const std::string& raw, const json::Value& schema
         if (e.is_string()) types.push_back(e.as_string());
   }
   if (types.empty()) {
-    if (const json::Value* en = schema.find("enum"); en && en->is_array()) {
+    // An untyped enum or const: the listed value whose JSON the text is (a string value is
+    // matched as raw text first, as the grammar writes it).
+    std::vector<const json::Value*> listed;
+    if (const json::Value* en = schema.find("enum"); en && en->is_array())
+      for (const auto& e : en->as_array()) listed.push_back(&e);
+    if (const json::Value* c = schema.find("const")) listed.push_back(c);
+    if (!listed.empty()) {
+      for (const json::Value* e : listed)
+        if (e->is_string() && e->as_string() == raw) return *e;
       auto parsed = json::parse(trim(raw));
-      for (const auto& e : en->as_array())
-        if (parsed && e == parsed.value()) return e;
+      for (const json::Value* e : listed)
+        if (parsed && *e == parsed.value()) return *e;
+      return std::nullopt;
     }
     return json::Value(raw);  // no type: unknown → string
   }

@@ -55,12 +55,18 @@ struct JsonSchemaOptions {
   // The canonical layout without spaces, {"a":1,"b":[1,2]} (compact call syntaxes), instead of
   // {"a": 1, "b": [1, 2]}. Ignored with flexible_whitespace.
   bool compact = false;
+  // true: an `integer` is written with digits only (`-?(0|[1-9][0-9]*)`), as generation wants:
+  // the text then reads back as an integer in every JSON reader and in the ai00 v1 parser's
+  // typing. false (default): JSON Schema's integers, which also take `1.0`, `1e3`, `-2.000`.
+  bool plain_integers = false;
 
-  // Strict properties and the canonical layout: what tool-call grammars generate.
+  // Strict properties, the canonical layout and plain integers: what tool-call grammars
+  // generate.
   static JsonSchemaOptions canonical() {
     JsonSchemaOptions o;
     o.strict_properties = true;
     o.flexible_whitespace = false;
+    o.plain_integers = true;
     return o;
   }
 };

@@ -20,7 +20,8 @@ constexpr uint64_t kUnbounded = std::numeric_limits<uint64_t>::max();
 // exponent cancels (1.5e1) or a negative exponent (100e-2) is refused (docs/grammar.md
 // "JSON Schema", approximations).
 const char* const kIntegerRegex = "-?(?:0|[1-9][0-9]*)(?:\\.0+)?(?:[eE]\\+?[0-9]+)?";
-const char* const kIntegerFraction = "(?:\\.0+)?";  // after a bounded integer's digits
+const char* const kIntegerFraction = "(?:\\.0+)?";             // after a bounded integer's digits
+const char* const kPlainIntegerRegex = "-?(?:0|[1-9][0-9]*)";  // JsonSchemaOptions::plain_integers
 const char* const kNumberRegex = "-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?";
 
 // RFC 3339 / RFC 4122 / RFC 5321 shapes of the `format` values JSON Schema names. None of them
@@ -116,8 +117,13 @@ std::optional<std::pair<uint64_t, int>> decimal_step(double m) {
 // fraction is zeros; `non_negative`: no minus sign (minimum 0).
 std::string SchemaConverter::Impl::multiple_of_rules(uint64_t p, int d, bool integer_only,
                                                      bool non_negative) {
+  // Plain integers (JsonSchemaOptions::plain_integers): no fraction at all, not even zeros.
+  const bool plain = integer_only && opt.plain_integers;
   const std::string key = "multipleOf:" + std::to_string(p) + "/" + std::to_string(d) +
-                          (integer_only ? "i" : "n") + (non_negative ? "+" : "");
+                          (plain          ? "p"
+                           : integer_only ? "i"
+                                          : "n") +
+                          (non_negative ? "+" : "");
   auto memo_it = memo.find("shared:" + key);
   if (memo_it != memo.end()) return memo_it->second;
   const std::string hint = "multiple" + std::to_string(p);
@@ -150,8 +156,9 @@ std::string SchemaConverter::Impl::multiple_of_rules(uint64_t p, int d, bool int
   };
   std::vector<std::string> ends;
   for (uint64_t r = 0; r < p; ++r)
-    if (pad_ok(r, d)) ends.push_back(part[r] + (d == 0 ? " " + kbnf_regex("(?:\\.0+)?") : ""));
-  if (d > 0) {
+    if (pad_ok(r, d))
+      ends.push_back(part[r] + (d == 0 && !plain ? " " + kbnf_regex("(?:\\.0+)?") : ""));
+  if (d > 0 && !plain) {
     // F[j][r]: integer part, '.', j fraction digits, residue r.
     std::vector<std::vector<std::string>> frac(d + 1, std::vector<std::string>(p));
     for (int j = 1; j <= d; ++j)
@@ -223,7 +230,7 @@ std::string SchemaConverter::Impl::multiple_of_expr(dom::object o, const std::st
         const bool is_int = text.find('.') == std::string::npos;
         if (integer_only && !is_int) continue;
         std::string re = (iv < 0 ? "-" : iv == 0 ? "-?" : "") + regex_escape(text);
-        re += is_int ? "(?:\\.0+)?" : "0*";
+        if (!(integer_only && opt.plain_integers)) re += is_int ? "(?:\\.0+)?" : "0*";
         alts.push_back(re);
       }
       if (alts.empty())
@@ -244,13 +251,13 @@ std::string SchemaConverter::Impl::integer_expr(dom::object o, const std::string
     if (!e.empty()) return e;
   }
   const Bounds b = read_bounds(o, ptr);
-  if (!b.lo && !b.hi) return kbnf_regex(kIntegerRegex);
+  if (!b.lo && !b.hi) return kbnf_regex(opt.plain_integers ? kPlainIntegerRegex : kIntegerRegex);
   std::optional<int64_t> lo, hi;
   if (b.lo) lo = static_cast<int64_t>(b.lo_excl ? std::floor(*b.lo) + 1 : std::ceil(*b.lo));
   if (b.hi) hi = static_cast<int64_t>(b.hi_excl ? std::ceil(*b.hi) - 1 : std::floor(*b.hi));
   auto re = integer_range_regex(lo, hi);
   if (!re) throw SchemaError{"no integer satisfies the bounds at " + show(ptr)};
-  return kbnf_regex("(?:" + *re + ")" + kIntegerFraction);
+  return kbnf_regex("(?:" + *re + ")" + (opt.plain_integers ? "" : kIntegerFraction));
 }
 
 std::string SchemaConverter::Impl::number_expr(dom::object o, const std::string& ptr) {

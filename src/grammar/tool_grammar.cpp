@@ -154,12 +154,14 @@ struct Builder {
   std::string& g;
   std::vector<std::string>& warnings;
 
+  // The tool name at structural: any name the syntax can write, or the named choice's.
+  bool named() const { return opt.choice.mode == ToolChoiceMode::named; }
+
   void xml_structural() {
     const XmlCallSyntax& x = t.xml;
-    g +=
-        "call ::= " +
-        seq({lit(t.call_open), xml_name_regex(x), lit(x.name_close), "param*", lit(t.call_close)}) +
-        ";\n";
+    const std::string name = named() ? kbnf_literal(opt.choice.name) : xml_name_regex(x);
+    g += "call ::= " +
+         seq({lit(t.call_open), name, lit(x.name_close), "param*", lit(t.call_close)}) + ";\n";
     g += "param ::= " + xml_param(x, xml_name_regex(x), free_value(x)) + ";\n";
   }
 
@@ -194,6 +196,7 @@ struct Builder {
     std::vector<std::string> calls;
     for (size_t i = 0; i < tools.size(); ++i) {
       const ToolSpec& tool = tools[i];
+      if (named() && tool.name != opt.choice.name) continue;
       const std::string ptr = "/" + std::to_string(i);
       check_xml_name(t.xml, t.label, tool.name, ptr + "/name");
       const std::string prefix = "tool" + std::to_string(i) + "_";
@@ -231,7 +234,8 @@ struct Builder {
     SchemaConverter conv = take(SchemaConverter::create(
         R"({"anyOf": [{"type": "object"}, {"type": "string"}]})", any, "json_"));
     const std::string obj = take(conv.json_rule("/anyOf/0"));
-    const std::string str = take(conv.json_rule("/anyOf/1"));
+    const std::string str =
+        named() ? kbnf_literal(json_quote(opt.choice.name)) : take(conv.json_rule("/anyOf/1"));
     g += "call ::= " + seq({lit(t.call_open), json_call(str, obj), lit(t.call_close)}) + ";\n";
     g += conv.rules_kbnf();
   }
@@ -240,6 +244,7 @@ struct Builder {
     std::vector<std::string> calls;
     for (size_t i = 0; i < tools.size(); ++i) {
       const ToolSpec& tool = tools[i];
+      if (named() && tool.name != opt.choice.name) continue;
       const std::string prefix = "tool" + std::to_string(i) + "_";
       std::string args = kbnf_literal("{}");
       if (!tool.parameters_json.empty()) {
@@ -271,10 +276,13 @@ std::string thinking_start(const ThinkingSyntax& th, ThinkingStart start) {
 }
 
 // calls ::= section_open call (sep call)* section_close | call (sep call)* before_end? end
-std::string calls_rule(const ChatSyntax& s) {
+// (one call, without the repetition, when parallel calls are off).
+std::string calls_rule(const ChatSyntax& s, bool parallel) {
   const ToolCallSyntax& t = s.tool_calls;
-  const std::string more =
-      t.call_separator.empty() ? "call*" : "(" + kbnf_literal(t.call_separator) + " call)*";
+  const std::string more = !parallel ? std::string()
+                           : t.call_separator.empty()
+                               ? "call*"
+                               : "(" + kbnf_literal(t.call_separator) + " call)*";
   if (!t.section_close.empty())
     return "calls ::= " + seq({lit(t.section_open), "call", more, kbnf_literal(t.section_close)}) +
            ";\n";
@@ -283,6 +291,28 @@ std::string calls_rule(const ChatSyntax& s) {
               t.before_end.empty() ? "" : kbnf_literal(t.before_end) + "?",
               kbnf_literal(s.end_of_turn)}) +
          ";\n";
+}
+
+// The tool choice against the list: `required` needs a tool to call (schema_aware), `named`
+// one of the list's tools.
+void check_choice(const std::vector<ToolSpec>& tools, const ToolGrammarOptions& opt,
+                  const std::set<std::string>& names) {
+  const ToolChoice& c = opt.choice;
+  if (c.mode == ToolChoiceMode::named) {
+    if (c.name.empty()) fail(ErrorKind::invalid_argument, "tool_choice: the tool name is empty");
+    if (!names.count(c.name)) {
+      std::string known;
+      for (const auto& t : tools) known += (known.empty() ? "" : ", ") + t.name;
+      fail(ErrorKind::invalid_argument, "tool_choice names the tool `" + c.name +
+                                            "`, which is not among the tools (" +
+                                            (known.empty() ? "none given" : known) + ")");
+    }
+    if (opt.syntax.tool_calls.style == CallStyle::xml)
+      check_xml_name(opt.syntax.tool_calls.xml, opt.syntax.tool_calls.label, c.name, "tool_choice");
+  }
+  if (c.mode == ToolChoiceMode::required && tools.empty() &&
+      opt.level == ValidationLevel::schema_aware)
+    fail(ErrorKind::invalid_argument, "tool_choice `required` with no tools to call");
 }
 
 ToolGrammar build(const std::vector<ToolSpec>& tools, const ToolGrammarOptions& opt) {
@@ -295,20 +325,33 @@ ToolGrammar build(const std::vector<ToolSpec>& tools, const ToolGrammarOptions& 
     if (!names.insert(tools[i].name).second)
       fail(ErrorKind::format,
            "duplicate tool name `" + tools[i].name + "` at /" + std::to_string(i) + "/name");
+  check_choice(tools, opt, names);
+  const ToolChoiceMode mode = opt.choice.mode;
+  const bool forced = mode == ToolChoiceMode::required || mode == ToolChoiceMode::named;
   // schema_aware with an empty list: no call can be valid, so only text remains.
-  const bool calls = opt.level == ValidationLevel::structural || !tools.empty();
-  const std::string& trigger = calls ? s.tool_calls.trigger : std::string();
+  const bool calls =
+      mode != ToolChoiceMode::none && (opt.level == ValidationLevel::structural || !tools.empty());
+  // Text never holds the trigger, even where no call may follow (choice none, or schema_aware
+  // without tools): the output parser would read a call there.
+  const std::string& trigger = s.tool_calls.trigger;
   ToolGrammar out;
   std::string& g = out.kbnf;
   g += thinking_start(s.thinking, opt.thinking);
-  const std::string end = opt.allow_eos_end ? " end?" : " end";
-  if (opt.thinking == ThinkingStart::optional)
-    g += "first_text ::= " + text_region({s.thinking.open, trigger, s.end_of_turn}) + end + ";\n";
-  if (!s.thinking.open.empty())
-    g += "after_think ::= " + text_region({trigger, s.end_of_turn}) + end + ";\n";
-  g += "end ::= " + std::string(calls ? "calls | " : "") + kbnf_literal(s.end_of_turn) + ";\n";
+  if (forced) {
+    // No text: the call block right away, or after the thinking block and its whitespace.
+    if (opt.thinking == ThinkingStart::optional) g += "first_text ::= calls;\n";
+    if (!s.thinking.open.empty())
+      g += "after_think ::= " + kbnf_regex("[ \\t\\r\\n]*") + " calls;\n";
+  } else {
+    const std::string end = opt.allow_eos_end ? " end?" : " end";
+    if (opt.thinking == ThinkingStart::optional)
+      g += "first_text ::= " + text_region({s.thinking.open, trigger, s.end_of_turn}) + end + ";\n";
+    if (!s.thinking.open.empty())
+      g += "after_think ::= " + text_region({trigger, s.end_of_turn}) + end + ";\n";
+    g += "end ::= " + std::string(calls ? "calls | " : "") + kbnf_literal(s.end_of_turn) + ";\n";
+  }
   if (!calls) return out;
-  g += calls_rule(s);
+  g += calls_rule(s, opt.choice.parallel_calls);
   Builder b{tools, opt, s.tool_calls, g, out.warnings};
   const bool structural = opt.level == ValidationLevel::structural;
   if (s.tool_calls.style == CallStyle::xml) {
@@ -320,6 +363,20 @@ ToolGrammar build(const std::vector<ToolSpec>& tools, const ToolGrammarOptions& 
 }
 
 }  // namespace
+
+const char* tool_choice_name(ToolChoiceMode mode) {
+  switch (mode) {
+    case ToolChoiceMode::automatic:
+      return "auto";
+    case ToolChoiceMode::none:
+      return "none";
+    case ToolChoiceMode::required:
+      return "required";
+    case ToolChoiceMode::named:
+      return "named";
+  }
+  return "?";
+}
 
 Result<std::vector<ToolSpec>> parse_tool_list(std::string_view json) {
   dom::parser parser;

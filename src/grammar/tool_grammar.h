@@ -10,8 +10,11 @@
 //   after_think ::= #ex'TRIGGER|END'? end
 //   first_text  ::= #ex'OPEN|TRIGGER|END'? end
 //   end         ::= calls | END                                  (end? with allow_eos_end)
+//                   (choice none: END only; required / named: after_think and first_text are
+//                    ws calls, no text)
 //   calls       ::= SECTION_OPEN call (CALL_SEPARATOR call)* SECTION_CLOSE
 //                 | call (CALL_SEPARATOR call)* BEFORE_END? END          (no SECTION_CLOSE)
+//                   (parallel_calls false: one call, no repetition)
 //   call        ::= CALL_OPEN BODY CALL_CLOSE         (BODY as in base/chat_syntax.h)
 // where OPEN, CLOSE, COMPLETION are s.thinking.open, .close, .forced_open_completion, TRIGGER
 // and the capitalised call markers are t's fields, and END is s.end_of_turn.
@@ -54,8 +57,26 @@ struct ToolSpec {
 // JSON pointer of the first problem (missing or non-string name, duplicate name, bad schema type).
 Result<std::vector<ToolSpec>> parse_tool_list(std::string_view json);
 
+// Which calls a turn may or must make (OpenAI's tool_choice and parallel_tool_calls; seed 003
+// has only `auto`). Every choice keeps the thinking block as `thinking` says.
+enum class ToolChoiceMode {
+  automatic,  // text, or text then calls (seed 003's unified grammar)
+  none,       // text only: the tools are shown in the prompt, no call may be made
+  required,   // the reply is the call block (after the thinking block), at least one call
+  named,      // as required, every call to the tool `ToolChoice::name`
+};
+const char* tool_choice_name(ToolChoiceMode mode);  // "auto", "none", "required", "named"
+
+struct ToolChoice {
+  ToolChoiceMode mode = ToolChoiceMode::automatic;
+  std::string name;            // named: the tool (must be in the list; at structural any name
+                               // the syntax can write)
+  bool parallel_calls = true;  // false: at most one call per block
+};
+
 struct ToolGrammarOptions {
   ChatSyntax syntax;  // the format's turn shape: markers, call style, end of turn
+  ToolChoice choice;  // automatic: seed 003's grammar
   ValidationLevel level = ValidationLevel::structural;  // none is an invalid_argument error
   ThinkingStart thinking = ThinkingStart::optional;     // forced_open: prompt opened the block
   bool allow_eos_end = false;  // a text answer may also end at end of text, without the stop
@@ -70,6 +91,10 @@ struct ToolGrammar {
 
 // The unified grammar for `tools` under options.syntax. An empty list at schema_aware leaves
 // only thinking and text (no call can be valid); at structural any well-formed call is allowed.
+// options.choice narrows it: `none` drops the calls, `required` and `named` drop the text
+// (the start rule leads to the call block), `named` keeps one tool, `parallel_calls = false`
+// one call. ErrorKind::invalid_argument for `required`/`named` without tools (schema_aware) and
+// for a `named` tool that is not in the list (the message names it) or is empty.
 Result<ToolGrammar> build_tool_grammar(const std::vector<ToolSpec>& tools,
                                        const ToolGrammarOptions& options);
 

@@ -42,8 +42,15 @@ static void check_layouts(void) {
   EXPECT(offsetof(ai00_delta, id) == 32);
   EXPECT(offsetof(ai00_delta, name) == 48);
   EXPECT(offsetof(ai00_delta, valid) == 64);
-  EXPECT(sizeof(ai00_generate_params) == 64);
+  EXPECT(sizeof(ai00_generate_params) == 96);
   EXPECT(offsetof(ai00_generate_params, prefix_cache) == 56); /* appended in 0.2 */
+  /* appended in 0.3 */
+  EXPECT(offsetof(ai00_generate_params, stream_tool_calls) == 64);
+  EXPECT(offsetof(ai00_generate_params, tool_choice) == 68);
+  EXPECT(offsetof(ai00_generate_params, tool_choice_name) == 72);
+  EXPECT(offsetof(ai00_generate_params, tool_choice_name_len) == 80);
+  EXPECT(offsetof(ai00_generate_params, parallel_tool_calls) == 88);
+  EXPECT(AI00_TOOL_CHOICE_NAMED == 3);
   EXPECT(sizeof(ai00_prefix_cache_params) == 24);
   EXPECT(offsetof(ai00_prefix_cache_params, max_bytes) == 8);
   EXPECT(offsetof(ai00_prefix_cache_params, compress_bf16) == 16);

@@ -385,3 +385,40 @@ TEST_CASE("Model::load reports monotonic progress ending at (total, total) and c
   CHECK_THROWS_WITH(ai00::Model::load(src, o), "stop loading");
   CHECK(ai00::capabilities_json().find("\"isa_supported\"") != std::string::npos);
 }
+
+TEST_CASE("a forced, streamed tool call through GenerateOptions", "[cpp][generator]") {
+  ai00::Model m = model();
+  ai00::ChatTemplate tmpl("ai00-v1");
+  ai00::RenderOptions ro;
+  ro.tools_json =
+      R"([{"name": "get_weather", "parameters": {"type": "object", "properties": {
+            "city": {"enum": ["Oslo", "Rome"]}}, "required": ["city"],
+            "additionalProperties": false}},
+          {"name": "get_time", "parameters": {"type": "object", "additionalProperties": false}}])";
+  const std::vector<ai00::Message> conv = {ai00::Message::text("user", "Weather in Oslo?")};
+  ai00::GenerateOptions o = seeded(200);
+  o.grammar_mode = AI00_GRAMMAR_SCHEMA_AWARE;
+  o.tool_choice = AI00_TOOL_CHOICE_NAMED;
+  o.tool_choice_name = "get_weather";
+  o.parallel_tool_calls = false;
+  o.stream_tool_calls = true;
+  ai00::State s(m);
+  ai00::Generator g = ai00::Generator::chat(m, s, tmpl, conv, ro, o);
+  std::string pieces, whole;
+  int starts = 0;
+  CHECK(g.run([&](const ai00::Delta& d) {
+    if (d.kind == ai00::DeltaKind::tool_call_start) ++starts;
+    if (d.kind == ai00::DeltaKind::tool_call_arguments) pieces += d.text;
+    if (d.kind == ai00::DeltaKind::tool_call) whole = d.text;
+    return true;
+  }) == ai00::FinishReason::tool_calls);
+  CHECK(starts == 1);
+  CHECK(pieces == whole);
+  REQUIRE(g.message().tool_calls.size() == 1);
+  CHECK(g.message().tool_calls[0].name == "get_weather");
+  // An unknown tool name is an Error naming it.
+  o.tool_choice_name = "get_wether";
+  ai00::State s2(m);
+  CHECK_THROWS_WITH(ai00::Generator::chat(m, s2, tmpl, conv, ro, o),
+                    Catch::Contains("`get_wether`"));
+}

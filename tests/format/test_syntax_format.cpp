@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "format/ai00_v0.h"
+#include "format/json.h"
 #include "format_test_util.h"
 #include "grammar/matcher.h"
 #include "grammar/thinking.h"
@@ -14,6 +15,7 @@
 
 using namespace ai00::test;
 namespace format = ai00::internal::format;
+namespace json = ai00::internal::json;
 namespace grammar = ai00::internal::grammar;
 
 namespace {
@@ -78,7 +80,7 @@ TEST_CASE("seed formats: grammars from their syntax data accept their own render
   for (const char* name : {"ai00-v1", "openchatml", "ai00-v0"}) {
     INFO(name);
     auto f = fmt_of(name);
-    format::RenderOptions o;
+    format::RenderOptions o{};
     // ai00 v0 has no syntax for tool definitions; its calls render without them.
     if (std::string(name) != "ai00-v0") o.tools = format::parse_tools(kTools).value();
     const std::string call = model_turn(*f, kCallTurn, o);
@@ -113,7 +115,7 @@ TEST_CASE("seed formats: thinking as their renders write it", "[format][syntax_f
   for (const char* name : {"ai00-v1", "openchatml"}) {
     INFO(name);
     auto f = fmt_of(name);
-    format::RenderOptions o;
+    format::RenderOptions o{};
     o.tools = format::parse_tools(kTools).value();
     const std::string turn = model_turn(*f, kTextTurn, o);
     INFO("turn: " << turn);
@@ -130,4 +132,112 @@ TEST_CASE("seed formats: thinking as their renders write it", "[format][syntax_f
   const auto g = grammar::CompiledGrammar::compile_kbnf(kbnf.value(), nullptr);
   CHECK(accepts(g, ">\nGreet back.\n</think>\nHello!"));
   CHECK_FALSE(accepts(g, "Greet back.\n</think>\nHello!"));
+}
+
+namespace {
+
+const char* const kTypedTools =
+    R"([{"name": "plan", "parameters": {"type": "object", "properties": {
+        "days": {"type": "integer"}, "span": {"type": "integer", "minimum": 1, "maximum": 30},
+        "step": {"type": "integer", "multipleOf": 5}, "ratio": {"type": "number"},
+        "ok": {"type": "boolean"}, "opts": {"type": "object"}, "tags": {"type": "array"},
+        "note": {"type": "string"}}}}])";
+
+const char* const kTypedArgs =
+    R"({"days": 2, "span": 14, "step": 10, "ratio": 2.5, "ok": true, "opts": {"k": [1, null]},
+        "tags": ["a", 2], "note": "2"})";
+
+grammar::CompiledGrammar typed_grammar(const format::ChatFormat& f) {
+  auto specs = grammar::parse_tool_list(kTypedTools);
+  REQUIRE(specs.ok());
+  grammar::ToolGrammarOptions o;
+  o.syntax = f.syntax();
+  o.level = grammar::ValidationLevel::schema_aware;
+  auto g = grammar::build_tool_grammar(specs.value(), o);
+  if (!g.ok()) FAIL(g.error().message);
+  return grammar::CompiledGrammar::compile_kbnf(g.value().kbnf, nullptr);
+}
+
+// `s` with the value `from` of the parameter `key` replaced by `to` (the first `from` after
+// the key's name, in any call layout).
+std::string with_value(std::string s, const std::string& key, const std::string& from,
+                       const std::string& to) {
+  const size_t at = s.find(from, s.find("\"" + key + "\""));
+  REQUIRE(at != std::string::npos);
+  return s.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+TEST_CASE("seed formats: typed parameters come back as their JSON types, integers as integers",
+          "[format][syntax_format]") {
+  const json::Value args = json::parse(kTypedArgs).value();
+  const std::string conversation =
+      R"([{"role": "user", "content": "Plan."}, {"role": "assistant", "tool_calls": [
+          {"type": "function", "function": {"name": "plan", "arguments": )" +
+      std::string(kTypedArgs) + "}}]}]";
+  for (const char* name : {"ai00-v1", "openchatml", "ai00-v0"}) {
+    INFO(name);
+    auto f = fmt_of(name);
+    format::RenderOptions o{};
+    if (std::string(name) != "ai00-v0") o.tools = format::parse_tools(kTypedTools).value();
+    std::string call = model_turn(*f, conversation.c_str(), o);
+    // The ai00 v1 renderer writes object and array values compact, its grammar in the
+    // canonical layout (docs/grammar.md "JSON Schema"); both parse to the same value.
+    if (std::string(name) == "ai00-v1") {
+      call = with_value(call, "opts", R"({"k":[1,null]})", R"({"k": [1, null]})");
+      call = with_value(call, "tags", R"(["a",2])", R"(["a", 2])");
+    }
+    INFO("call turn: " << call);
+    const auto g = typed_grammar(*f);
+    CHECK(accepts(g, call));
+    format::ParseOptions po;
+    po.tools = format::parse_tools(kTypedTools).value();
+    auto r = parse_every_way(*f, po, call);
+    REQUIRE(r.message.tool_calls.size() == 1);
+    CHECK(r.message.tool_calls[0].arguments == args);
+    CHECK(r.warnings.empty());
+    // An integer only as digits: JSON Schema's 2.0, 2e0 and 2.0000000000 are refused, with
+    // and without bounds and multipleOf.
+    for (const auto& [key, value] :
+         {std::pair<std::string, std::string>{"days", "2"}, {"span", "14"}, {"step", "10"}}) {
+      for (const char* suffix : {".0", ".0000000000", "e0"}) {
+        INFO(key << " " << value << suffix);
+        CHECK_FALSE(accepts(g, with_value(call, key, value, value + suffix)));
+      }
+    }
+  }
+}
+
+TEST_CASE("ai00 v1: integers written with a zero fraction or an exponent are typed as integers",
+          "[format][syntax_format]") {
+  // A grammar that allowed JSON Schema's integer forms (a custom one, or structural) must not
+  // turn an integer parameter into a string: the parser reads the value and writes digits.
+  auto f = fmt_of("ai00-v1");
+  format::ParseOptions po;
+  po.tools = format::parse_tools(kTypedTools).value();
+  const std::string head = "<ai00:function_calls>\n  <invoke name=\"plan\">\n";
+  const std::string tail = "  </invoke>\n</ai00:function_calls>";
+  const std::pair<const char*, const char*> cases[] = {{"2.0000000000", "2"}, {"1e3", "1000"},
+                                                       {"-2.50e1", "-25"},    {"0.0", "0"},
+                                                       {"-0", "-0"},          {"12E+0", "12"}};
+  for (const auto& [text, digits] : cases) {
+    INFO(text);
+    auto r = parse_every_way(
+        *f, po, head + "    <parameter name=\"days\">" + text + "</parameter>\n" + tail);
+    REQUIRE(r.message.tool_calls.size() == 1);
+    CHECK(json::write(r.message.tool_calls[0].arguments) ==
+          std::string("{\"days\":") + digits + "}");
+    CHECK(r.warnings.empty());
+  }
+  // Not integers: kept as strings, with a warning naming the parameter.
+  for (const char* text : {"2.5", "1e-1", "two"}) {
+    INFO(text);
+    auto r = parse_every_way(
+        *f, po, head + "    <parameter name=\"days\">" + text + "</parameter>\n" + tail);
+    REQUIRE(r.message.tool_calls.size() == 1);
+    CHECK(r.message.tool_calls[0].arguments.find("days")->is_string());
+    REQUIRE(r.warnings.size() == 1);
+    CHECK(r.warnings[0].find("\"days\"") != std::string::npos);
+  }
 }

@@ -435,3 +435,35 @@ TEST_CASE("a $ref fragment that is not a JSON pointer is an error, never an exce
     CHECK(msg.find("/$ref") != std::string::npos);
   }
 }
+
+TEST_CASE("plain_integers: an integer is digits only, with bounds and multipleOf too",
+          "[grammar][json_schema]") {
+  JsonSchemaOptions plain;
+  plain.plain_integers = true;
+  for (const char* schema :
+       {R"({"type":"integer"})", R"({"type":"integer","minimum":-10,"maximum":2000})",
+        R"({"type":"integer","multipleOf":2})", R"({"type":"integer","multipleOf":0.5})",
+        R"({"type":"integer","multipleOf":2,"minimum":0})",
+        R"({"type":"integer","multipleOf":2,"minimum":-10,"maximum":2000})"}) {
+    INFO(schema);
+    const auto validator = compile_schema(schema);
+    const auto g = compile_schema(schema, plain);
+    for (const char* ok : {"0", "2", "1000"}) {
+      CHECK(accepts(validator, ok));
+      CHECK(accepts(g, ok));
+    }
+    // JSON Schema's other spellings of an integer: a validator's, never generated.
+    for (const char* other : {"2.0", "1000.000"}) {
+      CHECK(accepts(validator, other));
+      CHECK_FALSE(accepts(g, other));
+    }
+    CHECK_FALSE(accepts(g, "1e3"));
+    CHECK_FALSE(accepts(g, "2.5"));
+  }
+  // Numbers keep their fractions.
+  const auto number = compile_schema(R"({"type":"number"})", plain);
+  CHECK(accepts(number, "2.0"));
+  CHECK(accepts(number, "1e3"));
+  // Canonical (tool-call grammars) writes plain integers.
+  CHECK(JsonSchemaOptions::canonical().plain_integers);
+}

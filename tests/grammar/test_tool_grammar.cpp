@@ -145,6 +145,11 @@ TEST_CASE("ai00 v1: schema_aware rejects wrong names and badly typed values, str
       calls(invoke("get_weather", {{"city", "Tokyo"}, {"days", "seven"}})),
       calls(invoke("get_weather", {{"city", "Tokyo"}, {"days", "15"}})),
       calls(invoke("get_weather", {{"city", "Tokyo"}, {"days", "1.5"}})),
+      // Integers are digits only (JsonSchemaOptions::plain_integers): the parser then types
+      // them as integers, never as the string "2.0000000000".
+      calls(invoke("get_weather", {{"city", "Tokyo"}, {"days", "2.0000000000"}})),
+      calls(invoke("web_search", {{"query", "q"}, {"limit", "3.0"}})),
+      calls(invoke("web_search", {{"query", "q"}, {"limit", "1e3"}})),
       calls(invoke("get_weather", {{"city", "Tokyo"}, {"unit", "k"}})),
       calls(invoke("get_weather", {{"city", "Tokyo"}, {"country", "JP"}})),
       calls(invoke("get_weather", {{"unit", "c"}})),
@@ -426,4 +431,127 @@ TEST_CASE("a syntax without the markers a grammar needs is refused", "[grammar][
   CHECK(accepts(cg, "<|start_reason|>x<|end_reason|>y<|im_end|>"));
   CHECK(accepts(cg, "<|function_call|>\n{\"arguments\": {}, \"name\": \"ping\"}<|im_end|>"));
   CHECK_FALSE(accepts(cg, "<|function_call|>\n{\"name\": \"ping\", \"arguments\": {}}<|im_end|>"));
+}
+
+namespace {
+
+ai00::internal::Result<ToolGrammar> build_choice(const ai00::internal::ChatSyntax& syntax,
+                                                 ValidationLevel level, ToolChoice choice,
+                                                 ThinkingStart thinking = ThinkingStart::optional) {
+  auto tools = parse_tool_list(kTools);
+  REQUIRE(tools.ok());
+  ToolGrammarOptions opt;
+  opt.syntax = syntax;
+  opt.level = level;
+  opt.thinking = thinking;
+  opt.allow_eos_end = true;
+  opt.choice = std::move(choice);
+  return build_tool_grammar(tools.value(), opt);
+}
+
+CompiledGrammar compile_choice(const ai00::internal::ChatSyntax& syntax, ValidationLevel level,
+                               ToolChoice choice,
+                               ThinkingStart thinking = ThinkingStart::optional) {
+  auto g = build_choice(syntax, level, std::move(choice), thinking);
+  if (!g.ok()) FAIL(g.error().message);
+  INFO(g.value().kbnf);
+  return CompiledGrammar::compile_kbnf(g.value().kbnf, nullptr);
+}
+
+ToolChoice choice_of(ToolChoiceMode mode, std::string name = "", bool parallel = true) {
+  ToolChoice c;
+  c.mode = mode;
+  c.name = std::move(name);
+  c.parallel_calls = parallel;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("tool choice: none, required, a named tool, one call", "[grammar][tool_grammar]") {
+  const std::string weather = calls(invoke("get_weather", {{"city", "Tokyo"}}));
+  const std::string search = calls(invoke("web_search", {{"query", "q"}}));
+  const std::string two =
+      calls(invoke("get_weather", {{"city", "Tokyo"}}) + invoke("web_search", {{"query", "q"}}));
+  const std::string two_weather =
+      calls(invoke("get_weather", {{"city", "Tokyo"}}) + invoke("get_weather", {{"city", "Oslo"}}));
+  const std::string text = "Sunny.\n</ai00:assistant>";
+  const std::string thought = "<think>Call it.</think>\n";
+  for (auto level : {ValidationLevel::structural, ValidationLevel::schema_aware}) {
+    INFO("level " << static_cast<int>(level));
+    const auto none = compile_choice(ai00_v1_syntax(), level, choice_of(ToolChoiceMode::none));
+    check_all(none, {text, thought + text, "Sunny."}, true);
+    check_all(none, {weather, "Let me check.\n" + weather, thought + weather}, false);
+
+    const auto required =
+        compile_choice(ai00_v1_syntax(), level, choice_of(ToolChoiceMode::required));
+    check_all(required, {weather, search, two, thought + weather, "<think></think>" + two}, true);
+    check_all(required, {text, "Let me check.\n" + weather, thought + text, "", thought}, false);
+
+    const auto named =
+        compile_choice(ai00_v1_syntax(), level, choice_of(ToolChoiceMode::named, "web_search"));
+    check_all(
+        named,
+        {search, thought + search,
+         calls(invoke("web_search", {{"query", "a"}}) + invoke("web_search", {{"query", "b"}}))},
+        true);
+    check_all(named, {weather, two, text, "Searching.\n" + search}, false);
+
+    const auto single =
+        compile_choice(ai00_v1_syntax(), level, choice_of(ToolChoiceMode::automatic, "", false));
+    check_all(single, {weather, "Let me check.\n" + weather, text}, true);
+    check_all(single, {two, two_weather}, false);
+
+    const auto one_named = compile_choice(ai00_v1_syntax(), level,
+                                          choice_of(ToolChoiceMode::named, "get_weather", false));
+    check_all(one_named, {weather}, true);
+    check_all(one_named, {two_weather, search, text}, false);
+  }
+  // Forced-open thinking: the block closes, then the call.
+  const auto open = compile_choice(ai00_v1_syntax(), ValidationLevel::schema_aware,
+                                   choice_of(ToolChoiceMode::required), ThinkingStart::forced_open);
+  check_all(open, {"Call it.</think>\n\n" + weather}, true);
+  check_all(open, {weather, "Call it.</think>\nOK " + weather}, false);
+}
+
+TEST_CASE("tool choice in the JSON call style (OpenChatML)", "[grammar][tool_grammar]") {
+  const std::string w =
+      "<|function_call|>\n{\"arguments\": {\"city\": \"Tokyo\"}, \"name\": \"get_weather\"}";
+  const std::string s =
+      "<|function_call|>\n{\"arguments\": {\"query\": \"TSLA\"}, \"name\": \"web_search\"}";
+  for (auto level : {ValidationLevel::structural, ValidationLevel::schema_aware}) {
+    const auto named =
+        compile_choice(openchatml_syntax(), level, choice_of(ToolChoiceMode::named, "get_weather"));
+    check_all(named, {w + "\n<|im_end|>", w + "\n" + w + "<|im_end|>"}, true);
+    check_all(named, {s + "\n<|im_end|>", w + "\n" + s + "<|im_end|>", "Hi<|im_end|>"}, false);
+    const auto one =
+        compile_choice(openchatml_syntax(), level, choice_of(ToolChoiceMode::required, "", false));
+    check_all(one, {w + "\n<|im_end|>", s + "<|im_end|>"}, true);
+    check_all(one, {w + "\n" + s + "\n<|im_end|>", "Hi<|im_end|>"}, false);
+    const auto none = compile_choice(openchatml_syntax(), level, choice_of(ToolChoiceMode::none));
+    check_all(none, {"Hi<|im_end|>"}, true);
+    check_all(none, {w + "\n<|im_end|>"}, false);
+  }
+}
+
+TEST_CASE("tool choice errors name the tool", "[grammar][tool_grammar]") {
+  auto error_of = [](ToolChoice c, ValidationLevel level = ValidationLevel::schema_aware) {
+    auto g = build_choice(ai00_v1_syntax(), level, std::move(c));
+    return g.ok() ? std::string("<no error>") : g.error().message;
+  };
+  CHECK_THAT(error_of(choice_of(ToolChoiceMode::named, "get_wether")),
+             Catch::Contains("`get_wether`") && Catch::Contains("not among the tools") &&
+                 Catch::Contains("get_weather, web_search, ping"));
+  CHECK_THAT(error_of(choice_of(ToolChoiceMode::named, "get_wether"), ValidationLevel::structural),
+             Catch::Contains("`get_wether`"));
+  CHECK_THAT(error_of(choice_of(ToolChoiceMode::named, "")), Catch::Contains("empty"));
+  // required with an empty list at schema_aware: no call could be valid.
+  ToolGrammarOptions opt;
+  opt.syntax = ai00_v1_syntax();
+  opt.level = ValidationLevel::schema_aware;
+  opt.choice = choice_of(ToolChoiceMode::required);
+  auto g = build_tool_grammar({}, opt);
+  REQUIRE_FALSE(g.ok());
+  CHECK_THAT(g.error().message, Catch::Contains("no tools"));
+  CHECK(std::string(tool_choice_name(ToolChoiceMode::named)) == "named");
 }

@@ -78,10 +78,54 @@ TEST_CASE("both tool shapes become the library's tool list", "[server][request]"
       r.tools_json ==
       R"([{"name":"a","parameters":{"type":"object"}},{"description":"d","name":"b","parameters":{"type":"object"}}])");
   CHECK(r.constraint.kind == ConstraintKind::tool_call);
-  CHECK(r.constraint.forced_tool == "b");
-  const auto none = parse_chat_request(
-      "{" + kUser + R"(, "tools": [{"name": "b"}], "tool_choice": "none"})", settings());
-  CHECK(none.tools_json.empty());
+  CHECK(r.options.tool_choice == AI00_TOOL_CHOICE_NAMED);
+  CHECK(r.options.tool_choice_name == "b");
+  CHECK(r.options.grammar_mode == AI00_GRAMMAR_SCHEMA_AWARE);  // a forced call: schema_aware
+}
+
+TEST_CASE("tool_choice and parallel_tool_calls go to the library's tool grammar",
+          "[server][request]") {
+  const std::string tools = R"(, "tools": [{"name": "b"}])";
+  // none: the tools stay in the prompt and the library's grammar allows no call.
+  const auto none =
+      parse_chat_request("{" + kUser + tools + R"(, "tool_choice": "none"})", settings());
+  CHECK(none.tools_json == R"([{"name":"b"}])");
+  CHECK(none.options.tool_choice == AI00_TOOL_CHOICE_NONE);
+  // ... unless no tool grammar applies (bnf_validation none, a custom grammar): then the tools
+  // are not offered and parallel_tool_calls is ignored.
+  const auto unconstrained = parse_chat_request(
+      "{" + kUser + tools +
+          R"(, "tool_choice": "none", "bnf_validation": "none", "parallel_tool_calls": false})",
+      settings());
+  CHECK(unconstrained.tools_json.empty());
+  CHECK(unconstrained.options.tool_choice == AI00_TOOL_CHOICE_AUTO);
+  CHECK(unconstrained.options.parallel_tool_calls);
+  const auto required = parse_chat_request(
+      "{" + kUser + tools + R"(, "tool_choice": "required", "parallel_tool_calls": false})",
+      settings());
+  CHECK(required.options.tool_choice == AI00_TOOL_CHOICE_REQUIRED);
+  CHECK_FALSE(required.options.parallel_tool_calls);
+  const auto structural = parse_chat_request(
+      "{" + kUser + tools + R"(, "tool_choice": "required", "bnf_validation": "structural"})",
+      settings());
+  CHECK(structural.options.grammar_mode == AI00_GRAMMAR_STRUCTURAL);
+  const auto single =
+      parse_chat_request("{" + kUser + tools + R"(, "parallel_tool_calls": false})", settings());
+  CHECK(single.options.tool_choice == AI00_TOOL_CHOICE_AUTO);
+  CHECK_FALSE(single.options.parallel_tool_calls);
+}
+
+TEST_CASE("a forced call without a grammar is refused at tool_choice", "[server][request]") {
+  try {
+    parse_chat_request("{" + kUser +
+                           R"(, "tools": [{"name": "b"}], "tool_choice": "required",
+                              "bnf_validation": "none"})",
+                       settings());
+    FAIL("no error");
+  } catch (const ApiError& e) {
+    CHECK(e.param() == "/tool_choice");
+    CHECK_THAT(e.what(), Catch::Contains("bnf_validation"));
+  }
 }
 
 TEST_CASE("constraints: grammar, its seed 003 alias, response_format", "[server][request]") {

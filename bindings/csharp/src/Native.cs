@@ -75,6 +75,10 @@ namespace Ai00.Interop
         public ulong seed; public int grammar_mode; public IntPtr grammar;
         public IntPtr stop_sequences; public UIntPtr n_stop_sequences;
         public IntPtr prefix_cache; // appended in 0.2 (not wrapped yet; the default NULL is kept)
+        // appended in 0.3 (not wrapped yet; ai00_generate_params_default's values are kept)
+        public int stream_tool_calls; public int tool_choice;
+        public IntPtr tool_choice_name; public UIntPtr tool_choice_name_len;
+        public int parallel_tool_calls;
     }
 
     [StructLayout(LayoutKind.Sequential)]

@@ -62,6 +62,9 @@ koffi.struct('ai00_generate_params', {
   seed: 'uint64_t', grammar_mode: 'int32_t', grammar: 'ai00_grammar *', stop_sequences: 'const char **',
   n_stop_sequences: 'size_t',
   prefix_cache: 'void *', // appended in 0.2 (not wrapped yet; the default NULL is kept)
+  // appended in 0.3 (not wrapped yet; ai00_generate_params_default's values are kept)
+  stream_tool_calls: 'int32_t', tool_choice: 'int32_t', tool_choice_name: 'void *',
+  tool_choice_name_len: 'size_t', parallel_tool_calls: 'int32_t',
 });
 koffi.struct('ai00_parse_options', {
   struct_size: 'uint32_t', thinking: 'int32_t', tools_json: 'void *', tools_json_len: 'size_t', id_seed: 'uint64_t',

@@ -227,6 +227,12 @@ pub struct ai00_generate_params {
     pub n_stop_sequences: usize,
     // Appended in 0.2: an ai00_prefix_cache (not wrapped yet; the default NULL is kept).
     pub prefix_cache: *mut c_void,
+    // Appended in 0.3 (not wrapped yet; ai00_generate_params_default's values are kept).
+    pub stream_tool_calls: i32,
+    pub tool_choice: i32,
+    pub tool_choice_name: *const c_char,
+    pub tool_choice_name_len: usize,
+    pub parallel_tool_calls: i32,
 }
 
 #[repr(C)]

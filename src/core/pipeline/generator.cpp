@@ -71,12 +71,14 @@ Generator::Generator(std::shared_ptr<const Model> model, State& state, const Cha
   po.id_seed = id_seed_;
   po.assistant_name = request.render.assistant_name;
   po.extra_stops = options.stop_sequences;
+  po.stream_tool_calls = options.stream_tool_calls;
   parser_ = request.format->make_parser(po);
 
   GrammarContext ctx;
   ctx.chat = true;
   ctx.thinking = request.render.thinking != format::Thinking::off;
   ctx.hints = r.constraints;
+  ctx.tool_choice = options.tool_choice;
   init_grammar(ctx);
 }
 
@@ -103,6 +105,7 @@ Generator::Generator(std::shared_ptr<const Model> model, State& state, const Raw
   stops_.emplace(options.stop_sequences);
   GrammarContext ctx;
   ctx.chat = false;
+  ctx.tool_choice = options.tool_choice;  // anything but the default is refused
   init_grammar(ctx);
 }
 
@@ -150,6 +153,13 @@ void Generator::check_prompt() {
 }
 
 void Generator::init_grammar(const GrammarContext& ctx) {
+  const grammar::ToolChoice& choice = ctx.tool_choice;
+  if (options_.compiled_grammar &&
+      (choice.mode != grammar::ToolChoiceMode::automatic || !choice.parallel_calls))
+    throw InvalidArgument(std::string("Generator: tool_choice `") +
+                          grammar::tool_choice_name(choice.mode) +
+                          "` (or parallel_tool_calls = false) needs the tool grammar, but a "
+                          "compiled grammar is given");
   if (options_.compiled_grammar && ctx.chat && !options_.compiled_grammar_kbnf.empty()) {
     GrammarRequest source{GrammarMode::kbnf, options_.compiled_grammar_kbnf};
     auto wrapped = grammar_kbnf_for(source, ctx);

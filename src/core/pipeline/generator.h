@@ -136,6 +136,15 @@ struct GenerateOptions {
   // the end of the prompt and at the chat message boundaries (prefix_reuse.h); the State's
   // sampler state stays its own. nullptr: no cache.
   std::shared_ptr<PrefixCache> prefix_cache;
+  // Chat only: which tool calls the turn's tool grammar allows (auto, none, required, a named
+  // tool; parallel calls or one; grammar::ToolChoice, docs/generation.md "Grammar choice").
+  // Anything but the default needs the tool grammar: with a kbnf / json_schema / none grammar,
+  // a compiled grammar or a raw turn the constructor throws InvalidArgument saying which.
+  grammar::ToolChoice tool_choice;
+  // Chat only: the output parser also sends tool-call previews (ParseOptions::
+  // stream_tool_calls, docs/chat-formats.md "Deltas and finish reasons"): a start delta with
+  // id and name, argument pieces as they parse, then the whole call as without streaming.
+  bool stream_tool_calls = false;
 };
 
 // A chat turn: the format renders the conversation (RenderOptions carries tools, thinking and the

@@ -49,8 +49,37 @@ Result<std::string> maybe_wrap(std::string kbnf, const GrammarContext& c) {
   return grammar::wrap_thinking_kbnf(kbnf, thinking_start(c.hints), c.hints.syntax.thinking);
 }
 
+bool forces_call(const grammar::ToolChoice& c) {
+  return c.mode == grammar::ToolChoiceMode::required || c.mode == grammar::ToolChoiceMode::named;
+}
+
+// A tool choice other than the default needs a tool grammar: a chat turn in mode automatic,
+// structural or schema_aware.
+Result<bool> check_tool_choice(const GrammarRequest& r, const GrammarContext& c) {
+  const grammar::ToolChoice& t = c.tool_choice;
+  if (t.mode == grammar::ToolChoiceMode::automatic && t.parallel_calls) return true;
+  const std::string what =
+      t.mode == grammar::ToolChoiceMode::automatic
+          ? std::string("parallel_tool_calls = false")
+          : std::string("tool_choice `") + grammar::tool_choice_name(t.mode) + "`";
+  if (!c.chat)
+    return make_error(ErrorKind::invalid_argument, what + " needs a chat turn (this is raw)");
+  if (r.mode == GrammarMode::none || r.mode == GrammarMode::kbnf ||
+      r.mode == GrammarMode::json_schema)
+    return make_error(ErrorKind::invalid_argument,
+                      what + " needs the tool grammar, but the grammar mode is `" +
+                          grammar_mode_name(r.mode) + "`");
+  if (forces_call(t) && c.hints.syntax.tool_calls.trigger.empty())
+    return make_error(ErrorKind::invalid_argument,
+                      what + ": the chat format has no tool-call syntax");
+  if (forces_call(t) && c.hints.tools.empty())
+    return make_error(ErrorKind::invalid_argument, what + " with no tools in the turn");
+  return true;
+}
+
 // The format's own grammar at `level`, built by src/grammar from the syntax the format reported.
-Result<GrammarText> structural(grammar::ValidationLevel level, const GrammarContext& c) {
+Result<GrammarText> structural(grammar::ValidationLevel level, const GrammarContext& c,
+                               const grammar::ToolChoice& choice) {
   const format::ConstraintHints& h = c.hints;
   if (h.tools.empty() || h.syntax.tool_calls.trigger.empty()) {
     // No tools offered, or a format without tool syntax (Goose, raw): free text, with the
@@ -67,6 +96,10 @@ Result<GrammarText> structural(grammar::ValidationLevel level, const GrammarCont
   o.thinking = thinking_start(h);
   // Under end policy eos a text answer may also end with token 0 (stop_on_token0 formats).
   o.allow_eos_end = true;
+  o.choice = choice;
+  // A forced call with thinking off is the call block alone: seed 003 keeps the thinking block
+  // optional so that a model may think unasked, but a forced reply must not wander there.
+  if (forces_call(choice) && !thinking_on(c)) o.syntax.thinking = {};
   auto g = grammar::build_tool_grammar(tool_specs(h.tools), o);
   if (!g.ok()) return g.error();
   return GrammarText{std::move(g.value().kbnf), std::move(g.value().warnings)};
@@ -86,6 +119,8 @@ Result<GrammarMode> parse_grammar_mode(std::string_view name) {
 }
 
 Result<GrammarText> grammar_kbnf_for(const GrammarRequest& request, const GrammarContext& context) {
+  if (auto ok = check_tool_choice(request, context); !ok.ok()) return ok.error();
+  const grammar::ToolChoice& choice = context.tool_choice;
   switch (request.mode) {
     case GrammarMode::none:
       return GrammarText{};
@@ -94,12 +129,12 @@ Result<GrammarText> grammar_kbnf_for(const GrammarRequest& request, const Gramma
       auto level =
           grammar::choose_level(std::nullopt, !context.hints.tools.empty(), thinking_on(context));
       if (level == grammar::ValidationLevel::none) return GrammarText{};
-      return structural(level, context);
+      return structural(level, context, choice);
     }
     case GrammarMode::structural:
-      return structural(grammar::ValidationLevel::structural, context);
+      return structural(grammar::ValidationLevel::structural, context, choice);
     case GrammarMode::schema_aware:
-      return structural(grammar::ValidationLevel::schema_aware, context);
+      return structural(grammar::ValidationLevel::schema_aware, context, choice);
     case GrammarMode::kbnf: {
       auto w = maybe_wrap(request.text, context);
       if (!w.ok()) return w.error();

@@ -13,6 +13,9 @@
 //                   text, the thinking block closed first when the prompt opened it)
 //   kbnf         -> the caller's KBNF; with thinking on it is wrapped by wrap_thinking
 //   json_schema  -> json_schema_to_kbnf of the caller's schema, wrapped the same way
+// The context's tool_choice narrows the tool grammar (none: text only; required / named: the
+// call block; parallel_calls false: one call); under automatic it turns the grammar on
+// whenever tools are present, as the tools alone do.
 //
 // GrammarCache compiles KBNF texts against one Model's vocabulary (token bytes from the Model's
 // tokenizer; mask width = the Model's vocab) and keeps them by text, so many turns and many
@@ -38,6 +41,7 @@
 #include "base/result.h"
 #include "format/format.h"
 #include "grammar/matcher.h"
+#include "grammar/tool_grammar.h"
 #include "grammar/vocab_index.h"
 
 namespace ai00::internal {
@@ -66,6 +70,11 @@ struct GrammarContext {
   bool chat = true;               // false: raw mode (automatic means none)
   bool thinking = false;          // the caller asked for thinking
   format::ConstraintHints hints;  // from RenderResult (raw mode: default)
+  // Which calls the tool grammar allows (tool_grammar.h; GenerateOptions::tool_choice).
+  // Anything but automatic with parallel calls needs a tool grammar: request modes automatic,
+  // structural, schema_aware in a chat turn (none, kbnf, json_schema and raw turns are
+  // invalid_argument); `required` and `named` also need tools and a format with tool syntax.
+  grammar::ToolChoice tool_choice;
 };
 
 struct GrammarText {

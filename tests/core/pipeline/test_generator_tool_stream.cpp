@@ -62,6 +62,7 @@ std::vector<format::MessageDelta> generate(std::string* text) {
   o.seed = 3;
   o.max_tokens = 300;
   o.grammar = GrammarRequest{GrammarMode::kbnf, kForcedCall};
+  o.stream_tool_calls = true;
   Generator g(m, st, weather_request(), o);
   std::vector<format::MessageDelta> deltas;
   REQUIRE(g.run([&](const format::MessageDelta& d) {
@@ -100,15 +101,70 @@ TEST_CASE("the output parser streams a call's start and one argument piece per p
   CHECK(s.previews_before_whole);
 }
 
-// Known gap (docs/generation.md "Generator"): Generator never sets ParseOptions::stream_tool_calls
-// (generator.cpp builds its ParseOptions without it and GenerateOptions has no such field), so a
-// generated call arrives only whole, when it closes. [!shouldfail]: this test starts to "fail"
-// (its checks pass) once the option is plumbed through; then drop the tag.
-TEST_CASE("a Generator's chat turn streams tool-call argument pieces",
-          "[generator][tool_stream][!shouldfail]") {
+// GenerateOptions::stream_tool_calls hands ParseOptions::stream_tool_calls to the Generator's
+// output parser: the call's start, then one argument piece per parameter, then the whole call.
+TEST_CASE("a Generator's chat turn streams tool-call argument pieces", "[generator][tool_stream]") {
   std::string text;
-  const Seen s = tally(generate(&text));
+  const auto deltas = generate(&text);
+  const Seen s = tally(deltas);
   CHECK(s.whole_calls == 1);
   CHECK(s.starts == 1);
   CHECK(s.argument_pieces >= 2);
+  CHECK(s.previews_before_whole);
+  // The pieces concatenate to the whole call's arguments.
+  std::string pieces, whole;
+  for (const auto& d : deltas)
+    for (const auto& c : d.tool_calls) {
+      if (c.preview == Preview::arguments) pieces += c.arguments;
+      if (c.preview == Preview::none) whole = c.arguments;
+    }
+  CHECK(pieces == whole);
+}
+
+namespace {
+
+ChatRequest clock_request() {
+  ChatRequest req = weather_request();
+  req.render.tools = format::parse_tools(R"([{"name": "get_weather",
+      "input_schema": {"type": "object", "properties": {"location": {"type": "string"}}}},
+      {"name": "get_time", "parameters": {"type": "object", "additionalProperties": false}}])")
+                         .value();
+  return req;
+}
+
+}  // namespace
+
+TEST_CASE("a Generator's tool choice forces the named tool, once", "[generator][tool_stream]") {
+  auto m = Model::load(shared_path("models/rand-rwkv7-c128-l3-v512-F16.gguf"));
+  State st(*m);
+  GenerateOptions o;
+  o.seed = 5;
+  o.max_tokens = 200;
+  o.grammar = GrammarRequest{GrammarMode::schema_aware, ""};
+  o.tool_choice.mode = grammar::ToolChoiceMode::named;
+  o.tool_choice.name = "get_time";
+  o.tool_choice.parallel_calls = false;
+  o.stream_tool_calls = true;
+  Generator g(m, st, clock_request(), o);
+  CHECK(g.run([](const format::MessageDelta&) { return 0; }) == format::FinishReason::tool_calls);
+  REQUIRE(g.message().tool_calls.size() == 1);
+  CHECK(g.message().tool_calls[0].name == "get_time");
+  CHECK(g.message().contents.empty());
+}
+
+TEST_CASE("a Generator refuses a tool choice it cannot carry", "[generator][tool_stream]") {
+  auto m = Model::load(shared_path("models/rand-rwkv7-c128-l3-v512-F16.gguf"));
+  State st(*m);
+  GenerateOptions o;
+  o.tool_choice.mode = grammar::ToolChoiceMode::named;
+  o.tool_choice.name = "get_tme";
+  CHECK_THROWS_WITH(Generator(m, st, clock_request(), o),
+                    Catch::Contains("`get_tme`") && Catch::Contains("get_weather, get_time"));
+  o.grammar = GrammarRequest{GrammarMode::kbnf, kForcedCall};
+  o.tool_choice.name = "get_time";
+  CHECK_THROWS_WITH(Generator(m, st, clock_request(), o), Catch::Contains("`kbnf`"));
+  RawRequest raw;
+  raw.prompt = "Hi";
+  o.grammar = GrammarRequest{};
+  CHECK_THROWS_WITH(Generator(m, st, raw, o), Catch::Contains("chat turn"));
 }

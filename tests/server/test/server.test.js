@@ -89,7 +89,9 @@ function checkWeatherCall(call) {
   assert.equal(call.function.name, 'get_weather');
   const args = JSON.parse(call.function.arguments);
   assert.ok(['Tokyo', 'Paris'].includes(args.city), call.function.arguments);
-  assert.ok(Number(args.days) >= 1 && Number(args.days) <= 3, call.function.arguments);
+  // An integer parameter is a JSON integer, never a string or a float spelling.
+  assert.ok(Number.isInteger(args.days) && args.days >= 1 && args.days <= 3, call.function.arguments);
+  assert.match(call.function.arguments, /"days":[123][,}]/);
 }
 
 test('a forced tool call is parsed into tool_calls, streamed as OpenAI does', async () => {
@@ -105,10 +107,12 @@ test('a forced tool call is parsed into tool_calls, streamed as OpenAI does', as
 
   const calls = [];
   let finish = null;
+  let argumentFragments = 0;
   for await (const chunk of await client.chat.completions.create({ ...params, stream: true })) {
     const c = chunk.choices[0];
     if (c.finish_reason) finish = c.finish_reason;
     for (const t of c.delta.tool_calls || []) {
+      if (t.function && t.function.arguments) argumentFragments++;
       if (!calls[t.index]) {
         assert.ok(t.id && t.function.name, 'the first fragment carries id and name');
         calls[t.index] = { id: t.id, type: t.type, function: { name: t.function.name, arguments: '' } };
@@ -118,6 +122,39 @@ test('a forced tool call is parsed into tool_calls, streamed as OpenAI does', as
   }
   assert.equal(finish, 'tool_calls');
   assert.deepEqual(calls, msg.tool_calls);
+  // The arguments stream as the library parses them: a fragment per parameter and the brace.
+  assert.ok(argumentFragments >= 3, `${argumentFragments} argument fragments`);
+});
+
+test('tool_choice none keeps the tools in the prompt and makes no call', async () => {
+  const r = await client.chat.completions.create({
+    model: 'm', messages: USER, max_tokens: 40, seed: 5, tools: OPENAI_TOOLS, tool_choice: 'none',
+  });
+  assert.notEqual(r.choices[0].finish_reason, 'tool_calls');
+  assert.equal(r.choices[0].message.tool_calls, undefined);
+  // The prompt still lists the tools: more prompt tokens than without them.
+  const bare = await client.chat.completions.create({
+    model: 'm', messages: USER, max_tokens: 1, seed: 5,
+  });
+  assert.ok(r.usage.prompt_tokens > bare.usage.prompt_tokens);
+});
+
+test('required with parallel_tool_calls false gives exactly one call of either tool', async () => {
+  const timeTool = {
+    type: 'function',
+    function: { name: 'get_time', parameters: { type: 'object', additionalProperties: false } },
+  };
+  for (const seed of [1, 2, 3]) {
+    const r = await client.chat.completions.create({
+      model: 'm', messages: USER, max_tokens: 300, seed, tools: [...OPENAI_TOOLS, timeTool],
+      tool_choice: 'required', parallel_tool_calls: false,
+    });
+    assert.equal(r.choices[0].finish_reason, 'tool_calls');
+    const calls = r.choices[0].message.tool_calls;
+    assert.equal(calls.length, 1);
+    if (calls[0].function.name === 'get_weather') checkWeatherCall(calls[0]);
+    else assert.equal(calls[0].function.arguments, '{}');
+  }
 });
 
 test('tools in the KBNF spec shape with tool_choice required', async () => {
@@ -303,6 +340,9 @@ test('malformed requests are 4xx in OpenAI error shape and the server keeps serv
       400, '/tool_choice/function/name'],
     ['{"messages": [{"role": "user", "content": "x"}], "grammar": "start ::= \'a\';", "response_format": {"type": "json_object"}}',
       400, '/response_format'],
+    // A forced call needs the tool grammar.
+    ['{"messages": [{"role": "user", "content": "x"}], "tools": [{"type": "function", "function": {"name": "f"}}], "tool_choice": "required", "bnf_validation": "none"}',
+      400, '/tool_choice'],
     [`{"messages": [{"role": "user", "content": "${'x'.repeat(70000)}"}]}`, 413, null],
   ];
   for (const [body, status, param] of cases) {

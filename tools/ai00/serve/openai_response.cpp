@@ -105,7 +105,20 @@ std::string ChunkBuilder::role_chunk() const {
   return chunk(R"({"role":"assistant","content":""})", nullptr);
 }
 
-std::vector<std::string> ChunkBuilder::delta_chunks(const ai00::Delta& d) const {
+std::string ChunkBuilder::tool_start_chunk(const ai00::Delta& d) const {
+  const Json start = {{"index", d.call},
+                      {"id", d.id},
+                      {"type", "function"},
+                      {"function", {{"name", d.name}, {"arguments", ""}}}};
+  return chunk(dump(Json{{"tool_calls", Json::array({start})}}), nullptr);
+}
+
+std::string ChunkBuilder::tool_arguments_chunk(uint32_t call, const std::string& piece) const {
+  const Json args = {{"index", call}, {"function", {{"arguments", piece}}}};
+  return chunk(dump(Json{{"tool_calls", Json::array({args})}}), nullptr);
+}
+
+std::vector<std::string> ChunkBuilder::delta_chunks(const ai00::Delta& d) {
   std::vector<std::string> out;
   if (!meta_.chat) {
     if (d.kind == ai00::DeltaKind::text && !d.text.empty())
@@ -119,21 +132,31 @@ std::vector<std::string> ChunkBuilder::delta_chunks(const ai00::Delta& d) const 
     case ai00::DeltaKind::reasoning:
       if (!d.text.empty()) out.push_back(chunk(dump(Json{{"reasoning_content", d.text}}), nullptr));
       break;
+    case ai00::DeltaKind::tool_call_start:
+      if (previewed_.size() <= d.call) previewed_.resize(d.call + 1);
+      previewed_[d.call] = true;
+      out.push_back(tool_start_chunk(d));
+      break;
+    case ai00::DeltaKind::tool_call_arguments:
+      if (!d.text.empty()) out.push_back(tool_arguments_chunk(d.call, d.text));
+      break;
     case ai00::DeltaKind::tool_call: {
+      // Streamed already: the whole call only closes it (a started call that turned out
+      // malformed has no text; its fragments stay sent, as an OpenAI stream cannot take them
+      // back).
+      if (d.call < previewed_.size() && previewed_[d.call]) {
+        previewed_[d.call] = false;
+        break;
+      }
       if (!d.valid) {  // a malformed call is text (ai00::accumulate does the same)
         if (!d.text.empty()) out.push_back(chunk(dump(Json{{"content", d.text}}), nullptr));
         break;
       }
-      const Json start = {{"index", d.call},
-                          {"id", d.id},
-                          {"type", "function"},
-                          {"function", {{"name", d.name}, {"arguments", ""}}}};
-      out.push_back(chunk(dump(Json{{"tool_calls", Json::array({start})}}), nullptr));
-      const Json args = {{"index", d.call}, {"function", {{"arguments", d.text}}}};
-      out.push_back(chunk(dump(Json{{"tool_calls", Json::array({args})}}), nullptr));
+      out.push_back(tool_start_chunk(d));
+      out.push_back(tool_arguments_chunk(d.call, d.text));
       break;
     }
-    default:  // finish: finish_chunk(); start/arguments previews are not produced by generators
+    default:  // finish: finish_chunk()
       break;
   }
   return out;

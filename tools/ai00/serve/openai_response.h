@@ -37,8 +37,11 @@ class ChunkBuilder {
   // The first chat chunk: delta {"role": "assistant", "content": ""}; "" for completions.
   std::string role_chunk() const;
   // The chunks one delta turns into (none for a finish or an empty piece). A tool call becomes
-  // a chunk with index, id, type and function.name, then one with the arguments text.
-  std::vector<std::string> delta_chunks(const ai00::Delta& d) const;
+  // a chunk with index, id, type and function.name, then chunks with the arguments text: the
+  // library's previews (GenerateOptions::stream_tool_calls: tool_call_start, then
+  // tool_call_arguments pieces) as they come, and the whole call is then not sent again; a call
+  // without previews in two chunks when it closes.
+  std::vector<std::string> delta_chunks(const ai00::Delta& d);
   // The chunk with the finish_reason and an empty delta.
   std::string finish_chunk(ai00::FinishReason r) const;
   // The last chunk with stream_options.include_usage: no choices, the usage.
@@ -46,8 +49,11 @@ class ChunkBuilder {
 
  private:
   std::string chunk(const std::string& delta_or_text_json, const char* finish) const;
+  std::string tool_start_chunk(const ai00::Delta& d) const;
+  std::string tool_arguments_chunk(uint32_t call, const std::string& piece) const;
   ResponseMeta meta_;
   bool include_usage_;
+  std::vector<bool> previewed_;  // per call position: its start went out as a preview
 };
 
 }  // namespace ai00::serve

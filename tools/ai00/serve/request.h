@@ -16,14 +16,14 @@ enum class ConstraintKind {
   none,         // only bnf_validation (the library's automatic / structural / schema_aware)
   kbnf,         // `grammar` (or the seed 003 alias `bnf_schema`): KBNF text
   json_schema,  // response_format json_object / json_schema: a JSON Schema text
-  tool_call,    // tool_choice "required" or a named function: a call block is forced
+  tool_call,    // tool_choice "required" or a named function: options.tool_choice forces a
+                // call block through the library's tool grammar
 };
 
 struct Constraint {
   ConstraintKind kind = ConstraintKind::none;
-  std::string text;         // KBNF or JSON Schema text
-  std::string param;        // JSON pointer of the field it came from, for errors
-  std::string forced_tool;  // tool_call: the function name, "" = any of the tools
+  std::string text;   // KBNF or JSON Schema text
+  std::string param;  // JSON pointer of the field it came from, for errors
 };
 
 struct GenerationRequest {
@@ -35,13 +35,14 @@ struct GenerationRequest {
   // chat: the library's message JSON (seed 004, OpenAI shapes accepted) and tool list.
   std::string messages_json;
   std::string tools_json;           // "" = no tools
-  bool parallel_tool_calls = true;  // false: a forced tool call is one call
+  bool parallel_tool_calls = true;  // as the request said (options: where a tool grammar applies)
   std::string chat_format;          // "ai00-v1", "goose", ... (extension field `chat_format`)
   ai00_thinking thinking = AI00_THINKING_OFF;
   // raw: the prompt text.
   std::string prompt;
 
-  ai00::GenerateOptions options;  // sampler, max_tokens, seed, stops, grammar_mode
+  // sampler, max_tokens, seed, stops, grammar_mode, tool_choice, parallel_tool_calls
+  ai00::GenerateOptions options;
   Constraint constraint;
 };
 

@@ -74,7 +74,7 @@ GenerationRequest parse_completion_request(const std::string& body,
     throw field_error(r.at("echo"), "echo is not supported");
   if (r.find("suffix")) throw field_error(r.at("suffix"), "suffix is not supported");
   if (auto g = r.string("grammar")) {
-    out.constraint = {ConstraintKind::kbnf, *g, "/grammar", ""};
+    out.constraint = {ConstraintKind::kbnf, *g, "/grammar"};
   }
   r.reject_unknown();
   return out;

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "api_error.h"
-#include "forced_tool_grammar.h"
 #include "json_reader.h"
 #include "library_error.h"
 
@@ -143,24 +142,14 @@ std::unique_ptr<Turn> GenerationScheduler::submit(const GenerationRequest& reque
 
 namespace {
 
-int tool_position(const std::string& tools_json, const std::string& name) {
-  if (name.empty()) return -1;
-  int i = 0;
-  for (const auto& t : Json::parse(tools_json)) {
-    if (t.value("name", "") == name) return i;
-    ++i;
-  }
-  return -1;
-}
-
 // The compiled grammar of the request's constraint, if any.
 std::optional<ai00::Grammar> constraint_grammar(const ai00::Model& model,
-                                                const ai00::ChatTemplate* tmpl,
                                                 const GenerationRequest& req) {
   const Constraint& c = req.constraint;
   try {
     switch (c.kind) {
       case ConstraintKind::none:
+      case ConstraintKind::tool_call:  // options.tool_choice: the library's tool grammar
         return std::nullopt;
       case ConstraintKind::kbnf:
         return ai00::Grammar::kbnf(model, c.text);
@@ -172,11 +161,6 @@ std::optional<ai00::Grammar> constraint_grammar(const ai00::Model& model,
         o.compact = 1;
         return ai00::Grammar::json_schema(model, c.text, &o);
       }
-      case ConstraintKind::tool_call:
-        return ai00::Grammar::kbnf(
-            model,
-            forced_tool_grammar(*tmpl, req.tools_json, tool_position(req.tools_json, c.forced_tool),
-                                !req.parallel_tool_calls, c.param));
     }
   } catch (const ai00::Error& e) {
     throw library_error(e, c.param);
@@ -190,7 +174,7 @@ void GenerationScheduler::build_turn(Turn& turn, const GenerationRequest& req) {
   ai00::GenerateOptions options = req.options;
   options.prefix_cache = prefix_cache_;  // a fresh State is pristine: the cache applies
   if (!req.chat) {
-    options.grammar = constraint_grammar(model_, nullptr, req);
+    options.grammar = constraint_grammar(model_, req);
     try {
       turn.prompt_tokens_ = model_.tokenize(req.prompt).size();
       turn.generator_ = std::make_unique<ai00::Generator>(
@@ -206,7 +190,9 @@ void GenerationScheduler::build_turn(Turn& turn, const GenerationRequest& req) {
   } catch (const ai00::Error& e) {
     throw library_error(e, "/chat_format");
   }
-  options.grammar = constraint_grammar(model_, &*tmpl, req);
+  options.grammar = constraint_grammar(model_, req);
+  // A stream sends tool-call arguments as the library parses them (OpenAI's fragments).
+  options.stream_tool_calls = req.stream;
   ai00::RenderOptions render;
   render.thinking = req.thinking;
   render.tools_json = req.tools_json;
@@ -218,7 +204,10 @@ void GenerationScheduler::build_turn(Turn& turn, const GenerationRequest& req) {
     turn.generator_ = std::make_unique<ai00::Generator>(
         ai00::Generator::chat_json(model_, turn.state_, *tmpl, req.messages_json, render, options));
   } catch (const ai00::Error& e) {
-    throw library_error(e, "/messages");
+    // The library's tool-choice refusals (a format without tool syntax) are the field's.
+    const bool tool_choice = req.constraint.kind == ConstraintKind::tool_call &&
+                             std::string(e.what()).find("tool_choice") != std::string::npos;
+    throw library_error(e, tool_choice ? req.constraint.param : "/messages");
   }
 }
 

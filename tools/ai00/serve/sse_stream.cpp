@@ -14,7 +14,7 @@ bool send_event(httplib::DataSink& sink, const std::string& data) {
 
 // Runs the turn, sending each delta's chunks; false once the client is gone (the turn is then
 // cancelled and nothing more may be written).
-bool run_streamed(Turn& turn, const ChunkBuilder& chunks, bool include_usage,
+bool run_streamed(Turn& turn, ChunkBuilder& chunks, bool include_usage,
                   httplib::DataSink& sink) {
   const TurnResult r = turn.run([&](const ai00::Delta& d) {
     for (const std::string& c : chunks.delta_chunks(d))
@@ -41,7 +41,8 @@ void stream_turn(httplib::Response& res, std::shared_ptr<Turn> turn, ChunkBuilde
                  bool include_usage) {
   res.set_header("Cache-Control", "no-cache");
   res.set_chunked_content_provider(
-      "text/event-stream", [turn, chunks, include_usage](size_t, httplib::DataSink& sink) {
+      "text/event-stream",
+      [turn, chunks, include_usage](size_t, httplib::DataSink& sink) mutable {
         const std::string role = chunks.role_chunk();
         const bool ok = (role.empty() || send_event(sink, role)) &&
                         run_streamed(*turn, chunks, include_usage, sink);
