@@ -60,6 +60,13 @@ ai00_status handle_exception(ErrorSlot* slot) noexcept;
 // ErrorKind -> ai00_status (one-to-one, see ai00.h).
 ai00_status status_of(ErrorKind kind) noexcept;
 
+// The rule of every "size, then bytes" output (docs/abi.md): *out_len = need, always; when the
+// buffer is NULL or smaller than `need`, AI00_ERR_BUFFER_TOO_SMALL with a message naming `what`
+// ("the JSON", "the State", ...) and both sizes, and the caller writes nothing. AI00_OK when the
+// bytes fit.
+ai00_status check_capacity(ErrorSlot* slot, size_t* out_len, size_t need, const void* buffer,
+                           size_t capacity, const char* function, const char* what);
+
 // Throws InvalidArgument("<function>: <what> is NULL") when `p` is null.
 inline void require(const void* p, const char* function, const char* what) {
   if (p == nullptr) throw InvalidArgument(std::string(function) + ": " + what + " is NULL");

@@ -74,13 +74,10 @@ AI00_API ai00_status ai00_capabilities_json(size_t* out_len, char* json, size_t 
     const char* fn = "ai00_capabilities_json";
     ai00::internal::abi::require(out_len, fn, "out_len");
     const std::string s = describe();
-    *out_len = s.size();
-    if (json == nullptr || capacity < s.size()) {
-      return ai00::internal::abi::fail(nullptr, AI00_ERR_BUFFER_TOO_SMALL,
-                                       std::string(fn) + ": the JSON needs " +
-                                           std::to_string(s.size()) + " bytes, capacity is " +
-                                           std::to_string(json ? capacity : 0));
-    }
+    if (ai00_status st = ai00::internal::abi::check_capacity(nullptr, out_len, s.size(), json,
+                                                             capacity, fn, "the JSON");
+        st != AI00_OK)
+      return st;
     std::memcpy(json, s.data(), s.size());
     return AI00_OK;
   } catch (...) {

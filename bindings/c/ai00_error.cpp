@@ -71,6 +71,16 @@ ai00_status handle_exception(ErrorSlot* slot) noexcept {
   }
 }
 
+ai00_status check_capacity(ErrorSlot* slot, size_t* out_len, size_t need, const void* buffer,
+                           size_t capacity, const char* function, const char* what) {
+  *out_len = need;
+  const size_t have = buffer == nullptr ? 0 : capacity;
+  if (need <= have) return AI00_OK;
+  return fail(slot, AI00_ERR_BUFFER_TOO_SMALL,
+              std::string(function) + ": " + what + " needs " + std::to_string(need) +
+                  " bytes, capacity is " + std::to_string(have));
+}
+
 std::string_view text_arg(const char* p, size_t len, const char* function, const char* what) {
   if (p == nullptr) {
     if (len == 0) return {};

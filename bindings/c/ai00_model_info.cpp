@@ -79,13 +79,10 @@ AI00_API ai00_status ai00_model_info_json(size_t* out_len, char* json, size_t ca
     ai00::internal::abi::require(out_len, fn, "out_len");
     ai00::internal::abi::require(model, fn, "model");
     const std::string s = describe(*model->model);
-    *out_len = s.size();
-    if (json == nullptr || capacity < s.size()) {
-      return ai00::internal::abi::fail(slot, AI00_ERR_BUFFER_TOO_SMALL,
-                                       std::string(fn) + ": the JSON needs " +
-                                           std::to_string(s.size()) + " bytes, capacity is " +
-                                           std::to_string(json ? capacity : 0));
-    }
+    if (ai00_status st = ai00::internal::abi::check_capacity(slot, out_len, s.size(), json,
+                                                             capacity, fn, "the JSON");
+        st != AI00_OK)
+      return st;
     std::memcpy(json, s.data(), s.size());
     return AI00_OK;
   } catch (...) {

@@ -213,13 +213,10 @@ AI00_API ai00_status ai00_state_save(size_t* out_size, void* buffer, size_t capa
     require(out_size, fn, "out_size");
     require(state, fn, "state");
     const size_t need = state->core.serialized_size();
-    *out_size = need;
-    if (need > (buffer == nullptr ? 0 : capacity)) {
-      return ai00::internal::abi::fail(&state->error, AI00_ERR_BUFFER_TOO_SMALL,
-                                       std::string(fn) + ": the State needs " +
-                                           std::to_string(need) + " bytes, capacity is " +
-                                           std::to_string(buffer ? capacity : 0));
-    }
+    if (ai00_status st = ai00::internal::abi::check_capacity(&state->error, out_size, need, buffer,
+                                                             capacity, fn, "the State");
+        st != AI00_OK)
+      return st;
     state->core.serialize_into(static_cast<uint8_t*>(buffer), capacity);
     return AI00_OK;
   } catch (...) {

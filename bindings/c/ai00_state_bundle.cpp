@@ -52,12 +52,10 @@ AI00_API ai00_status ai00_state_bundle_save(size_t* out_size, void* buffer, size
     require(out_size, fn, "out_size");
     const auto items = items_of(states, names, name_lens, count, fn);
     const size_t need = ai00::internal::state_bundle_size(items);
-    *out_size = need;
-    if (buffer == nullptr || capacity < need)
-      return ai00::internal::abi::fail(nullptr, AI00_ERR_BUFFER_TOO_SMALL,
-                                       std::string(fn) + ": the bundle needs " +
-                                           std::to_string(need) + " bytes, capacity is " +
-                                           std::to_string(buffer ? capacity : 0));
+    if (ai00_status st = ai00::internal::abi::check_capacity(nullptr, out_size, need, buffer,
+                                                             capacity, fn, "the bundle");
+        st != AI00_OK)
+      return st;
     ai00::internal::save_state_bundle(items, static_cast<uint8_t*>(buffer), capacity);
     return AI00_OK;
   } catch (...) {
@@ -167,8 +165,7 @@ AI00_API ai00_status ai00_state_bundle_find(size_t* out_index, const ai00_state_
   }
 }
 
-AI00_API ai00_status ai00_state_bundle_load(ai00_state** out_state,
-                                            const ai00_state_bundle* bundle,
+AI00_API ai00_status ai00_state_bundle_load(ai00_state** out_state, const ai00_state_bundle* bundle,
                                             const ai00_model* model, size_t index) {
   try {
     const char* fn = "ai00_state_bundle_load";

@@ -107,13 +107,10 @@ AI00_API ai00_status ai00_model_detokenize(size_t* out_len, char* text, size_t c
     ai00::internal::abi::require(model, fn, "model");
     if (n_tokens > 0) ai00::internal::abi::require(tokens, fn, "tokens");
     std::string s = tokenizer_of(*model, fn).decode_text(tokens, n_tokens);
-    *out_len = s.size();
-    if (s.size() > (text == nullptr ? 0 : capacity)) {
-      return ai00::internal::abi::fail(slot, AI00_ERR_BUFFER_TOO_SMALL,
-                                       std::string(fn) + ": the text needs " +
-                                           std::to_string(s.size()) + " bytes, capacity is " +
-                                           std::to_string(text ? capacity : 0));
-    }
+    if (ai00_status st = ai00::internal::abi::check_capacity(slot, out_len, s.size(), text,
+                                                             capacity, fn, "the text");
+        st != AI00_OK)
+      return st;
     if (!s.empty()) std::memcpy(text, s.data(), s.size());
     return AI00_OK;
   } catch (...) {

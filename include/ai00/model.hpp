@@ -56,6 +56,24 @@ struct ModelOptions {
   std::function<bool(uint64_t, uint64_t)> progress;
 };
 
+namespace detail {
+// Carries a C++ progress function through the C ABI's progress callback: an exception it throws
+// stops the operation (the callback returns non-zero) and is kept for rethrow() after the call.
+struct ProgressRelay {
+  const std::function<bool(uint64_t, uint64_t)>* fn;
+  std::exception_ptr error;
+  static int32_t call(uint64_t done, uint64_t total, void* user_data) {
+    auto* r = static_cast<ProgressRelay*>(user_data);
+    try {
+      return (*r->fn)(done, total) ? 0 : 1;
+    } catch (...) {
+      r->error = std::current_exception();
+      return 1;
+    }
+  }
+};
+}  // namespace detail
+
 class Model {
  public:
   // Loads any supported weight file (GGUF, safetensors, rwkv.cpp .bin, .pth).
@@ -66,20 +84,9 @@ class Model {
     p.n_threads = options.n_threads;
     p.forced_isa = options.forced_isa.empty() ? nullptr : options.forced_isa.c_str();
     p.vocab_path = options.vocab_path.empty() ? nullptr : options.vocab_path.c_str();
-    struct Ctx {
-      const ModelOptions* o;
-      std::exception_ptr error;
-    } ctx{&options, nullptr};
+    detail::ProgressRelay ctx{&options.progress, nullptr};
     if (options.progress) {
-      p.progress = [](uint64_t done, uint64_t total, void* ud) -> int32_t {
-        Ctx* c = static_cast<Ctx*>(ud);
-        try {
-          return c->o->progress(done, total) ? 0 : 1;
-        } catch (...) {
-          c->error = std::current_exception();
-          return 1;
-        }
-      };
+      p.progress = &detail::ProgressRelay::call;
       p.progress_user_data = &ctx;
     }
     ai00_model* m = nullptr;
@@ -184,20 +191,9 @@ inline void convert_model(const std::string& in, const std::string& out,
   p.file_format = options.file_format;
   p.overwrite = options.overwrite ? 1 : 0;
   p.vocab_path = options.vocab_path.empty() ? nullptr : options.vocab_path.c_str();
-  struct Ctx {
-    const ConvertOptions* o;
-    std::exception_ptr error;
-  } ctx{&options, nullptr};
+  detail::ProgressRelay ctx{&options.progress, nullptr};
   if (options.progress) {
-    p.progress = [](uint64_t done, uint64_t total, void* ud) -> int32_t {
-      Ctx* c = static_cast<Ctx*>(ud);
-      try {
-        return c->o->progress(done, total) ? 0 : 1;
-      } catch (...) {
-        c->error = std::current_exception();
-        return 1;
-      }
-    };
+    p.progress = &detail::ProgressRelay::call;
     p.user_data = &ctx;
   }
   const ai00_status s = ai00_model_convert(in.data(), in.size(), out.data(), out.size(), &p);

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "base/bytes.h"
 #include "base/dequant.h"
 #include "base/error.h"
 #include "base/limits.h"
@@ -23,34 +24,22 @@
 namespace ai00::internal {
 namespace {
 
-// FNV-1a, 64 bit: a stable hash for the fingerprint (not for security).
-uint64_t fnv1a(uint64_t h, const void* data, size_t n) {
-  const auto* p = static_cast<const uint8_t*>(data);
-  for (size_t i = 0; i < n; ++i) {
-    h ^= p[i];
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
-constexpr uint64_t kFnvBasis = 0xcbf29ce484222325ull;
-
 // Fingerprint: every config field, then the fp32 values of the first and last embedding rows
 // and of ln_out, so two models with the same shapes but other weights differ, while the same
 // weights stored in another format (FP32 .bin, F16 .st, ...) keep their States compatible.
 uint64_t compute_fingerprint(const ModelConfig& c, const GlobalWeights& g) {
   int64_t fields[] = {c.n_embd, c.n_layer, c.head_size, c.n_head, c.ffn_size,
                       c.vocab,  c.d_w,     c.d_a,       c.d_v,    c.d_g};
-  uint64_t h = fnv1a(kFnvBasis, fields, sizeof(fields));
+  uint64_t h = fnv1a64(fields, sizeof(fields));
   const TensorView& e = *g.emb;
   const size_t C = static_cast<size_t>(c.n_embd);
   const size_t row_bytes = dtype_row_bytes(e.dtype, c.n_embd);
   std::vector<float> row(C);
   for (int64_t r : {int64_t{0}, c.vocab - 1}) {
     dequantize_row(e.dtype, e.data + row_bytes * static_cast<size_t>(r), c.n_embd, row.data());
-    h = fnv1a(h, row.data(), C * sizeof(float));
+    h = fnv1a64(row.data(), C * sizeof(float), h);
   }
-  h = fnv1a(h, g.ln_out_w, C * sizeof(float));
+  h = fnv1a64(g.ln_out_w, C * sizeof(float), h);
   return h;
 }
 

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "base/bytes.h"
 #include "base/error.h"
 #include "core/model/model.h"
 
@@ -16,27 +17,6 @@ namespace {
 constexpr char kMagic[8] = {'A', 'I', '0', '0', 'S', 'T', 'A', 'T'};
 constexpr uint32_t kVersion = 2;  // 2: the sampler section follows the floats
 constexpr size_t kHeaderBytes = 64;
-
-uint64_t fnv1a(const void* data, size_t n) {
-  const auto* p = static_cast<const uint8_t*>(data);
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < n; ++i) {
-    h ^= p[i];
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
-template <class T>
-void put(uint8_t* out, size_t off, T v) {
-  std::memcpy(out + off, &v, sizeof(T));
-}
-template <class T>
-T get(const uint8_t* in, size_t off) {
-  T v;
-  std::memcpy(&v, in + off, sizeof(T));
-  return v;
-}
 
 std::string at(size_t off) { return "serialized state, byte offset " + std::to_string(off) + ": "; }
 
@@ -83,8 +63,8 @@ std::string first_difference(const int64_t (&state)[4], const int64_t (&model)[4
   static const char* const kNames[4] = {"n_layer", "n_embd", "n_head", "head_size"};
   for (int k = 0; k < 4; ++k)
     if (state[k] != model[k])
-      return std::string(kNames[k]) + " differs (state " + std::to_string(state[k]) +
-             ", model " + std::to_string(model[k]) + ")";
+      return std::string(kNames[k]) + " differs (state " + std::to_string(state[k]) + ", model " +
+             std::to_string(model[k]) + ")";
   return "the dimensions agree but the weights differ (fingerprint)";
 }
 }  // namespace
@@ -94,13 +74,13 @@ void State::check_model(const Model& model) const {
   const ModelConfig& c = model.config();
   const int64_t mine[4] = {n_layer_, n_embd_, n_head_, head_size_};
   const int64_t theirs[4] = {c.n_layer, c.n_embd, c.n_head, c.head_size};
-  throw MismatchError(
-      "state belongs to another model: " + first_difference(mine, theirs) +
-      "; state has n_layer " + std::to_string(n_layer_) +
-      ", n_embd " + std::to_string(n_embd_) + ", n_head " + std::to_string(n_head_) +
-      ", fingerprint " + std::to_string(fingerprint_) + "; model has n_layer " +
-      std::to_string(c.n_layer) + ", n_embd " + std::to_string(c.n_embd) + ", n_head " +
-      std::to_string(c.n_head) + ", fingerprint " + std::to_string(model.fingerprint()));
+  throw MismatchError("state belongs to another model: " + first_difference(mine, theirs) +
+                      "; state has n_layer " + std::to_string(n_layer_) + ", n_embd " +
+                      std::to_string(n_embd_) + ", n_head " + std::to_string(n_head_) +
+                      ", fingerprint " + std::to_string(fingerprint_) + "; model has n_layer " +
+                      std::to_string(c.n_layer) + ", n_embd " + std::to_string(c.n_embd) +
+                      ", n_head " + std::to_string(c.n_head) + ", fingerprint " +
+                      std::to_string(model.fingerprint()));
 }
 
 size_t State::serialized_size() const {
@@ -114,19 +94,19 @@ void State::serialize_into(uint8_t* out, size_t capacity) const {
   }
   std::memset(out, 0, kHeaderBytes);
   std::memcpy(out, kMagic, 8);
-  put<uint32_t>(out, 8, kVersion);
-  put<uint32_t>(out, 12, static_cast<uint32_t>(kHeaderBytes));
-  put<uint64_t>(out, 16, fingerprint_);
-  put<uint32_t>(out, 24, static_cast<uint32_t>(n_layer_));
-  put<uint32_t>(out, 28, static_cast<uint32_t>(n_embd_));
-  put<uint32_t>(out, 32, static_cast<uint32_t>(n_head_));
-  put<uint32_t>(out, 36, static_cast<uint32_t>(head_size_));
-  put<uint64_t>(out, 40, static_cast<uint64_t>(size_));
-  put<uint64_t>(out, 48, fnv1a(data_.get(), size_bytes()));
+  store_le<uint32_t>(out, 8, kVersion);
+  store_le<uint32_t>(out, 12, static_cast<uint32_t>(kHeaderBytes));
+  store_le<uint64_t>(out, 16, fingerprint_);
+  store_le<uint32_t>(out, 24, static_cast<uint32_t>(n_layer_));
+  store_le<uint32_t>(out, 28, static_cast<uint32_t>(n_embd_));
+  store_le<uint32_t>(out, 32, static_cast<uint32_t>(n_head_));
+  store_le<uint32_t>(out, 36, static_cast<uint32_t>(head_size_));
+  store_le<uint64_t>(out, 40, static_cast<uint64_t>(size_));
+  store_le<uint64_t>(out, 48, fnv1a64(data_.get(), size_bytes()));
   std::memcpy(out + kHeaderBytes, data_.get(), size_bytes());
   const size_t off = kHeaderBytes + size_bytes();
   const size_t m = sampler_.serialized_size();
-  put<uint64_t>(out, off, static_cast<uint64_t>(m));
+  store_le<uint64_t>(out, off, static_cast<uint64_t>(m));
   sampler_.serialize(out + off + 8, m);
 }
 
@@ -143,29 +123,29 @@ State State::deserialize(const Model& model, const uint8_t* bytes, size_t size) 
                          " bytes, need at least " + std::to_string(kHeaderBytes));
   }
   if (std::memcmp(bytes, kMagic, 8) != 0) throw ModelFileError(at(0) + "bad magic (not AI00STAT)");
-  const uint32_t version = get<uint32_t>(bytes, 8);
+  const uint32_t version = load_le<uint32_t>(bytes, 8);
   if (version != 1 && version != kVersion) {
     throw ModelFileError(at(8) + "unsupported version " + std::to_string(version));
   }
-  if (uint32_t h = get<uint32_t>(bytes, 12); h != kHeaderBytes) {
+  if (uint32_t h = load_le<uint32_t>(bytes, 12); h != kHeaderBytes) {
     throw ModelFileError(at(12) + "header size " + std::to_string(h) + ", expected 64");
   }
   State s(model);
-  const uint64_t fp = get<uint64_t>(bytes, 16);
-  const int64_t dims[4] = {get<uint32_t>(bytes, 24), get<uint32_t>(bytes, 28),
-                           get<uint32_t>(bytes, 32), get<uint32_t>(bytes, 36)};
+  const uint64_t fp = load_le<uint64_t>(bytes, 16);
+  const int64_t dims[4] = {load_le<uint32_t>(bytes, 24), load_le<uint32_t>(bytes, 28),
+                           load_le<uint32_t>(bytes, 32), load_le<uint32_t>(bytes, 36)};
   if (fp != s.fingerprint_ || dims[0] != s.n_layer_ || dims[1] != s.n_embd_ ||
       dims[2] != s.n_head_ || dims[3] != s.head_size_) {
     const int64_t mine[4] = {s.n_layer_, s.n_embd_, s.n_head_, s.head_size_};
     throw MismatchError(
         "serialized state belongs to another model: " + first_difference(dims, mine) +
-        "; it has n_layer " + std::to_string(dims[0]) +
-        ", n_embd " + std::to_string(dims[1]) + ", n_head " + std::to_string(dims[2]) +
-        ", fingerprint " + std::to_string(fp) + "; this model has n_layer " +
-        std::to_string(s.n_layer_) + ", n_embd " + std::to_string(s.n_embd_) + ", n_head " +
-        std::to_string(s.n_head_) + ", fingerprint " + std::to_string(s.fingerprint_));
+        "; it has n_layer " + std::to_string(dims[0]) + ", n_embd " + std::to_string(dims[1]) +
+        ", n_head " + std::to_string(dims[2]) + ", fingerprint " + std::to_string(fp) +
+        "; this model has n_layer " + std::to_string(s.n_layer_) + ", n_embd " +
+        std::to_string(s.n_embd_) + ", n_head " + std::to_string(s.n_head_) + ", fingerprint " +
+        std::to_string(s.fingerprint_));
   }
-  if (uint64_t n = get<uint64_t>(bytes, 40); n != s.size_) {
+  if (uint64_t n = load_le<uint64_t>(bytes, 40); n != s.size_) {
     throw ModelFileError(at(40) + "float count " + std::to_string(n) + ", expected " +
                          std::to_string(s.size_));
   }
@@ -178,7 +158,7 @@ State State::deserialize(const Model& model, const uint8_t* bytes, size_t size) 
       throw ModelFileError(at(size) + "size " + std::to_string(size) + " bytes, need at least " +
                            std::to_string(payload_end + 8) + " (truncated)");
     }
-    m = get<uint64_t>(bytes, payload_end);
+    m = load_le<uint64_t>(bytes, payload_end);
     if (m > size)
       throw ModelFileError(at(payload_end) + "sampler section of " + std::to_string(m) +
                            " bytes exceeds the buffer");
@@ -189,7 +169,7 @@ State State::deserialize(const Model& model, const uint8_t* bytes, size_t size) 
                          " bytes, expected " + std::to_string(expected) +
                          (size < expected ? " (truncated)" : " (trailing bytes)"));
   }
-  if (fnv1a(bytes + kHeaderBytes, s.size_bytes()) != get<uint64_t>(bytes, 48)) {
+  if (fnv1a64(bytes + kHeaderBytes, s.size_bytes()) != load_le<uint64_t>(bytes, 48)) {
     throw ModelFileError(at(kHeaderBytes) + "payload checksum mismatch (corrupt data in bytes " +
                          std::to_string(kHeaderBytes) + ".." + std::to_string(size) + ")");
   }

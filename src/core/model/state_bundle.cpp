@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "base/bytes.h"
 #include "base/error.h"
 #include "base/utf8.h"
 #include "core/model/model.h"
@@ -18,25 +19,6 @@ constexpr uint32_t kVersion = 1;
 constexpr size_t kHeaderBytes = 32;
 constexpr size_t kEntryHeaderBytes = 32;
 constexpr size_t kMaxName = 4096;
-
-uint64_t fnv1a(const uint8_t* p, size_t n, uint64_t h = 0xcbf29ce484222325ull) {
-  for (size_t i = 0; i < n; ++i) {
-    h ^= p[i];
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
-template <class T>
-void put(uint8_t* out, size_t off, T v) {
-  std::memcpy(out + off, &v, sizeof(T));
-}
-template <class T>
-T get(const uint8_t* in, size_t off) {
-  T v;
-  std::memcpy(&v, in + off, sizeof(T));
-  return v;
-}
 
 std::string entry_label(size_t index, const std::string& name) {
   return "entry " + std::to_string(index) + (name.empty() ? "" : " ('" + name + "')");
@@ -71,25 +53,25 @@ size_t state_bundle_size(const std::vector<BundleItem>& items) {
 void save_state_bundle(const std::vector<BundleItem>& items, uint8_t* out, size_t capacity) {
   const size_t need = state_bundle_size(items);
   if (out == nullptr || capacity < need)
-    throw InvalidArgument("state bundle: buffer of " + std::to_string(capacity) +
-                          " bytes, need " + std::to_string(need));
+    throw InvalidArgument("state bundle: buffer of " + std::to_string(capacity) + " bytes, need " +
+                          std::to_string(need));
   std::memset(out, 0, kHeaderBytes);
   std::memcpy(out, kMagic, 8);
-  put<uint32_t>(out, 8, kVersion);
-  put<uint32_t>(out, 12, static_cast<uint32_t>(kHeaderBytes));
-  put<uint64_t>(out, 16, static_cast<uint64_t>(items.size()));
-  put<uint64_t>(out, 24, fnv1a(out, 24));
+  store_le<uint32_t>(out, 8, kVersion);
+  store_le<uint32_t>(out, 12, static_cast<uint32_t>(kHeaderBytes));
+  store_le<uint64_t>(out, 16, static_cast<uint64_t>(items.size()));
+  store_le<uint64_t>(out, 24, fnv1a64(out, 24));
   size_t off = kHeaderBytes;
   for (const BundleItem& it : items) {
     const size_t n = it.name.size(), m = it.state->serialized_size();
     uint8_t* e = out + off;
-    put<uint32_t>(e, 0, static_cast<uint32_t>(n));
-    put<uint32_t>(e, 4, 0);
-    put<uint64_t>(e, 8, it.state->fingerprint());
-    put<uint64_t>(e, 16, static_cast<uint64_t>(m));
+    store_le<uint32_t>(e, 0, static_cast<uint32_t>(n));
+    store_le<uint32_t>(e, 4, 0);
+    store_le<uint64_t>(e, 8, it.state->fingerprint());
+    store_le<uint64_t>(e, 16, static_cast<uint64_t>(m));
     std::memcpy(e + kEntryHeaderBytes, it.name.data(), n);
     it.state->serialize_into(e + kEntryHeaderBytes + n, m);
-    put<uint64_t>(e, 24, fnv1a(e + kEntryHeaderBytes, n + m));
+    store_le<uint64_t>(e, 24, fnv1a64(e + kEntryHeaderBytes, n + m));
     off += kEntryHeaderBytes + n + m;
   }
 }
@@ -137,18 +119,18 @@ void StateBundle::parse(const std::string& source) {
   if (size < kHeaderBytes)
     fail(size, "truncated header (" + std::to_string(size) + " bytes, need 32)");
   if (std::memcmp(p, kMagic, 8) != 0) fail(0, "bad magic (not AI00BNDL)");
-  if (get<uint32_t>(p, 8) != kVersion)
-    fail(8, "unsupported version " + std::to_string(get<uint32_t>(p, 8)));
-  if (get<uint32_t>(p, 12) != kHeaderBytes) fail(12, "header size is not 32");
-  if (fnv1a(p, 24) != get<uint64_t>(p, 24)) fail(24, "header checksum mismatch");
-  const uint64_t count = get<uint64_t>(p, 16);
+  if (load_le<uint32_t>(p, 8) != kVersion)
+    fail(8, "unsupported version " + std::to_string(load_le<uint32_t>(p, 8)));
+  if (load_le<uint32_t>(p, 12) != kHeaderBytes) fail(12, "header size is not 32");
+  if (fnv1a64(p, 24) != load_le<uint64_t>(p, 24)) fail(24, "header checksum mismatch");
+  const uint64_t count = load_le<uint64_t>(p, 16);
   std::set<std::string> names;
   size_t off = kHeaderBytes;
   for (uint64_t i = 0; i < count; ++i) {
     const std::string label = entry_label(static_cast<size_t>(i), "");
     if (size - off < kEntryHeaderBytes) fail(off, label + ": truncated entry header");
-    const size_t n = get<uint32_t>(p + off, 0);
-    const uint64_t m = get<uint64_t>(p + off, 16);
+    const size_t n = load_le<uint32_t>(p + off, 0);
+    const uint64_t m = load_le<uint64_t>(p + off, 16);
     if (n == 0 || n > kMaxName) fail(off, label + ": name length " + std::to_string(n));
     if (size - off - kEntryHeaderBytes < n) fail(off, label + ": truncated name");
     Entry e;
@@ -157,10 +139,11 @@ void StateBundle::parse(const std::string& source) {
     if (m > size - off - kEntryHeaderBytes - n)
       fail(off + 16, named + ": State of " + std::to_string(m) + " bytes runs past the end (" +
                          std::to_string(size) + " bytes)");
-    if (fnv1a(p + off + kEntryHeaderBytes, n + static_cast<size_t>(m)) != get<uint64_t>(p + off, 24))
+    if (fnv1a64(p + off + kEntryHeaderBytes, n + static_cast<size_t>(m)) !=
+        load_le<uint64_t>(p + off, 24))
       fail(off + 24, named + ": checksum mismatch (corrupt name or State bytes)");
     if (!names.insert(e.name).second) fail(off, named + ": the name is used twice");
-    e.fingerprint = get<uint64_t>(p + off, 8);
+    e.fingerprint = load_le<uint64_t>(p + off, 8);
     e.offset = off;
     e.state_offset = off + kEntryHeaderBytes + n;
     e.state_size = static_cast<size_t>(m);

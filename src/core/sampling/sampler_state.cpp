@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "base/bytes.h"
 #include "base/error.h"
 #include "core/sampling/sampler.h"
 
@@ -92,15 +93,6 @@ constexpr uint32_t kStateVersion = 1;
 constexpr size_t kHeaderBytes = 4 + 4 + 4 + 8 + 32 + 4 + 4 + 4;
 constexpr size_t kEntryBytes = 12;
 constexpr size_t kChecksumBytes = 8;
-
-uint64_t fnv1a64(const uint8_t* p, size_t n) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < n; ++i) {
-    h ^= p[i];
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
 
 struct Writer {
   uint8_t* p;
