@@ -10,18 +10,7 @@
 
 #include "ai00/ai00.h"
 
-static int g_failures = 0;
-
-#define CHECK(cond)                                                                            \
-  do {                                                                                         \
-    if (!(cond)) {                                                                             \
-      fprintf(stderr, "%s:%d: CHECK failed: %s (last error: %s)\n", __FILE__, __LINE__, #cond, \
-              ai00_last_error());                                                              \
-      ++g_failures;                                                                            \
-    }                                                                                          \
-  } while (0)
-
-#define CHECK_OK(call) CHECK((call) == AI00_OK)
+#include "c_check.h"
 
 typedef struct progress_log {
   int calls;
