@@ -1,6 +1,7 @@
 // `ai00 serve` driven by the official openai npm client (pinned in package-lock.json): chat
 // streamed and not, tool calls, json_schema, a custom grammar, completions, cancellation by
-// closing a stream, 50 concurrent requests, malformed requests and a wrong API key.
+// closing a stream or aborting a non-streamed request, 50 concurrent requests, malformed
+// requests and a wrong API key.
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -264,6 +265,50 @@ test('closing a stream cancels its generation at once', async () => {
   assert.equal(h.cancelled, before.cancelled + 1);
   const r = await client.chat.completions.create({ model: 'm', messages: USER, max_tokens: 4 });
   assert.ok(r.choices[0].message);
+});
+
+// 1,000,000 letters the grammar will not let end sooner: a generation that runs for seconds
+// even on the tiny model (which writes thousands of tokens a second).
+const LONG_GRAMMAR = "a ::= #'[a-z]{1000}'; b ::= a a a a a a a a a a; c ::= b b b b b b b b b b; " +
+  'start ::= c c c c c c c c c c;';
+
+test('a non-streamed request whose client leaves is cancelled at once', async () => {
+  const long = await startServer(['--max-tokens-limit', '1000000']);
+  try {
+    const c = new OpenAI({ baseURL: `${long.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+    const before = await health(long.url);
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), 300);
+    await assert.rejects(c.chat.completions.create(
+      { model: 'm', messages: USER, max_tokens: 1000000, seed: 1, grammar: LONG_GRAMMAR },
+      { signal: controller.signal }));
+    clearTimeout(timer);
+    let h = before;
+    for (let end = Date.now() + 5000; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+      h = await health(long.url);
+      if (h.active_generations === 0 && h.cancelled > before.cancelled) break;
+    }
+    assert.equal(h.active_generations, 0);
+    assert.equal(h.cancelled, before.cancelled + 1);
+    // A reply long enough for whitespace heartbeats: the body starts with them and still parses,
+    // raw and through the client.
+    const req = { model: 'm', messages: USER, max_tokens: 12000, seed: 1, grammar: LONG_GRAMMAR };
+    const raw = await fetch(`${long.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${API_KEY}` },
+      body: JSON.stringify(req),
+    });
+    assert.equal(raw.status, 200);
+    const text = await raw.text();
+    assert.match(text, /^ +\{/);
+    assert.equal(JSON.parse(text).choices[0].finish_reason, 'length');
+    const r = await c.chat.completions.create(req);
+    assert.equal(r.choices[0].finish_reason, 'length');
+    assert.equal(r.usage.completion_tokens, 12000);
+    assert.equal(r.choices[0].message.content, JSON.parse(text).choices[0].message.content);
+  } finally {
+    assert.equal(await stopServer(long), 0);
+  }
 });
 
 test('a full queue is a 503 while a slot is busy', async () => {

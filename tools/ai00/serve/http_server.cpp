@@ -1,5 +1,6 @@
 #include "http_server.h"
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -48,6 +49,49 @@ ApiError status_error(int status) {
       return ApiError(status, "HTTP error " + std::to_string(status), "",
                       status >= 500 ? "server_error" : "invalid_request_error");
   }
+}
+
+// How often a non-streamed reply writes one byte of JSON's leading whitespace while its turn
+// runs. httplib 0.11 tells a handler nothing of a client that left; only a write can: the first
+// write after the peer closed still succeeds (it draws the peer's RST), the next fails. So a
+// client gone is noticed within two intervals and its generation cancelled; each beat costs 6
+// bytes on the wire ("1\r\n \r\n"). It also keeps idle-timeout proxies from cutting a long reply.
+constexpr std::chrono::milliseconds kHeartbeat{500};
+
+// Not "application/json" alone: httplib 0.11 gzips exactly that type for a client that accepts
+// gzip (the openai client does), and its compressor holds a chunk's bytes back until the end,
+// so no heartbeat would reach the socket and a closed one would never be noticed.
+constexpr const char* kJsonChunked = "application/json; charset=utf-8";
+
+// Sets `res` up to answer `turn` (which it owns from now on) with one JSON body, sent chunked:
+// whitespace heartbeats while the turn runs (a failed one cancels it), then the body. httplib
+// sends the 200 and the headers before it calls the provider, so an error found while the turn
+// runs is OpenAI's error object in a 200 body (docs/server.md "Cancellation").
+void reply_turn(httplib::Response& res, std::shared_ptr<Turn> turn, ResponseMeta meta) {
+  auto provider = [turn, meta](size_t, httplib::DataSink& sink) mutable {
+    std::string body;
+    try {
+      TurnTick beat;
+      beat.fn = [&sink] { return sink.is_writable() && sink.write(" ", 1); };
+      beat.interval = kHeartbeat;
+      const TurnResult result = turn->run({}, beat);
+      turn.reset();  // free the slot before writing the response
+      if (result.finish == ai00::FinishReason::cancelled) return false;  // the client left
+      body = result.finish == ai00::FinishReason::error
+                 ? ApiError(500, "generation failed: " + result.error, "", "server_error").body()
+                 : completion_json(meta, result);
+    } catch (const std::bad_alloc&) {
+      turn.reset();
+      body = ApiError(503, "out of memory", "", "server_error").body();
+    } catch (const std::exception& e) {
+      turn.reset();
+      body = ApiError(500, e.what(), "", "server_error").body();
+    }
+    if (!sink.write(body.data(), body.size())) return false;
+    sink.done();
+    return true;
+  };
+  res.set_chunked_content_provider(kJsonChunked, std::move(provider));
 }
 
 }  // namespace
@@ -109,11 +153,7 @@ void HttpServer::generate(const httplib::Request& req, httplib::Response& res, b
                   request.include_usage);
       return;
     }
-    const TurnResult result = turn->run({});
-    turn.reset();  // free the slot before writing the response
-    if (result.finish == ai00::FinishReason::error)
-      throw ApiError(500, "generation failed: " + result.error, "", "server_error");
-    res.set_content(completion_json(meta, result), "application/json");
+    reply_turn(res, std::move(turn), meta);
   });
 }
 

@@ -20,19 +20,32 @@ Turn::~Turn() {
   owner_.release_slot(outcome_);
 }
 
-TurnResult Turn::run(const DeltaSink& on_delta) {
+TurnResult Turn::run(const DeltaSink& on_delta, const TurnTick& tick) {
+  using Clock = std::chrono::steady_clock;
   channel_.generator = generator_.get();
   owner_.engine_.join(channel_);
   joined_ = true;
-  bool stopped = false;  // on_delta said stop: the rest of the deltas are dropped
+  bool stopped = false;  // on_delta or the tick said stop: the rest of the deltas are dropped
   std::deque<ai00::Delta> got;
+  Clock::time_point next_tick = Clock::now() + tick.interval;
   for (;;) {
     bool done = false;
     {
       std::unique_lock<std::mutex> lock(channel_.mutex);
-      channel_.cv.wait(lock, [&] { return channel_.done || !channel_.deltas.empty(); });
+      const auto ready = [&] { return channel_.done || !channel_.deltas.empty(); };
+      if (tick.fn && !stopped)
+        channel_.cv.wait_until(lock, next_tick, ready);
+      else
+        channel_.cv.wait(lock, ready);
       got.swap(channel_.deltas);
       done = channel_.done;  // every delta of the turn is queued before done
+    }
+    if (tick.fn && !stopped && !done && Clock::now() >= next_tick) {
+      next_tick = Clock::now() + tick.interval;
+      if (!tick.fn()) {
+        generator_->cancel();
+        stopped = true;
+      }
     }
     for (const ai00::Delta& d : got) {
       if (stopped || !on_delta || on_delta(d)) continue;

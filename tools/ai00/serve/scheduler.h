@@ -6,7 +6,8 @@
 // server's prefix-state cache in its options. Turn::run(on_delta) hands the Generator to the
 // BatchEngine (batch_engine.h), whose one thread decodes every turn as a member of ONE
 // ai00::Batch, and waits on the turn's channel for the deltas; on_delta returning false cancels
-// the turn (ai00_generator_cancel from this thread: it finishes at the engine's next step).
+// the turn (ai00_generator_cancel from this thread: it finishes at the engine's next step), and
+// so does an optional periodic tick returning false.
 // Destroying the Turn waits for the engine to let go of the Generator, frees it, then the slot.
 #pragma once
 
@@ -51,6 +52,13 @@ struct TurnResult {
 
 class GenerationScheduler;
 
+// Called every `interval` while a turn runs, whatever the engine produces; false cancels the
+// turn like a delta sink's false (the non-streamed path's disconnect check).
+struct TurnTick {
+  std::function<bool()> fn;
+  std::chrono::milliseconds interval{1000};
+};
+
 class Turn {
  public:
   using DeltaSink = std::function<bool(const ai00::Delta&)>;
@@ -58,8 +66,9 @@ class Turn {
   Turn(const Turn&) = delete;
   Turn& operator=(const Turn&) = delete;
 
-  // Runs the turn to its end, handing every delta to `on_delta` (the last is the finish).
-  TurnResult run(const DeltaSink& on_delta);
+  // Runs the turn to its end, handing every delta to `on_delta` (the last is the finish) and,
+  // if `tick.fn` is set, calling it every `tick.interval` on this thread.
+  TurnResult run(const DeltaSink& on_delta, const TurnTick& tick = {});
 
  private:
   friend class GenerationScheduler;
