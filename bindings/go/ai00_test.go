@@ -955,3 +955,80 @@ func TestCapabilitiesJSON(t *testing.T) {
 		}
 	}
 }
+
+// ToolChoice, NoParallelToolCalls and StreamToolCalls, as tests/c/test_c_tool_choice.c.
+func TestToolChoiceNamedAndStreamed(t *testing.T) {
+	const conv = `[{"role":"user","content":"Weather in Oslo?"}]`
+	const choiceTools = `[{"name":"get_weather","parameters":{"type":"object","properties":{` +
+		`"location":{"enum":["Oslo","Tokyo"]},"unit":{"enum":["c","f"]}},` +
+		`"required":["location","unit"],"additionalProperties":false}},` +
+		`{"name":"get_time","parameters":{"type":"object","additionalProperties":false}}]`
+	m := load(t)
+	v1 := must[*ChatTemplate](t)(NewChatTemplate(FormatAi00V1))
+	defer v1.Close()
+	render := &RenderOptions{ToolsJSON: choiceTools}
+	turn := func(p *GenerateParams) ([]Delta, FinishReason, string, error) {
+		s := must[*State](t)(NewState(m))
+		defer s.Close()
+		g, err := NewChatGenerator(m, s, v1, conv, render, nil, p)
+		if err != nil {
+			return nil, FinishNone, "", err
+		}
+		defer g.Close()
+		var ds []Delta
+		reason, err := g.Run(context.Background(), func(d Delta) bool { ds = append(ds, d); return true })
+		ok(t, err)
+		msg := must[string](t)(g.MessageJSON())
+		return ds, reason, msg, nil
+	}
+	p := &GenerateParams{MaxTokens: 200, Seed: Seed(7), GrammarMode: GrammarSchemaAware,
+		StreamToolCalls: true, ToolChoice: ToolChoiceNamed, ToolName: "get_weather",
+		NoParallelToolCalls: true}
+	ds, reason, msg, err := turn(p)
+	ok(t, err)
+	if reason != FinishToolCalls {
+		t.Fatalf("finish %v", reason)
+	}
+	var starts, calls []string
+	var pieces, whole string
+	for _, d := range ds {
+		switch d.Kind {
+		case DeltaToolCallStart:
+			starts = append(starts, d.ToolCall.Name)
+		case DeltaToolCallArguments:
+			pieces += d.Text
+		case DeltaToolCall:
+			calls = append(calls, d.ToolCall.Name)
+			whole = d.ToolCall.Arguments
+		}
+	}
+	if !reflect.DeepEqual(starts, []string{"get_weather"}) || !reflect.DeepEqual(calls, []string{"get_weather"}) {
+		t.Fatalf("starts %v calls %v", starts, calls)
+	}
+	if pieces != whole || !strings.Contains(msg, "get_weather") {
+		t.Fatalf("pieces %q whole %q message %s", pieces, whole, msg)
+	}
+	// Without streaming: the whole call only.
+	p.StreamToolCalls, p.ToolName = false, "get_time"
+	ds, _, _, err = turn(p)
+	ok(t, err)
+	calls = nil
+	for _, d := range ds {
+		if d.Kind == DeltaToolCallStart || d.Kind == DeltaToolCallArguments {
+			t.Fatalf("a streamed piece without StreamToolCalls: %+v", d)
+		}
+		if d.Kind == DeltaToolCall {
+			calls = append(calls, d.ToolCall.Name)
+		}
+	}
+	if !reflect.DeepEqual(calls, []string{"get_time"}) {
+		t.Fatalf("calls %v", calls)
+	}
+	// An unknown tool: ErrInvalidArgument naming it.
+	p.ToolName = "get_wether"
+	_, _, _, err = turn(p)
+	var e *Error
+	if !errors.As(err, &e) || e.Status != ErrInvalidArgument || !strings.Contains(e.Message, "`get_wether`") {
+		t.Fatalf("%v", err)
+	}
+}

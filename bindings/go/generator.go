@@ -26,7 +26,32 @@ type GenerateParams struct {
 	// of its prompt and stores States at the prompt's end (docs/prefix-cache.md). The cache is
 	// freed only after the generator (PrefixCache.Close waits for it).
 	PrefixCache *PrefixCache
+	// StreamToolCalls (chat turns): each tool call is also streamed as a DeltaToolCallStart and
+	// DeltaToolCallArguments pieces before its whole DeltaToolCall.
+	StreamToolCalls bool
+	// ToolChoice (chat turns with tools): which tool calls the tool grammar allows; the zero
+	// value is ToolChoiceAuto. ToolChoiceNamed calls the tool ToolName only.
+	ToolChoice ToolChoice
+	// ToolName is the tool of ToolChoiceNamed; a name not among the turn's tools is an
+	// ErrInvalidArgument error naming it. The library copies it.
+	ToolName string
+	// NoParallelToolCalls (chat turns with tools): at most one call per reply (OpenAI's
+	// parallel_tool_calls = false). The zero value allows several.
+	NoParallelToolCalls bool
 }
+
+// ToolChoice is which tool calls a chat turn's tool grammar allows (ai00_tool_choice, OpenAI's
+// tool_choice). Anything but ToolChoiceAuto needs tools and a grammar mode other than
+// GrammarNone.
+type ToolChoice int32
+
+// The tool choices.
+const (
+	ToolChoiceAuto     ToolChoice = C.AI00_TOOL_CHOICE_AUTO     // text, or text then calls
+	ToolChoiceNone     ToolChoice = C.AI00_TOOL_CHOICE_NONE     // the tools are listed, no call may be made
+	ToolChoiceRequired ToolChoice = C.AI00_TOOL_CHOICE_REQUIRED // the reply is the call block
+	ToolChoiceNamed    ToolChoice = C.AI00_TOOL_CHOICE_NAMED    // as Required, every call to ToolName
+)
 
 // Seed is a helper for GenerateParams.Seed.
 func Seed(s uint64) *uint64 { return &s }
@@ -37,7 +62,20 @@ func (g *GenerateParams) toC() (*C.ai00_generate_params, func()) {
 	C.ai00_generate_params_default(p)
 	var stops []*C.char
 	var stopArr **C.char
+	var toolName *C.char // the library copies it during the creation call
 	if g != nil {
+		if g.StreamToolCalls {
+			p.stream_tool_calls = 1
+		}
+		if g.NoParallelToolCalls {
+			p.parallel_tool_calls = 0
+		}
+		p.tool_choice = C.int32_t(g.ToolChoice)
+		if g.ToolChoice == ToolChoiceNamed && g.ToolName != "" {
+			toolName = C.CString(g.ToolName)
+			p.tool_choice_name = toolName
+			p.tool_choice_name_len = C.size_t(len(g.ToolName))
+		}
 		if g.MaxTokens != 0 {
 			p.max_tokens = C.uint32_t(g.MaxTokens)
 		}
@@ -64,6 +102,9 @@ func (g *GenerateParams) toC() (*C.ai00_generate_params, func()) {
 		}
 	}
 	return p, func() {
+		if toolName != nil {
+			C.free(unsafe.Pointer(toolName))
+		}
 		for _, s := range stops {
 			C.free(unsafe.Pointer(s))
 		}

@@ -27,6 +27,10 @@ namespace Ai00
     public enum FileFormat { Gguf = 0, Safetensors = 1 }
     public enum FinishReason { None = -1, Stop = 0, Length = 1, ToolCalls = 2, Cancelled = 3, GrammarDone = 4, Error = 5 }
     public enum GrammarMode { Automatic = 0, None = 1, Structural = 2, SchemaAware = 3 }
+    /// <summary>Which tool calls a chat turn's tool grammar allows (ai00_tool_choice, OpenAI's
+    /// tool_choice): Auto (text, or text then calls), None (no call), Required (the reply is the
+    /// call block), Named (as Required, every call to GenerateOptions.ToolName).</summary>
+    public enum ToolChoice { Auto = 0, None = 1, Required = 2, Named = 3 }
     public enum SamplerMethod { Nucleus = 0, Typical = 1, MirostatV2 = 2, Greedy = 3 }
     public enum SamplerPreset { Chat = 0, Math = 1, Creative = 2, Ai00Server = 3 }
     public enum ThinkingStart { Optional = 0, Forced = 1, ForcedPartial = 2 }
@@ -873,6 +877,16 @@ namespace Ai00
         /// <summary>A prefix-state cache shared with other generators (docs/prefix-cache.md);
         /// the generator keeps it alive until it is disposed.</summary>
         public PrefixCache PrefixCache;
+        /// <summary>Chat turns: each tool call is also streamed as a ToolCallStart delta and
+        /// ToolCallArguments pieces before its whole ToolCall delta.</summary>
+        public bool StreamToolCalls;
+        /// <summary>Chat turns with tools: which tool calls the tool grammar allows.</summary>
+        public ToolChoice ToolChoice = ToolChoice.Auto;
+        /// <summary>The tool of ToolChoice.Named; a name not among the turn's tools is an
+        /// InvalidArgument error naming it (the library copies the name).</summary>
+        public string ToolName;
+        /// <summary>Chat turns with tools: false allows at most one call per reply.</summary>
+        public bool ParallelToolCalls = true;
     }
 
     /// <summary>One turn on one State. It borrows the State until disposed: dispose it before the
@@ -914,11 +928,23 @@ namespace Ai00
             if (o.PrefillChunk.HasValue) p.prefill_chunk = o.PrefillChunk.Value;
             if (o.Seed.HasValue) { p.set_seed = 1; p.seed = o.Seed.Value; }
             p.grammar_mode = (int)o.GrammarMode;
+            p.stream_tool_calls = o.StreamToolCalls ? 1 : 0;
+            p.parallel_tool_calls = o.ParallelToolCalls ? 1 : 0;
+            p.tool_choice = (int)o.ToolChoice;
             bool addRef = false, cacheRef = false;
             var stops = new IntPtr[o.StopSequences.Length];
             var stopsPin = default(GCHandle);
+            IntPtr toolName = IntPtr.Zero; // the library copies it during the creation call
             try
             {
+                if (o.ToolChoice == ToolChoice.Named && o.ToolName != null)
+                {
+                    var b = Encoding.UTF8.GetBytes(o.ToolName);
+                    toolName = Marshal.AllocHGlobal(b.Length + 1);
+                    Marshal.Copy(b, 0, toolName, b.Length);
+                    p.tool_choice_name = toolName;
+                    p.tool_choice_name_len = (UIntPtr)b.Length;
+                }
                 if (o.Grammar != null) { o.Grammar.Handle.DangerousAddRef(ref addRef); p.grammar = o.Grammar.Handle.DangerousGetHandle(); }
                 if (o.PrefixCache != null) { o.PrefixCache.Handle.DangerousAddRef(ref cacheRef); p.prefix_cache = o.PrefixCache.Handle.DangerousGetHandle(); }
                 for (int i = 0; i < stops.Length; ++i)
@@ -943,6 +969,7 @@ namespace Ai00
                 if (cacheRef) o.PrefixCache.Handle.DangerousRelease();
                 foreach (var s in stops) if (s != IntPtr.Zero) Marshal.FreeHGlobal(s);
                 if (stopsPin.IsAllocated) stopsPin.Free();
+                if (toolName != IntPtr.Zero) Marshal.FreeHGlobal(toolName);
             }
         }
 

@@ -74,8 +74,8 @@ namespace Ai00.Interop
         public uint struct_size; public uint max_tokens; public uint prefill_chunk; public int set_seed;
         public ulong seed; public int grammar_mode; public IntPtr grammar;
         public IntPtr stop_sequences; public UIntPtr n_stop_sequences;
-        public IntPtr prefix_cache; // appended in 0.2 (not wrapped yet; the default NULL is kept)
-        // appended in 0.3 (not wrapped yet; ai00_generate_params_default's values are kept)
+        public IntPtr prefix_cache; // appended in 0.2 (GenerateOptions.PrefixCache)
+        // appended in 0.3 (GenerateOptions.StreamToolCalls, ToolChoice, ToolName, ParallelToolCalls)
         public int stream_tool_calls; public int tool_choice;
         public IntPtr tool_choice_name; public UIntPtr tool_choice_name_len;
         public int parallel_tool_calls;

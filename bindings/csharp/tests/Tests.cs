@@ -320,6 +320,51 @@ namespace Ai00.Tests
             }
         }
 
+        // As tests/c/test_c_tool_choice.c: finite arguments, so a forced call always closes.
+        const string ChoiceTools =
+            "[{\"name\":\"get_weather\",\"parameters\":{\"type\":\"object\",\"properties\":{" +
+            "\"location\":{\"enum\":[\"Oslo\",\"Tokyo\"]},\"unit\":{\"enum\":[\"c\",\"f\"]}}," +
+            "\"required\":[\"location\",\"unit\"],\"additionalProperties\":false}}," +
+            "{\"name\":\"get_time\",\"parameters\":{\"type\":\"object\",\"additionalProperties\":false}}]";
+
+        static List<Delta> ChoiceTurn(GenerateOptions o, out FinishReason reason, out string message)
+        {
+            using (var s = M.NewState())
+            using (var v1 = new ChatTemplate("ai00-v1"))
+            using (var g = Generator.Chat(M, s, v1, "[{\"role\":\"user\",\"content\":\"Weather in Oslo?\"}]",
+                new RenderOptions { ToolsJson = ChoiceTools }, o))
+            {
+                var deltas = g.ToList();
+                reason = g.FinishReason;
+                message = g.MessageJson;
+                return deltas;
+            }
+        }
+
+        public static void TestToolChoiceNamedAndStreamed()
+        {
+            var o = new GenerateOptions { MaxTokens = 200, Seed = 7, GrammarMode = GrammarMode.SchemaAware,
+                StreamToolCalls = true, ToolChoice = ToolChoice.Named, ToolName = "get_weather", ParallelToolCalls = false };
+            Assert.True(new GenerateOptions().ParallelToolCalls && new GenerateOptions().ToolChoice == ToolChoice.Auto, "defaults");
+            var deltas = ChoiceTurn(o, out var reason, out var message);
+            Assert.Equal(FinishReason.ToolCalls, reason, "finish reason");
+            var starts = deltas.Where(d => d.Kind == DeltaKind.ToolCallStart).ToList();
+            var calls = deltas.Where(d => d.Kind == DeltaKind.ToolCall).ToList();
+            Assert.Equal(1, starts.Count, "starts"); Assert.Equal("get_weather", starts[0].Name);
+            Assert.Equal(1, calls.Count, "calls"); Assert.Equal("get_weather", calls[0].Name);
+            Assert.Equal(calls[0].Arguments, string.Concat(deltas.Where(d => d.Kind == DeltaKind.ToolCallArguments).Select(d => d.Text)), "argument pieces");
+            Assert.Contains("get_weather", message);
+            // Without streaming: the whole call only.
+            o.StreamToolCalls = false; o.ToolName = "get_time";
+            deltas = ChoiceTurn(o, out reason, out message);
+            Assert.True(!deltas.Any(d => d.Kind == DeltaKind.ToolCallStart || d.Kind == DeltaKind.ToolCallArguments), "no streamed pieces");
+            Assert.Equal("get_time", string.Join(",", deltas.Where(d => d.Kind == DeltaKind.ToolCall).Select(d => d.Name)), "calls");
+            // An unknown tool: InvalidArgument naming it.
+            o.ToolName = "get_wether";
+            var e = Assert.Throws(Status.InvalidArgument, () => ChoiceTurn(o, out reason, out message));
+            Assert.Contains("`get_wether`", e.LibraryMessage);
+        }
+
         public static void TestJsonSchemaConstrainedReplyParses()
         {
             const string schema = "{\"type\":\"object\",\"properties\":{\"ok\":{\"type\":\"boolean\"}," +

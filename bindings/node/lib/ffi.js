@@ -61,8 +61,8 @@ koffi.struct('ai00_generate_params', {
   struct_size: 'uint32_t', max_tokens: 'uint32_t', prefill_chunk: 'uint32_t', set_seed: 'int32_t',
   seed: 'uint64_t', grammar_mode: 'int32_t', grammar: 'ai00_grammar *', stop_sequences: 'const char **',
   n_stop_sequences: 'size_t',
-  prefix_cache: 'void *', // appended in 0.2 (not wrapped yet; the default NULL is kept)
-  // appended in 0.3 (not wrapped yet; ai00_generate_params_default's values are kept)
+  prefix_cache: 'void *', // appended in 0.2 (the prefixCache option)
+  // appended in 0.3 (the streamToolCalls, toolChoice and parallelToolCalls options)
   stream_tool_calls: 'int32_t', tool_choice: 'int32_t', tool_choice_name: 'void *',
   tool_choice_name_len: 'size_t', parallel_tool_calls: 'int32_t',
 });

@@ -6,6 +6,7 @@ export declare const WeightType: Readonly<Record<'F32' | 'F16' | 'BF16' | 'Q8_0'
 export declare const FileFormat: Readonly<Record<'GGUF' | 'SAFETENSORS', number>>;
 export declare const FinishReason: Readonly<Record<'NONE' | 'STOP' | 'LENGTH' | 'TOOL_CALLS' | 'CANCELLED' | 'GRAMMAR_DONE' | 'ERROR', number>>;
 export declare const GrammarMode: Readonly<Record<'AUTOMATIC' | 'NONE' | 'STRUCTURAL' | 'SCHEMA_AWARE', number>>;
+export declare const ToolChoice: Readonly<Record<'AUTO' | 'NONE' | 'REQUIRED' | 'NAMED', number>>;
 export declare const SamplerMethod: Readonly<Record<'NUCLEUS' | 'TYPICAL' | 'MIROSTAT_V2' | 'GREEDY', number>>;
 export declare const Preset: Readonly<Record<'CHAT' | 'MATH' | 'CREATIVE' | 'AI00_SERVER', number>>;
 export declare const ThinkingStart: Readonly<Record<'OPTIONAL' | 'FORCED' | 'FORCED_PARTIAL', number>>;
@@ -67,6 +68,12 @@ export declare function defaultSchemaOptions(): Required<SchemaOptions>;
 export interface GenerateOptions extends RenderOptions {
   sampler?: SamplerParams; maxTokens?: number; prefillChunk?: number; seed?: number | bigint;
   grammar?: Grammar; grammarMode?: number; stop?: string[]; prefixCache?: PrefixCache;
+  /** Chat turns: TOOL_CALL_START and TOOL_CALL_ARGUMENTS deltas before each whole TOOL_CALL. */
+  streamToolCalls?: boolean;
+  /** Chat turns with tools: a ToolChoice value, or `{ name }` to force calls to that tool. */
+  toolChoice?: number | { name: string };
+  /** Chat turns with tools: false allows at most one call per reply (default true). */
+  parallelToolCalls?: boolean;
 }
 
 declare class Handle { readonly closed: boolean; readonly lastError: string; close(): void; }

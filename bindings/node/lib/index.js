@@ -22,6 +22,8 @@ const FinishReason = Object.freeze({
   NONE: -1, STOP: 0, LENGTH: 1, TOOL_CALLS: 2, CANCELLED: 3, GRAMMAR_DONE: 4, ERROR: 5,
 });
 const GrammarMode = Object.freeze({ AUTOMATIC: 0, NONE: 1, STRUCTURAL: 2, SCHEMA_AWARE: 3 });
+// ai00_tool_choice; the `toolChoice` option also takes `{ name }` for NAMED.
+const ToolChoice = Object.freeze({ AUTO: 0, NONE: 1, REQUIRED: 2, NAMED: 3 });
 const SamplerMethod = Object.freeze({ NUCLEUS: 0, TYPICAL: 1, MIROSTAT_V2: 2, GREEDY: 3 });
 const Preset = Object.freeze({ CHAT: 0, MATH: 1, CREATIVE: 2, AI00_SERVER: 3 });
 const ThinkingStart = Object.freeze({ OPTIONAL: 0, FORCED: 1, FORCED_PARTIAL: 2 });
@@ -621,7 +623,7 @@ class Grammar extends Handle {
 // ---- generator --------------------------------------------------------------------------------
 
 function generateParams({ maxTokens, prefillChunk, seed, grammar = null, grammarMode = GrammarMode.AUTOMATIC, stop = [],
-  prefixCache = null } = {}) {
+  prefixCache = null, streamToolCalls = false, toolChoice = ToolChoice.AUTO, parallelToolCalls = true } = {}) {
   const p = { struct_size: koffi.sizeof('ai00_generate_params') };
   check(fn.ai00_generate_params_default(p));
   if (maxTokens !== undefined) p.max_tokens = maxTokens;
@@ -632,7 +634,21 @@ function generateParams({ maxTokens, prefillChunk, seed, grammar = null, grammar
   p.stop_sequences = stop.length ? stop.map(String) : null; // koffi copies them for the call
   p.n_stop_sequences = stop.length;
   p.prefix_cache = prefixCache ? prefixCache.ptr : null;
-  return { p };
+  p.stream_tool_calls = streamToolCalls ? 1 : 0;
+  p.parallel_tool_calls = parallelToolCalls ? 1 : 0;
+  let name = null; // the library copies the name during the creation call; kept until then
+  if (toolChoice !== null && typeof toolChoice === 'object') {
+    if (typeof toolChoice.name !== 'string') {
+      throw new InvalidArgumentError(Status.INVALID_ARGUMENT, 'toolChoice: { name } needs the tool\'s name (a string)');
+    }
+    name = utf8(toolChoice.name);
+    p.tool_choice = ToolChoice.NAMED;
+    p.tool_choice_name = nonNull(name);
+    p.tool_choice_name_len = name.length;
+  } else {
+    p.tool_choice = toolChoice;
+  }
+  return { p, name };
 }
 
 /** ai00_generator_free, then the generator's hold on its prefix cache (the cache object is in
@@ -652,7 +668,10 @@ class Generator extends Handle {
   _borrow(state) { state._borrower = new WeakRef(this); return this; }
 
   /** A chat turn: `template` renders `messages`; options: render (thinking, tools, ...),
-   * sampler, maxTokens, seed, grammar, grammarMode, stop, prefillChunk. */
+   * sampler, maxTokens, seed, grammar, grammarMode, stop, prefillChunk, prefixCache,
+   * streamToolCalls (TOOL_CALL_START and TOOL_CALL_ARGUMENTS deltas before each TOOL_CALL),
+   * toolChoice (a ToolChoice, or `{ name }` to force calls to that tool; a name not among the
+   * tools throws InvalidArgumentError naming it), parallelToolCalls (false: one call at most). */
   static chat(model, state, template, messages, options = {}) {
     const conv = jsonText(messages);
     const { c: sampler } = samplerToC(options.sampler);
@@ -1065,7 +1084,7 @@ class Batch extends Handle {
 
 module.exports = {
   PrefixCache, StateBundle, Batch, BatchEventKind, scoreOptions, scoreTexts,
-  Status, Thinking, DeltaKind, FinishReason, GrammarMode, SamplerMethod, Preset, ThinkingStart, CheckVerdict, FORMATS,
+  Status, Thinking, DeltaKind, FinishReason, GrammarMode, ToolChoice, SamplerMethod, Preset, ThinkingStart, CheckVerdict, FORMATS,
   WeightType, FileFormat, Limits, convertModel, defaultSchemaOptions,
   Ai00Error, InvalidArgumentError, IOError, ModelFileError, FormatError, GrammarError, MismatchError, UnsupportedError,
   CancelledError, BufferTooSmallError, OutOfMemoryError, InternalError,

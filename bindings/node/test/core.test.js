@@ -336,3 +336,44 @@ test('a model load reports monotonic progress, ends at (total, total) and cancel
   assert.ok(caps.isa_compiled.includes('scalar') && caps.isa_supported.includes(caps.isa));
   assert.ok(caps.chat_formats.includes('ai00-v1') && caps.grammar.includes('json_schema'));
 });
+
+test('tool choice: a named tool, streamed calls, an unknown name', () => {
+  // As tests/c/test_c_tool_choice.c: finite arguments, so a forced call always closes.
+  const tools = [
+    { name: 'get_weather', parameters: { type: 'object', properties: { location: { enum: ['Oslo', 'Tokyo'] }, unit: { enum: ['c', 'f'] } },
+      required: ['location', 'unit'], additionalProperties: false } },
+    { name: 'get_time', parameters: { type: 'object', additionalProperties: false } }];
+  const msgs = [{ role: 'user', content: 'Weather in Oslo?' }];
+  const tmpl = new ai00.ChatTemplate('ai00-v1');
+  const common = { tools, maxTokens: 200, seed: 7, grammarMode: ai00.GrammarMode.SCHEMA_AWARE, parallelToolCalls: false };
+  const turn = (options) => {
+    const state = model.newState();
+    try {
+      const g = ai00.Generator.chat(model, state, tmpl, msgs, { ...common, ...options });
+      const deltas = [];
+      const reason = g.run((d) => { deltas.push(d); });
+      const message = g.message;
+      g.close();
+      return { deltas, reason, message };
+    } finally { state.close(); }
+  };
+  let r = turn({ streamToolCalls: true, toolChoice: { name: 'get_weather' } });
+  assert.equal(r.reason, ai00.FinishReason.TOOL_CALLS);
+  const of = (k) => r.deltas.filter((d) => d.kind === k);
+  assert.deepEqual(of(ai00.DeltaKind.TOOL_CALL_START).map((d) => d.name), ['get_weather']);
+  const calls = of(ai00.DeltaKind.TOOL_CALL);
+  assert.deepEqual(calls.map((d) => d.name), ['get_weather']);
+  assert.equal(of(ai00.DeltaKind.TOOL_CALL_ARGUMENTS).map((d) => d.text).join(''), calls[0].text);
+  assert.ok(JSON.stringify(r.message.tool_calls).includes('get_weather'));
+  // Without streaming: the whole call only.
+  r = turn({ toolChoice: { name: 'get_time' } });
+  assert.ok(!r.deltas.some((d) => d.kind === ai00.DeltaKind.TOOL_CALL_START || d.kind === ai00.DeltaKind.TOOL_CALL_ARGUMENTS));
+  assert.deepEqual(r.deltas.filter((d) => d.kind === ai00.DeltaKind.TOOL_CALL).map((d) => d.name), ['get_time']);
+  // none: no call.
+  r = turn({ toolChoice: ai00.ToolChoice.NONE, maxTokens: 24 });
+  assert.ok(!r.deltas.some((d) => d.kind === ai00.DeltaKind.TOOL_CALL));
+  // An unknown tool: InvalidArgumentError naming it.
+  assert.throws(() => turn({ toolChoice: { name: 'get_wether' } }),
+    (e) => e instanceof ai00.InvalidArgumentError && e.message.includes('`get_wether`'));
+  tmpl.close();
+});

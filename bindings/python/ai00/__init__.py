@@ -27,7 +27,7 @@ __all__ = [
     "Ai00Error", "InvalidArgumentError", "Ai00IOError", "ModelFileError", "FormatError",
     "GrammarError", "MismatchError", "UnsupportedError", "CancelledError", "BufferTooSmallError",
     "OutOfMemoryError", "InternalError", "Status", "Thinking", "DeltaKind", "FinishReason",
-    "GrammarMode", "SamplerMethod", "Preset", "ThinkingStart", "CheckVerdict", "Delta",
+    "GrammarMode", "ToolChoice", "SamplerMethod", "Preset", "ThinkingStart", "CheckVerdict", "Delta",
     "ModelInfo", "CheckResult", "SamplerParams", "SchemaOptions", "Model", "State",
     "ChatTemplate", "Rendered", "OutputParser", "Grammar", "Tokenizer", "Generator",
     "version", "abi_version", "status_string", "last_error", "finish_reason_name", "FORMATS",
@@ -105,6 +105,15 @@ class GrammarMode(enum.IntEnum):
     NONE = 1
     STRUCTURAL = 2
     SCHEMA_AWARE = 3
+
+
+class ToolChoice(enum.IntEnum):
+    """Which tool calls a chat turn's tool grammar allows (``ai00_tool_choice``). Pass a tool's
+    name (a ``str``) as ``tool_choice=`` for NAMED: every call is to that tool."""
+    AUTO = 0      # text, or text then calls
+    NONE = 1      # the tools are listed in the prompt, no call may be made
+    REQUIRED = 2  # the reply is the call block: at least one call
+    NAMED = 3     # as REQUIRED, every call to the named tool (pass the name as tool_choice)
 
 
 class SamplerMethod(enum.IntEnum):
@@ -1059,7 +1068,10 @@ class Grammar(_Handle):
 
 def _generate_params(max_tokens: Optional[int], seed: Optional[int], grammar: Optional[Grammar],
                      grammar_mode: int, stop: Sequence[str], prefill_chunk: Optional[int],
-                     prefix_cache: Optional["PrefixCache"] = None):
+                     prefix_cache: Optional["PrefixCache"] = None,
+                     stream_tool_calls: bool = False,
+                     tool_choice: Union[int, str] = ToolChoice.AUTO,
+                     parallel_tool_calls: bool = True):
     p = _ffi.GenerateParamsC()
     p.struct_size = ctypes.sizeof(p)
     _check(lib.ai00_generate_params_default(byref(p)))
@@ -1076,7 +1088,20 @@ def _generate_params(max_tokens: Optional[int], seed: Optional[int], grammar: Op
     p.stop_sequences, p.n_stop_sequences = stops, len(stop)
     if prefix_cache is not None:
         p.prefix_cache = prefix_cache._handle
-    return p, stops
+    p.stream_tool_calls = 1 if stream_tool_calls else 0
+    p.parallel_tool_calls = 1 if parallel_tool_calls else 0
+    name = None  # the library copies the name during the creation call; kept until then
+    if isinstance(tool_choice, (str, bytes)):
+        name = _text(tool_choice)
+        p.tool_choice = ToolChoice.NAMED
+        p.tool_choice_name = ctypes.cast(c_char_p(name), c_void_p)
+        p.tool_choice_name_len = len(name)
+    elif tool_choice == ToolChoice.NAMED:
+        raise InvalidArgumentError(Status.INVALID_ARGUMENT,
+                                   "tool_choice: pass the tool's name (a str) for NAMED")
+    else:
+        p.tool_choice = int(tool_choice)
+    return p, (stops, name)
 
 
 class Generator(_Handle):
@@ -1118,12 +1143,20 @@ class Generator(_Handle):
              stop: Sequence[str] = (), prefill_chunk: Optional[int] = None,
              reflect: bool = False, introspect: bool = False,
              prepend_token0: Optional[bool] = None,
-             prefix_cache: Optional["PrefixCache"] = None) -> "Generator":
+             prefix_cache: Optional["PrefixCache"] = None,
+             stream_tool_calls: bool = False, tool_choice: Union[int, str] = ToolChoice.AUTO,
+             parallel_tool_calls: bool = True) -> "Generator":
+        """A chat turn. ``stream_tool_calls``: also yield TOOL_CALL_START and
+        TOOL_CALL_ARGUMENTS deltas before each whole TOOL_CALL. ``tool_choice``: a
+        :class:`ToolChoice`, or a tool's name (``str``) to force calls to that tool (a name not
+        among ``tools`` raises :class:`InvalidArgumentError` naming it).
+        ``parallel_tool_calls=False``: at most one call per reply."""
         ro, _k1 = _render_options(add_generation_prompt, thinking, tools, assistant_name,
                                   reflect, introspect, prepend_token0)
         sp = sampler._to_c() if sampler else None
         gp, _k2 = _generate_params(max_tokens, seed, grammar, grammar_mode, stop, prefill_chunk,
-                                   prefix_cache)
+                                   prefix_cache, stream_tool_calls, tool_choice,
+                                   parallel_tool_calls)
         if prefix_cache is not None and prefix_cache.closed:
             raise InvalidArgumentError(Status.INVALID_ARGUMENT, "this PrefixCache is closed")
         conv = _json_text(messages)

@@ -79,9 +79,9 @@ class GenerateParamsC(Structure):
                 ("prefill_chunk", c_uint32), ("set_seed", c_int32), ("seed", c_uint64),
                 ("grammar_mode", c_int32), ("grammar", c_void_p),
                 ("stop_sequences", POINTER(c_char_p)), ("n_stop_sequences", c_size_t),
-                # appended in 0.2 (not wrapped yet; the default NULL is kept)
+                # appended in 0.2 (Generator.chat/raw prefix_cache=)
                 ("prefix_cache", c_void_p),
-                # appended in 0.3 (not wrapped yet; ai00_generate_params_default's values kept)
+                # appended in 0.3 (Generator.chat stream_tool_calls=, tool_choice=, parallel_tool_calls=)
                 ("stream_tool_calls", c_int32), ("tool_choice", c_int32),
                 ("tool_choice_name", c_void_p), ("tool_choice_name_len", c_size_t),
                 ("parallel_tool_calls", c_int32)]

@@ -213,6 +213,50 @@ def test_tool_call_generation_is_constrained(model, state):
         assert msg["role"] == "assistant"
 
 
+TOOL_CHOICE_TOOLS = [  # as tests/c/test_c_tool_choice.c: finite arguments, so a forced call closes
+    {"name": "get_weather", "parameters": {
+        "type": "object", "properties": {"location": {"enum": ["Oslo", "Tokyo"]},
+                                         "unit": {"enum": ["c", "f"]}},
+        "required": ["location", "unit"], "additionalProperties": False}},
+    {"name": "get_time", "parameters": {"type": "object", "additionalProperties": False}}]
+
+
+def test_tool_choice_named_and_streamed(model):
+    msgs = [{"role": "user", "content": "Weather in Oslo?"}]
+    common = dict(tools=TOOL_CHOICE_TOOLS, max_tokens=200, seed=7,
+                  grammar_mode=ai00.GrammarMode.SCHEMA_AWARE, parallel_tool_calls=False)
+    with ai00.ChatTemplate("ai00-v1") as v1:
+        with model.new_state() as st, ai00.Generator.chat(
+                model, st, v1, msgs, stream_tool_calls=True, tool_choice="get_weather",
+                **common) as g:
+            deltas = list(g)
+            msg = g.message
+            assert g.finish_reason == ai00.FinishReason.TOOL_CALLS
+        starts = [d for d in deltas if d.kind == ai00.DeltaKind.TOOL_CALL_START]
+        pieces = [d.text for d in deltas if d.kind == ai00.DeltaKind.TOOL_CALL_ARGUMENTS]
+        calls = [d for d in deltas if d.kind == ai00.DeltaKind.TOOL_CALL]
+        assert [d.name for d in starts] == ["get_weather"]
+        assert [d.name for d in calls] == ["get_weather"]
+        assert "".join(pieces) == calls[0].text
+        assert msg["tool_calls"][0]["function"]["name"] == "get_weather"
+        # Without streaming: the whole call only.
+        with model.new_state() as st, ai00.Generator.chat(
+                model, st, v1, msgs, tool_choice="get_time", **common) as g:
+            deltas = list(g)
+        kinds = [d.kind for d in deltas]
+        assert ai00.DeltaKind.TOOL_CALL_START not in kinds
+        assert [d.name for d in deltas if d.kind == ai00.DeltaKind.TOOL_CALL] == ["get_time"]
+        # none: no call.
+        with model.new_state() as st, ai00.Generator.chat(
+                model, st, v1, msgs, tool_choice=ai00.ToolChoice.NONE,
+                **dict(common, max_tokens=24)) as g:
+            assert all(d.kind != ai00.DeltaKind.TOOL_CALL for d in g)
+        # An unknown tool: InvalidArgumentError naming it.
+        with model.new_state() as st:
+            with pytest.raises(ai00.InvalidArgumentError, match="`get_wether`"):
+                ai00.Generator.chat(model, st, v1, msgs, tool_choice="get_wether", **common)
+
+
 def test_json_schema_constrained_reply_parses(model, state):
     schema = {"type": "object", "properties": {"ok": {"type": "boolean"},
                                                "mood": {"enum": ["calm", "angry"]}},

@@ -129,6 +129,22 @@ impl GrammarMode {
     }
 }
 
+/// Which tool calls a chat turn's tool grammar allows (`ai00_tool_choice`, OpenAI's
+/// `tool_choice`). Anything but `Auto` needs tools and a grammar mode other than `None`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ToolChoice {
+    /// The model chooses between text and tool calls (the default).
+    #[default]
+    Auto,
+    /// No tool call: the reply is text.
+    None,
+    /// At least one tool call (of any of the turn's tools).
+    Required,
+    /// As `Required`, every call to the named tool; a name not among the turn's tools is an
+    /// `InvalidArgument` error naming it.
+    Named(String),
+}
+
 /// Settings of one turn (`ai00_generate_params`).
 #[derive(Clone)]
 pub struct GenerateParams<'g> {
@@ -148,6 +164,13 @@ pub struct GenerateParams<'g> {
     /// prefix of its prompt and stores States at its end (docs/prefix-cache.md). The generator
     /// keeps the cache alive (it holds a clone of the cache's `Arc`).
     pub prefix_cache: Option<&'g PrefixCache>,
+    /// Chat turns: stream each tool call as [`Delta::ToolCallStart`] and
+    /// [`Delta::ToolCallArguments`] pieces before its whole [`Delta::ToolCall`]. Default false.
+    pub stream_tool_calls: bool,
+    /// Chat turns with tools: which tool calls the tool grammar allows. Default `Auto`.
+    pub tool_choice: ToolChoice,
+    /// Chat turns with tools: false allows at most one call per reply. Default true.
+    pub parallel_tool_calls: bool,
 }
 
 impl Default for GenerateParams<'_> {
@@ -165,6 +188,9 @@ impl Default for GenerateParams<'_> {
             grammar: None,
             stop_sequences: Vec::new(),
             prefix_cache: None,
+            stream_tool_calls: raw.stream_tool_calls != 0,
+            tool_choice: ToolChoice::Auto,
+            parallel_tool_calls: raw.parallel_tool_calls != 0,
         }
     }
 }
@@ -173,6 +199,8 @@ struct RawGenerateParams {
     raw: sys::ai00_generate_params,
     _stops: Vec<CString>,
     _stop_ptrs: Vec<*const c_char>,
+    // The named tool; the library copies it during the creation call.
+    _tool_name: Option<Vec<u8>>,
 }
 
 impl GenerateParams<'_> {
@@ -198,7 +226,22 @@ impl GenerateParams<'_> {
         raw.stop_sequences = if ptrs.is_empty() { std::ptr::null() } else { ptrs.as_ptr() };
         raw.n_stop_sequences = ptrs.len();
         raw.prefix_cache = self.prefix_cache.map_or(std::ptr::null_mut(), |c| c.raw() as *mut c_void);
-        Ok(RawGenerateParams { raw, _stops: stops, _stop_ptrs: ptrs })
+        raw.stream_tool_calls = self.stream_tool_calls as i32;
+        raw.parallel_tool_calls = self.parallel_tool_calls as i32;
+        let mut tool_name = None;
+        raw.tool_choice = match &self.tool_choice {
+            ToolChoice::Auto => sys::AI00_TOOL_CHOICE_AUTO,
+            ToolChoice::None => sys::AI00_TOOL_CHOICE_NONE,
+            ToolChoice::Required => sys::AI00_TOOL_CHOICE_REQUIRED,
+            ToolChoice::Named(name) => {
+                let bytes = name.as_bytes().to_vec();
+                raw.tool_choice_name = bytes.as_ptr() as *const c_char;
+                raw.tool_choice_name_len = bytes.len();
+                tool_name = Some(bytes);
+                sys::AI00_TOOL_CHOICE_NAMED
+            }
+        };
+        Ok(RawGenerateParams { raw, _stops: stops, _stop_ptrs: ptrs, _tool_name: tool_name })
     }
 }
 

@@ -87,7 +87,7 @@ pub use prefix_cache::{PrefixCache, PrefixCacheParams, PrefixCacheStats};
 pub use score::{Score, ScoreFrom};
 pub use convert::{convert, convert_with_progress, ConvertParams, FileFormat, Limits,
                   WeightType};
-pub use generator::{Canceller, Deltas, Delta, FinishReason, GenerateParams, Generator,
+pub use generator::{Canceller, Deltas, Delta, FinishReason, GenerateParams, Generator, ToolChoice,
                     GrammarMode, ToolCall};
 pub use grammar::{CheckResult, CheckVerdict, Grammar, GrammarParams, SchemaOptions,
                   ThinkingStart, ToolGrammarParams};

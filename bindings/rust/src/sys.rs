@@ -225,15 +225,20 @@ pub struct ai00_generate_params {
     pub grammar: *const ai00_grammar,
     pub stop_sequences: *const *const c_char,
     pub n_stop_sequences: usize,
-    // Appended in 0.2: an ai00_prefix_cache (not wrapped yet; the default NULL is kept).
+    // Appended in 0.2: an ai00_prefix_cache (GenerateParams::prefix_cache).
     pub prefix_cache: *mut c_void,
-    // Appended in 0.3 (not wrapped yet; ai00_generate_params_default's values are kept).
+    // Appended in 0.3 (GenerateParams::stream_tool_calls, tool_choice, parallel_tool_calls).
     pub stream_tool_calls: i32,
     pub tool_choice: i32,
     pub tool_choice_name: *const c_char,
     pub tool_choice_name_len: usize,
     pub parallel_tool_calls: i32,
 }
+
+pub const AI00_TOOL_CHOICE_AUTO: i32 = 0;
+pub const AI00_TOOL_CHOICE_NONE: i32 = 1;
+pub const AI00_TOOL_CHOICE_REQUIRED: i32 = 2;
+pub const AI00_TOOL_CHOICE_NAMED: i32 = 3;
 
 #[repr(C)]
 #[derive(Clone, Copy)]

@@ -733,3 +733,75 @@ fn capabilities_json_lists_isas_and_formats() {
     assert!(caps.contains("\"isa_supported\": [") && caps.contains("\"scalar\""), "{caps}");
     assert!(caps.contains("\"ai00-v1\"") && caps.contains("\"json_schema\""), "{caps}");
 }
+
+/// tool_choice, parallel_tool_calls and stream_tool_calls, as tests/c/test_c_tool_choice.c.
+#[test]
+fn tool_choice_named_and_streamed() {
+    const CONV: &str = r#"[{"role":"user","content":"Weather in Oslo?"}]"#;
+    const TOOLS2: &str = concat!(
+        r#"[{"name":"get_weather","parameters":{"type":"object","properties":{"#,
+        r#""location":{"enum":["Oslo","Tokyo"]},"unit":{"enum":["c","f"]}},"#,
+        r#""required":["location","unit"],"additionalProperties":false}},"#,
+        r#"{"name":"get_time","parameters":{"type":"object","additionalProperties":false}}]"#);
+    let model = load();
+    let v1 = ChatTemplate::new(Format::Ai00V1).unwrap();
+    let render = RenderOptions { tools_json: Some(TOOLS2.into()), ..Default::default() };
+    let defaults = GenerateParams::default();
+    assert!(!defaults.stream_tool_calls && defaults.parallel_tool_calls);
+    assert_eq!(defaults.tool_choice, ToolChoice::Auto);
+    let params = GenerateParams { max_tokens: 200, seed: Some(7),
+                                  grammar_mode: GrammarMode::SchemaAware,
+                                  stream_tool_calls: true,
+                                  tool_choice: ToolChoice::Named("get_weather".into()),
+                                  parallel_tool_calls: false, ..Default::default() };
+    let mut state = State::new(&model).unwrap();
+    let mut gen = Generator::chat(&model, &mut state, &v1, CONV, &render,
+                                  &SamplerParams::default(), &params).unwrap();
+    let (mut starts, mut pieces, mut calls) = (0, String::new(), Vec::new());
+    let reason = gen.run(|d| {
+        match d {
+            Delta::ToolCallStart { name, .. } => {
+                assert_eq!(name, "get_weather");
+                starts += 1;
+            }
+            Delta::ToolCallArguments { text, .. } => pieces.push_str(text),
+            Delta::ToolCall(c) => calls.push(c.clone()),
+            _ => {}
+        }
+        true
+    }).unwrap();
+    assert_eq!(reason, FinishReason::ToolCalls);
+    assert_eq!(starts, 1);
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].name, "get_weather");
+    assert_eq!(pieces, calls[0].arguments);
+    assert!(gen.message_json().unwrap().contains("get_weather"));
+    drop(gen);
+
+    // Without streaming: the whole call only.
+    let params = GenerateParams { stream_tool_calls: false,
+                                  tool_choice: ToolChoice::Named("get_time".into()), ..params };
+    let mut state = State::new(&model).unwrap();
+    let mut gen = Generator::chat(&model, &mut state, &v1, CONV, &render,
+                                  &SamplerParams::default(), &params).unwrap();
+    let mut names = Vec::new();
+    gen.run(|d| {
+        match d {
+            Delta::ToolCallStart { .. } | Delta::ToolCallArguments { .. } =>
+                panic!("a streamed piece without stream_tool_calls"),
+            Delta::ToolCall(c) => names.push(c.name.clone()),
+            _ => {}
+        }
+        true
+    }).unwrap();
+    assert_eq!(names, vec!["get_time".to_string()]);
+    drop(gen);
+
+    // An unknown tool: InvalidArgument naming it.
+    let params = GenerateParams { tool_choice: ToolChoice::Named("get_wether".into()), ..params };
+    let mut state = State::new(&model).unwrap();
+    let err = Generator::chat(&model, &mut state, &v1, CONV, &render, &SamplerParams::default(),
+                              &params).err().expect("an unknown tool is refused");
+    assert_eq!(err.status, Status::InvalidArgument);
+    assert!(err.message.contains("`get_wether`"), "{}", err.message);
+}
