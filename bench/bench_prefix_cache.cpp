@@ -63,9 +63,9 @@ double ms_since(Clock::time_point t0) {
 
 // Phases of one turn up to its first text, in milliseconds.
 struct FirstToken {
-  double state = 0;   // a fresh State
-  double ctor = 0;    // the Generator: options, tokenizer handle, grammar (none here)
-  double first = 0;   // the first next(): prefill or restore, sample, [forward], text
+  double state = 0;  // a fresh State
+  double ctor = 0;   // the Generator: options, tokenizer handle, grammar (none here)
+  double first = 0;  // the first next(): prefill or restore, sample, [forward], text
   double total() const { return state + ctor + first; }
   FirstToken& operator+=(const FirstToken& o) {
     state += o.state, ctor += o.ctor, first += o.first;

@@ -23,11 +23,11 @@ ai00::internal::ScoreContext context_of(const ai00_score_params* p, const char* 
 }
 
 // Checks the shared arguments and writes the scores.
-void score_into(ai00_option_score* out, const ai00_model* model,
-                const ai00_state* state, const std::vector<std::vector<uint32_t>>& candidates,
+void score_into(ai00_option_score* out, const ai00_model* model, const ai00_state* state,
+                const std::vector<std::vector<uint32_t>>& candidates,
                 const ai00_score_params* params, const char* fn) {
-  const auto scores = ai00::internal::score_options(*model->model, state->core,
-                                                    context_of(params, fn), candidates);
+  const auto scores =
+      ai00::internal::score_options(*model->model, state->core, context_of(params, fn), candidates);
   for (size_t k = 0; k < scores.size(); ++k) {
     out[k].total_logprob = scores[k].total_logprob;
     out[k].mean_logprob = scores[k].mean_logprob;

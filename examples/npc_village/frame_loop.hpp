@@ -4,7 +4,6 @@
 #pragma once
 
 #include <ai00/ai00.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -44,8 +43,7 @@ inline double percentile(std::vector<double> v, double p) {
 
 // Starts NPC `npc`'s first turn and adds it to the batch.
 inline void greet(Npc& npc, size_t index, ai00::Batch& batch, const ai00::Model& model,
-                  const ai00::ChatTemplate& tmpl, const ai00::GenerateOptions& options,
-                  int frame) {
+                  const ai00::ChatTemplate& tmpl, const ai00::GenerateOptions& options, int frame) {
   ai00::GenerateOptions o = options;
   o.seed = 1000 + index;  // each NPC its own dice, reproducible
   npc.turn.emplace(ai00::Generator::chat(model, npc.state, tmpl,

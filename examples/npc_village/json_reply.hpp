@@ -15,8 +15,8 @@
 namespace village {
 
 inline const std::vector<std::string>& emotions() {
-  static const std::vector<std::string> v = {"happy",   "sad",     "angry",
-                                             "afraid",  "curious", "neutral"};
+  static const std::vector<std::string> v = {"happy",  "sad",     "angry",
+                                             "afraid", "curious", "neutral"};
   return v;
 }
 inline const std::vector<std::string>& actions() {
@@ -70,30 +70,51 @@ inline std::optional<std::string> read_string(const std::string& s, size_t& i) {
     }
     if (++i >= s.size()) return std::nullopt;
     switch (s[i]) {
-      case '"': out += '"'; break;
-      case '\\': out += '\\'; break;
-      case '/': out += '/'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
+      case '"':
+        out += '"';
+        break;
+      case '\\':
+        out += '\\';
+        break;
+      case '/':
+        out += '/';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
       case 'u': {
         if (i + 4 >= s.size()) return std::nullopt;
         uint32_t cp = 0;
         for (int k = 1; k <= 4; ++k) {
           const char h = s[i + k];
           cp <<= 4;
-          if (h >= '0' && h <= '9') cp |= static_cast<uint32_t>(h - '0');
-          else if (h >= 'a' && h <= 'f') cp |= static_cast<uint32_t>(h - 'a' + 10);
-          else if (h >= 'A' && h <= 'F') cp |= static_cast<uint32_t>(h - 'A' + 10);
-          else return std::nullopt;
+          if (h >= '0' && h <= '9')
+            cp |= static_cast<uint32_t>(h - '0');
+          else if (h >= 'a' && h <= 'f')
+            cp |= static_cast<uint32_t>(h - 'a' + 10);
+          else if (h >= 'A' && h <= 'F')
+            cp |= static_cast<uint32_t>(h - 'A' + 10);
+          else
+            return std::nullopt;
         }
         i += 4;
         append_utf8(out, cp);  // (a lone surrogate is kept as is; fine for display)
         break;
       }
-      default: return std::nullopt;
+      default:
+        return std::nullopt;
     }
   }
   return std::nullopt;

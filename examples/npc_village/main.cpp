@@ -12,7 +12,6 @@
 // Exit status 0 when every NPC answered with a valid reply and the restored village continues
 // exactly like the live one; the summary lines are stable for scripts (check_npc_village.cmake).
 #include <ai00/ai00.hpp>
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -56,16 +55,26 @@ Flags parse_flags(int argc, char** argv) {
       return argv[++i];
     };
     auto number = [&]() { return std::strtoull(value().c_str(), nullptr, 10); };
-    if (a == "--model") f.model = value();
-    else if (a == "--vocab") f.vocab = value();
-    else if (a == "--out") f.out = value();
-    else if (a == "--npcs") f.npcs = number();
-    else if (a == "--threads") f.threads = static_cast<int>(number());
-    else if (a == "--frames") f.loop.frames = static_cast<int>(number());
-    else if (a == "--frame-budget-us") f.loop.frame_budget_us = number();
-    else if (a == "--tokens-per-frame") f.loop.tokens_per_frame = static_cast<uint32_t>(number());
-    else if (a == "--verbose") f.loop.verbose = true;
-    else usage(("unknown flag " + a).c_str());
+    if (a == "--model")
+      f.model = value();
+    else if (a == "--vocab")
+      f.vocab = value();
+    else if (a == "--out")
+      f.out = value();
+    else if (a == "--npcs")
+      f.npcs = number();
+    else if (a == "--threads")
+      f.threads = static_cast<int>(number());
+    else if (a == "--frames")
+      f.loop.frames = static_cast<int>(number());
+    else if (a == "--frame-budget-us")
+      f.loop.frame_budget_us = number();
+    else if (a == "--tokens-per-frame")
+      f.loop.tokens_per_frame = static_cast<uint32_t>(number());
+    else if (a == "--verbose")
+      f.loop.verbose = true;
+    else
+      usage(("unknown flag " + a).c_str());
   }
   if (f.npcs < 1 || f.npcs > village::personas().size()) usage("--npcs must be 1..16");
   if (f.threads < 1) usage("--threads must be >= 1");
@@ -122,11 +131,11 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(stats.prompt_tokens),
                 seconds > 0 ? static_cast<double>(stats.tokens) / seconds : 0.0);
     const ai00_prefix_cache_stats cs = cache.stats();
-    std::printf("prefix cache: hits %llu misses %llu hit_tokens %llu entries %llu bytes %llu\n",
-                static_cast<unsigned long long>(cs.hits), static_cast<unsigned long long>(cs.misses),
-                static_cast<unsigned long long>(cs.hit_tokens),
-                static_cast<unsigned long long>(cs.entries),
-                static_cast<unsigned long long>(cs.bytes));
+    std::printf(
+        "prefix cache: hits %llu misses %llu hit_tokens %llu entries %llu bytes %llu\n",
+        static_cast<unsigned long long>(cs.hits), static_cast<unsigned long long>(cs.misses),
+        static_cast<unsigned long long>(cs.hit_tokens), static_cast<unsigned long long>(cs.entries),
+        static_cast<unsigned long long>(cs.bytes));
     std::printf("state: %llu bytes per NPC in memory, %zu bytes saved\n",
                 static_cast<unsigned long long>(model.info().state_bytes),
                 npcs[0].state.save().size());

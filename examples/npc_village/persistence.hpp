@@ -3,7 +3,6 @@
 #pragma once
 
 #include <ai00/ai00.hpp>
-
 #include <cstdint>
 #include <cstdio>
 #include <string>

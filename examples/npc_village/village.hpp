@@ -8,7 +8,6 @@
 #pragma once
 
 #include <ai00/ai00.hpp>
-
 #include <optional>
 #include <string>
 #include <vector>
@@ -78,8 +77,12 @@ inline std::string reply_schema() {
   };
   return R"({"type":"object","properties":{)"
          R"("say":{"type":"string","minLength":1,"maxLength":48},)"
-         R"("emotion":{"enum":)" + list(emotions()) + "},"
-         R"("action":{"enum":)" + list(actions()) + "}},"
+         R"("emotion":{"enum":)" +
+         list(emotions()) +
+         "},"
+         R"("action":{"enum":)" +
+         list(actions()) +
+         "}},"
          R"("required":["say","emotion","action"],"additionalProperties":false})";
 }
 

@@ -244,13 +244,13 @@ AI00_API const char* ai00_model_last_error(const ai00_model* model);
  * sizeof(ai00_model_info)); the library writes the fields that fit. */
 typedef struct ai00_model_info {
   uint32_t struct_size;
-  uint32_t n_layer;     /* L: blocks */
-  uint32_t n_embd;      /* C: residual width */
-  uint32_t n_head;      /* H: heads (C / head_size) */
-  uint32_t head_size;   /* N: 64 in every released model */
-  uint32_t n_vocab;     /* V: rows of the output head = length of a logits vector */
-  uint32_t n_tokens;    /* ids the tokenizer knows (0 when the model has no tokenizer) */
-  uint32_t n_threads;   /* the pool size chosen at load */
+  uint32_t n_layer;   /* L: blocks */
+  uint32_t n_embd;    /* C: residual width */
+  uint32_t n_head;    /* H: heads (C / head_size) */
+  uint32_t head_size; /* N: 64 in every released model */
+  uint32_t n_vocab;   /* V: rows of the output head = length of a logits vector */
+  uint32_t n_tokens;  /* ids the tokenizer knows (0 when the model has no tokenizer) */
+  uint32_t n_threads; /* the pool size chosen at load */
   /* Bytes of one State's recurrent part, the memory per sequence whatever its length:
    * L * C * (N + 2) fp32 values (per layer the two token-shift vectors of C floats and the
    * H * N * N WKV matrices), 4 bytes each; the same number as "state_bytes" of
@@ -831,8 +831,7 @@ AI00_API ai00_status ai00_state_bundle_find(size_t* out_index, const ai00_state_
                                             const char* name, size_t name_len);
 
 /* A new State of `model` from entry `index` (load all: every index in turn). */
-AI00_API ai00_status ai00_state_bundle_load(ai00_state** out_state,
-                                            const ai00_state_bundle* bundle,
+AI00_API ai00_status ai00_state_bundle_load(ai00_state** out_state, const ai00_state_bundle* bundle,
                                             const ai00_model* model, size_t index);
 
 /* ============================================================================================

@@ -206,8 +206,7 @@ size_t PrefixCache::warm(const Model& model, const uint32_t* tokens, size_t n) {
 
 size_t PrefixCache::warm_text(const Model& model, std::string_view text) {
   const Tokenizer* tok = model.tokenizer();
-  if (tok == nullptr)
-    throw InvalidArgument("PrefixCache::warm_text: the model has no tokenizer");
+  if (tok == nullptr) throw InvalidArgument("PrefixCache::warm_text: the model has no tokenizer");
   std::vector<uint32_t> ids = tok->encode(text);
   if (ids.empty()) throw InvalidArgument("PrefixCache::warm_text: the text is empty");
   return warm(model, ids.data(), ids.size());

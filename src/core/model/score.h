@@ -38,7 +38,7 @@ struct OptionScore {
 struct ScoreContext {
   const uint32_t* tokens = nullptr;  // fed to a copy of the State first, or none
   size_t n_tokens = 0;
-  const float* logits = nullptr;     // [V] after the State's last token, or none
+  const float* logits = nullptr;  // [V] after the State's last token, or none
   size_t n_logits = 0;
 };
 
