@@ -20,6 +20,8 @@ import os
 import re
 import sys
 
+from c_header import header_text  # ai00.h with its ai00/c parts
+
 SOURCE_EXTENSIONS = {".rs", ".go", ".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cs", ".c",
                      ".h", ".cpp", ".hpp"}
 # Directories that hold build output, dependencies, tests or examples, not the binding itself.
@@ -31,8 +33,7 @@ NOT_APPLICABLE = "abi_not_applicable.txt"
 
 
 def exported_functions(header_path):
-    with open(header_path, encoding="utf-8") as f:
-        text = f.read()
+    text = header_text(header_path)
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)  # comments may quote declarations
     names = EXPORT.findall(text)
     return sorted(set(names))

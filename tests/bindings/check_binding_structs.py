@@ -18,6 +18,8 @@ import os
 import re
 import sys
 
+from c_header import header_text  # ai00.h with its ai00/c parts
+
 # Binding struct name (normalised) -> header struct name, where dropping the prefix is not enough.
 ALIASES = {"checkresult": "ai00_grammar_check_result"}
 
@@ -32,7 +34,7 @@ def norm(name):
 
 
 def header_structs(path):
-    text = open(path, encoding="utf-8").read()
+    text = header_text(path)
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
     out = {}
     for m in re.finditer(r"typedef struct (ai00_\w+) \{(.*?)\} \1;", text, flags=re.S):
