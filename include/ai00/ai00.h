@@ -1,12 +1,13 @@
 /* ai00 — the C ABI.
  *
  * This header is the whole binary interface of libai00: opaque handles, ai00_status return
- * codes, versioned parameter structs and callbacks with user_data. Its declarations live in one
- * part per handle under ai00/c/ (base.h: versions, status codes, handles; model.h, state.h,
- * chat_template.h, grammar.h, generator.h, batch.h, prefix_cache.h, scoring.h, state_bundle.h,
- * tokenizer.h, output_parser.h), included below in that order; include this header. No C++ type crosses it, so
+ * codes, versioned parameter structs and callbacks with user_data. No C++ type crosses it, so
  * one build of the library serves every compiler and language (docs/layers.md "The hourglass").
  * It compiles as C99 and as C++; the C++ wrappers in ai00/ai00.hpp are built only on it.
+ * Its declarations live in one part per handle under ai00/c/, included at the end of this
+ * comment in this order: base.h (versions, status codes, handles), model.h, state.h,
+ * chat_template.h, grammar.h, prefix_cache.h, scoring.h, state_bundle.h, generator.h, batch.h,
+ * tokenizer.h, output_parser.h. Include this header, not the parts.
  *
  * Rules that hold for every function declared here (docs/abi.md):
  *  - It returns an ai00_status: 0 is success, negative values are errors (never renumbered).

@@ -1,5 +1,5 @@
 /* ai00 C ABI, part of ai00/ai00.h (include that header; this one also compiles alone).
- * Versions, status codes, the library-wide calls and the opaque handles every other ai00/c header uses.
+ * Versions, status codes, library-wide calls and the opaque handles the other parts use.
  * The rules of every function (status returns, outputs, errors, threads) are in ai00/ai00.h. */
 #ifndef AI00_C_BASE_H
 #define AI00_C_BASE_H

@@ -1,5 +1,5 @@
 /* ai00 C ABI, part of ai00/ai00.h (include that header; this one also compiles alone).
- * Grammar: compiling KBNF / JSON Schema / tool grammars for a model's vocabulary or without a model.
+ * Grammar: KBNF / JSON Schema / tool grammars, for a model's vocabulary or without one.
  * The rules of every function (status returns, outputs, errors, threads) are in ai00/ai00.h. */
 #ifndef AI00_C_GRAMMAR_H
 #define AI00_C_GRAMMAR_H
