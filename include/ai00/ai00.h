@@ -4,10 +4,10 @@
  * codes, versioned parameter structs and callbacks with user_data. No C++ type crosses it, so
  * one build of the library serves every compiler and language (docs/layers.md "The hourglass").
  * It compiles as C99 and as C++; the C++ wrappers in ai00/ai00.hpp are built only on it.
- * Its declarations live in one part per handle under ai00/c/, included at the end of this
- * comment in this order: base.h (versions, status codes, handles), model.h, state.h,
- * chat_template.h, grammar.h, prefix_cache.h, scoring.h, state_bundle.h, generator.h, batch.h,
- * tokenizer.h, output_parser.h. Include this header, not the parts.
+ * Its declarations live in one part per handle under ai00/c/, included below: base.h (versions,
+ * status codes, handles), model.h, state.h, chat_template.h, grammar.h, prefix_cache.h,
+ * scoring.h, state_bundle.h, generator.h, batch.h, tokenizer.h, output_parser.h. Each part
+ * includes the parts it uses. Include this header, not the parts.
  *
  * Rules that hold for every function declared here (docs/abi.md):
  *  - It returns an ai00_status: 0 is success, negative values are errors (never renumbered).
@@ -36,16 +36,16 @@
 #define AI00_AI00_H
 
 #include "c/base.h"
-#include "c/model.h"
-#include "c/state.h"
+#include "c/batch.h"
 #include "c/chat_template.h"
+#include "c/generator.h"
 #include "c/grammar.h"
+#include "c/model.h"
+#include "c/output_parser.h"
 #include "c/prefix_cache.h"
 #include "c/scoring.h"
+#include "c/state.h"
 #include "c/state_bundle.h"
-#include "c/generator.h"
-#include "c/batch.h"
 #include "c/tokenizer.h"
-#include "c/output_parser.h"
 
 #endif /* AI00_AI00_H */

@@ -52,7 +52,6 @@ AI00_API const char* ai00_grammar_last_error(const ai00_grammar* grammar);
 AI00_API ai00_status ai00_grammar_accepts(int32_t* out_accepted, const ai00_grammar* grammar,
                                           const char* text, size_t text_len);
 
-
 /* ============================================================================================
  * Grammars without a model
  * ========================================================================================== */
