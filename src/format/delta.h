@@ -50,9 +50,10 @@ struct ToolCallDelta {
   bool valid = true;      // false: the call turned out malformed (finish() makes it text)
   std::string raw;        // with valid == false: the text the model wrote for the call
   // ParseOptions::stream_tool_calls: a preview of the call as it streams, which accumulate()
-  // ignores (the whole call delta that follows is authoritative). start: id and name known;
-  // arguments: a piece of the arguments JSON text; abandoned: the started call turned out
-  // malformed (its text is content; the next call reuses the position).
+  // ignores (the whole call delta that follows is authoritative). start: the id, and the name
+  // when known (OpenChatML writes it after the arguments: then empty); arguments: a piece of the
+  // arguments JSON text (those after the last start concatenate to the whole call's); abandoned:
+  // the started call turned out malformed (its text is content; the position is reused).
   enum class Preview { none, start, arguments, abandoned };
   Preview preview = Preview::none;
 };

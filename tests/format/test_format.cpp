@@ -110,7 +110,7 @@ TEST_CASE("format: a reply cut by the token limit inside a call says length", "[
       {"ai00-v0",
        "Sure.\n<tool_call>{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Oslo\"}}</"
        "tool_call>\n",
-       "<tool_call>{\"name\":\"get_time\",\"arguments\":{\"zone\":\"Eur", ""},
+       "<tool_call>{\"name\":\"get_time\",\"arguments\":{\"zone\":\"Eur", "get_time"},
       {"openchatml",
        "Sure.\n<|function_call|>\n{\"arguments\": {\"city\": \"Oslo\"}, \"name\": "
        "\"get_weather\"}\n",
@@ -207,7 +207,10 @@ TEST_CASE("format: tool calls stream as start and argument pieces when asked", "
             pieces[c.call] += c.arguments;
           } else if (c.preview == P::none) {
             REQUIRE(started.count(c.call));
-            CHECK(started[c.call] == c.name);
+            // OpenChatML writes the arguments before the name: its start has none unless the
+            // name arrived in the same feed.
+            CHECK((started[c.call] == c.name ||
+                   (std::string(name) == "openchatml" && started[c.call].empty())));
             CHECK(pieces[c.call] == c.arguments);
             ++whole;
           }
