@@ -74,6 +74,14 @@ struct MessageDelta {
   void accumulate(const MessageDelta& d);
   // The accumulated message (role assistant unless a delta said otherwise).
   Message finish() const;
+
+ private:
+  // The call a delta at `call` merges into: the last one at that position, or nullptr.
+  ToolCallDelta* find_call(size_t call);
+  // Every parser emits call positions in nondecreasing order; while accumulate() has seen them
+  // so, a call is found from the end in constant time (a reply with 100k calls accumulates in
+  // linear time), otherwise by a scan.
+  bool calls_ordered_ = true;
 };
 
 // The deltas of one stream: those not yet handed out, in order, and the accumulation of every
