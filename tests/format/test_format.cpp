@@ -236,3 +236,20 @@ TEST_CASE("format: tool calls stream as start and argument pieces when asked", "
   CHECK(p->result().message.tool_calls.empty());
   CHECK(p->result().message.text().find("<oops>") != std::string::npos);
 }
+
+// Issue 13 "Image parts": RWKV-7 is text-only, so every format refuses an image part with its
+// JSON pointer (docs/chat-formats.md "Message model"), in any message, never dropping it.
+TEST_CASE("format: every format refuses image parts with their pointer", "[format]") {
+  auto conv =
+      parse_conversation(
+          R"([{"role":"system","content":"Be brief."},{"role":"user","contents":[)"
+          R"({"type":"text","text":"What is this?"},{"type":"image","image":{"url":"x.png"}}]}])")
+          .value();
+  for (const auto& name : format_names()) {
+    INFO(name);
+    auto r = make_format(name).value()->render(conv, RenderOptions{});
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().kind == ai00::internal::ErrorKind::unsupported);
+    CHECK(r.error().message.rfind("/1/contents/1: an image part cannot be rendered", 0) == 0);
+  }
+}
