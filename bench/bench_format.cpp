@@ -3,8 +3,10 @@
 // rendering of a 64-turn conversation. Run: build/<dir>/bin/bench_format
 //
 // BM_pathological_*: each format parser on hostile output of n and 10·n bytes (Args), fed whole
-// and in 4-byte chunks. Linear cost (docs/chat-formats.md "Output parsers") shows as the same
-// bytes_per_second at both sizes; a quadratic parser would be ten times slower per byte.
+// and in 4-byte chunks; `*_calls*`: thousands of small calls (the message's call list grows);
+// `*_stream`: with ParseOptions::stream_tool_calls. Linear cost (docs/chat-formats.md "Output
+// parsers") shows as the same bytes_per_second at both sizes; a quadratic parser would be ten times
+// slower per byte.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -120,6 +122,17 @@ std::string pathological(const std::string& which, size_t n) {
   } else if (which == "openchatml-blocks") {
     while (out.size() < n)
       out += "<|start_reflect|>r<|end_reflect|><|start_reason|>x<|end_reason|>";
+  } else if (which == "ai00-v1-calls") {  // many small calls: the message's call list grows
+    out = "<ai00:function_calls>\n";
+    while (out.size() < n) out += "<invoke name=\"f\"><parameter name=\"a\">1</parameter></invoke>";
+  } else if (which == "ai00-v0-calls-stream") {
+    while (out.size() < n) out += "<tool_call>{\"name\":\"f\",\"arguments\":{\"a\":1}}</tool_call>";
+  } else if (which == "openchatml-calls-stream") {
+    while (out.size() < n) out += "<|function_call|>{\"arguments\": {\"a\": 1}, \"name\": \"f\"}";
+  } else if (which == "openchatml-long-arguments-stream") {  // one call streamed byte by byte
+    out = "<|function_call|>{\"arguments\": {\"a\": \"";
+    while (out.size() < n) out += "\\u00e9 \\\" { } [ ] , : \\ud83d\\ude00 ";
+    out += "\"}, \"name\": \"f\"}";
   } else if (which == "goose-markers") {
     out = ">";
     while (out.size() < n) out += "</think><think>a\n";
@@ -133,6 +146,7 @@ void run_pathological(benchmark::State& state, const char* format, const std::st
   auto f = make_format(format).value();
   ParseOptions po;
   po.thinking_open = std::string(format) == "goose";
+  po.stream_tool_calls = which.find("-stream") != std::string::npos;  // with argument previews
   for (auto _ : state) {
     auto p = f->make_parser(po);
     size_t deltas = 0;
@@ -212,6 +226,11 @@ AI00_PATHOLOGICAL(ai00_v1_invoke, "ai00-v1", "ai00-v1-invoke")
 AI00_PATHOLOGICAL(ai00_v0_call, "ai00-v0", "ai00-v0-call")
 AI00_PATHOLOGICAL(openchatml_blocks, "openchatml", "openchatml-blocks")
 AI00_PATHOLOGICAL(goose_markers, "goose", "goose-markers")
+AI00_PATHOLOGICAL(ai00_v1_calls, "ai00-v1", "ai00-v1-calls")
+AI00_PATHOLOGICAL(ai00_v0_calls_stream, "ai00-v0", "ai00-v0-calls-stream")
+AI00_PATHOLOGICAL(openchatml_calls_stream, "openchatml", "openchatml-calls-stream")
+AI00_PATHOLOGICAL(openchatml_long_arguments_stream, "openchatml",
+                  "openchatml-long-arguments-stream")
 
 }  // namespace
 

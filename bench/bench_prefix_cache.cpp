@@ -12,6 +12,7 @@
 //   BM_ScoreVsPrefill: option scoring of 4 candidates of 10 tokens from a State's last logits
 //     against one 40-token prefill on a copy. Counters: score_ms, prefill40_ms,
 //     score_over_prefill (goal: <= 1).
+//   BM_ChatStorePoints: the store points of a chat turn of n and 10n messages (see below).
 // Speed is never asserted in tests; run: build/<dir>/bin/bench_prefix_cache
 #include <benchmark/benchmark.h>
 
@@ -28,6 +29,9 @@
 #include "core/model/score.h"
 #include "core/model/state.h"
 #include "core/pipeline/generator.h"
+#include "core/pipeline/prefix_reuse.h"
+#include "core/tokenizer/tokenizer.h"
+#include "format/format.h"
 #include "model_gen.h"
 
 namespace {
@@ -175,6 +179,60 @@ void BM_ScoreVsPrefill(benchmark::State& bs) {
 
 }  // namespace
 
+// The store points of a chat turn (prefix_reuse.h chat_store_points) for a conversation of
+// `messages` messages of about 200 bytes, ai00 v1, World vocabulary: the time of the call
+// (store_points_ms), of rendering every prefix alone (render_prefixes_ms, the part it still
+// does), and of also encoding every prefix (encode_prefixes_ms, what it did before). Linear
+// cost shows as the same per-message time at n and 10n messages; the prefix renders are
+// O(messages x prompt bytes).
+void BM_ChatStorePoints(benchmark::State& bs) {
+  static const auto tok = Tokenizer::from_vocab_file(std::string(AI00_DEFAULT_SHARED_DIR) +
+                                                     "/tokenizer/rwkv_vocab_v20230424.txt");
+  auto f = format::make_format("ai00-v1").value();
+  std::vector<format::Message> conv;
+  for (int64_t k = 0; k < bs.range(0); ++k) {
+    format::Message m;
+    m.role = k % 2 ? format::Role::assistant : format::Role::user;
+    std::string text = "Message " + std::to_string(k) + ":";
+    while (text.size() < 200) text += " some words about the RWKV language model,";
+    m.contents.push_back(format::Part::make_text(text));
+    conv.push_back(m);
+  }
+  format::RenderOptions ro;
+  const std::string prompt = f->render(conv, ro).value().prompt;
+  const std::vector<uint32_t> ids = tok->encode(prompt);
+  auto ms_of = [](auto&& fn) {
+    const auto t0 = Clock::now();
+    fn();
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  };
+  double points_ms = 0, render_ms = 0, encode_ms = 0;
+  for (auto _ : bs) {
+    points_ms += ms_of([&] {
+      benchmark::DoNotOptimize(chat_store_points(*f, conv, ro, prompt, false, *tok, ids));
+    });
+    format::RenderOptions bare = ro;
+    bare.add_generation_prompt = false;
+    std::vector<format::Message> head;
+    std::vector<std::string> texts;
+    render_ms += ms_of([&] {
+      for (const auto& m : conv) {
+        head.push_back(m);
+        texts.push_back(f->render(head, bare).value().prompt);
+      }
+    });
+    encode_ms += ms_of([&] {
+      for (const auto& t : texts) benchmark::DoNotOptimize(tok->encode(t));
+    });
+  }
+  const double n = static_cast<double>(bs.iterations());
+  bs.counters["store_points_ms"] = points_ms / n;
+  bs.counters["render_prefixes_ms"] = render_ms / n;
+  bs.counters["encode_prefixes_ms"] = (render_ms + encode_ms) / n;
+  bs.counters["prompt_bytes"] = static_cast<double>(prompt.size());
+}
+
+BENCHMARK(BM_ChatStorePoints)->Arg(32)->Arg(320)->Iterations(3)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PersonaTimeToFirstToken)->Iterations(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ScoreVsPrefill)->Iterations(5)->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();

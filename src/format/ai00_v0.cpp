@@ -1,6 +1,8 @@
 // ai00 v0 (seed 000 migration table): renderer and incremental output parser (see ai00_v0.h).
 #include "format/ai00_v0.h"
 
+#include <algorithm>
+
 #include "format/render_util.h"
 #include "format/stream.h"
 
@@ -142,10 +144,16 @@ class Ai00V0Parser final : public ParserBase {
         // is searched once in all, so a long call costs linear time however it is chunked.
         const size_t end = buf_.find(kCallClose, searched_);
         if (end == std::string::npos) {
-          searched_ = buf_.size() >= kCallClose.size() ? buf_.size() - kCallClose.size() + 1 : 0;
+          searched_ =
+              std::max(searched_,
+                       buf_.size() >= kCallClose.size() ? buf_.size() - kCallClose.size() + 1 : 0);
+          // The bytes before searched_ are the call's for certain: previewed as they arrive.
+          preview_json_call(json_, std::string_view(buf_).substr(streamed_, searched_ - streamed_));
+          streamed_ = searched_;
           return;  // wait for the close tag
         }
-        searched_ = 0;
+        preview_json_call(json_, std::string_view(buf_).substr(streamed_, end - streamed_));
+        searched_ = streamed_ = 0;
         close_call(buf_.substr(0, end));
         buf_.erase(0, end + kCallClose.size());
         continue;
@@ -154,19 +162,19 @@ class Ai00V0Parser final : public ParserBase {
       if (!emit_until_marker(buf_, ms, false)) return;
       end_text(1);  // the newline the renderer writes before each call
       in_call_ = true;
-      searched_ = 0;
+      searched_ = streamed_ = 0;
+      json_ = CallJsonStream(options().stream_tool_calls);
     }
   }
 
   void end_input() override {
     if (in_call_ && cut_by_length()) {
-      std::string name;  // as far as the cut JSON tells it
-      if (auto v = json::parse(buf_);
-          v && v.value().find("name") && v.value().find("name")->is_string())
-        name = v.value().find("name")->as_string();
-      cut_call(name, std::string(kCallOpen) + buf_);
+      // The name, if its string closed before the cut (no preview: the cut call ends them).
+      json_.feed(std::string_view(buf_).substr(streamed_));
+      cut_call(json_.name().value_or(""), std::string(kCallOpen) + buf_);
     } else if (in_call_) {
       warn("ai00 v0: <tool_call> is not closed; kept as text");
+      preview_abandon();
       emit_text(std::string(kCallOpen) + buf_);
     } else {
       emit_text(buf_);
@@ -190,11 +198,14 @@ class Ai00V0Parser final : public ParserBase {
       return;
     }
     warn("ai00 v0: a <tool_call> is not {\"name\": …, \"arguments\": …} JSON; kept as text");
+    preview_abandon();
     emit_text(std::string(kCallOpen) + body + std::string(kCallClose));
   }
 
   std::string buf_;
   size_t searched_ = 0;  // inside a call: buf_ before this holds no close tag
+  size_t streamed_ = 0;  // inside a call: buf_ before this was read into json_
+  CallJsonStream json_;  // the call's name and previews (ParseOptions::stream_tool_calls)
   bool in_call_ = false;
 };
 

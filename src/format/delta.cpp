@@ -77,10 +77,9 @@ void MessageDelta::accumulate(const MessageDelta& d) {
   reasoning += d.reasoning;
   for (const auto& c : d.tool_calls) {
     if (c.preview != ToolCallDelta::Preview::none) continue;  // previews never accumulate
-    ToolCallDelta* target = nullptr;
-    for (auto& mine : tool_calls)
-      if (mine.call == c.call) target = &mine;
+    ToolCallDelta* target = find_call(c.call);
     if (!target) {
+      if (!tool_calls.empty() && c.call < tool_calls.back().call) calls_ordered_ = false;
       tool_calls.push_back(c);
       continue;
     }
@@ -91,6 +90,14 @@ void MessageDelta::accumulate(const MessageDelta& d) {
     target->valid = target->valid && c.valid;
   }
   if (d.finish_reason) finish_reason = d.finish_reason;
+}
+
+ToolCallDelta* MessageDelta::find_call(size_t call) {
+  for (auto it = tool_calls.rbegin(); it != tool_calls.rend(); ++it) {
+    if (it->call == call) return &*it;
+    if (calls_ordered_ && it->call < call) return nullptr;  // none further back
+  }
+  return nullptr;
 }
 
 Message MessageDelta::finish() const {

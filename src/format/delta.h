@@ -50,9 +50,10 @@ struct ToolCallDelta {
   bool valid = true;      // false: the call turned out malformed (finish() makes it text)
   std::string raw;        // with valid == false: the text the model wrote for the call
   // ParseOptions::stream_tool_calls: a preview of the call as it streams, which accumulate()
-  // ignores (the whole call delta that follows is authoritative). start: id and name known;
-  // arguments: a piece of the arguments JSON text; abandoned: the started call turned out
-  // malformed (its text is content; the next call reuses the position).
+  // ignores (the whole call delta that follows is authoritative). start: the id, and the name
+  // when known (OpenChatML writes it after the arguments: then empty); arguments: a piece of the
+  // arguments JSON text (those after the last start concatenate to the whole call's); abandoned:
+  // the started call turned out malformed (its text is content; the position is reused).
   enum class Preview { none, start, arguments, abandoned };
   Preview preview = Preview::none;
 };
@@ -73,6 +74,14 @@ struct MessageDelta {
   void accumulate(const MessageDelta& d);
   // The accumulated message (role assistant unless a delta said otherwise).
   Message finish() const;
+
+ private:
+  // The call a delta at `call` merges into: the last one at that position, or nullptr.
+  ToolCallDelta* find_call(size_t call);
+  // Every parser emits call positions in nondecreasing order; while accumulate() has seen them
+  // so, a call is found from the end in constant time (a reply with 100k calls accumulates in
+  // linear time), otherwise by a scan.
+  bool calls_ordered_ = true;
 };
 
 // The deltas of one stream: those not yet handed out, in order, and the accumulation of every

@@ -78,9 +78,10 @@ struct ParseOptions {
   // Extra stop strings (besides the format's own) that end the turn, e.g. a caller's stops.
   std::vector<std::string> extra_stops;
   // Also emit previews of each tool call as it streams (ToolCallDelta::Preview, in the style of
-  // OpenAI's streaming tool calls): a start with id and name as soon as the name is parsed,
-  // then pieces of the arguments JSON (ai00 v1: one per parameter as it closes; formats whose
-  // call JSON names the tool last: all at once), then the whole call as without streaming.
+  // OpenAI's streaming tool calls): a start with the id and the name (empty when the arguments
+  // come first, as in OpenChatML), then pieces of the arguments JSON as the output arrives
+  // (ai00 v1: one per parameter as it closes; ai00 v0 and OpenChatML: as the bytes arrive),
+  // then the whole call as without streaming (docs/chat-formats.md "Deltas and finish reasons").
   bool stream_tool_calls = false;
 };
 

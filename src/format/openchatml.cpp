@@ -298,6 +298,7 @@ class OpenChatMLParser final : public ParserBase {
   std::string call_;
   int depth_ = 0;
   bool in_string_ = false, escaped_ = false;
+  CallJsonStream json_;  // the call's name and previews (ParseOptions::stream_tool_calls)
 };
 
 std::vector<std::string_view> OpenChatMLParser::markers() const {
@@ -342,6 +343,7 @@ void OpenChatMLParser::on_marker(std::string_view m) {
     call_.clear();
     depth_ = 0;
     in_string_ = escaped_ = false;
+    json_ = CallJsonStream(options().stream_tool_calls);
     return;
   }
   if (m == kReasonOpen) {
@@ -395,10 +397,12 @@ size_t OpenChatMLParser::scan_call(std::string_view s) {
     if (c == '"') in_string_ = true;
     if (c == '{' || c == '[') ++depth_;
     if ((c == '}' || c == ']') && --depth_ == 0) {
+      preview_json_call(json_, s.substr(0, i + 1));
       close_call();
       return i + 1;
     }
   }
+  preview_json_call(json_, s);  // the arguments stream as they arrive
   return s.size();
 }
 
@@ -420,13 +424,15 @@ void OpenChatMLParser::close_call() {
 
 void OpenChatMLParser::degrade_call(const std::string& why) {
   warn("OpenChatML: " + why + "; kept as text");
+  preview_abandon();
   mode_ = Mode::content;
   emit_text(std::string(kCall) + call_);
 }
 
 void OpenChatMLParser::end_input() {
   if (mode_ == Mode::call && cut_by_length()) {
-    cut_call("", std::string(kCall) + call_);  // the name follows the arguments (seed 002)
+    // The name, if its string closed before the cut (seed 002 writes it after the arguments).
+    cut_call(json_.name().value_or(""), std::string(kCall) + call_);
     mode_ = Mode::content;
   } else if (mode_ == Mode::call) {
     degrade_call("a <|function_call|> is not complete");

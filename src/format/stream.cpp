@@ -181,6 +181,13 @@ void ParserBase::preview_abandon() {
   previewed_args_.clear();
 }
 
+void ParserBase::preview_json_call(CallJsonStream& call, std::string_view bytes) {
+  call.feed(bytes);
+  if (!options_.stream_tool_calls) return;
+  if (call.name() || call.arguments_begun()) preview_start(call.name().value_or(""));
+  preview_arguments(call.take_arguments());
+}
+
 void ParserBase::emit_call(const std::string& name, const json::Value& arguments) {
   ToolCallDelta c;
   c.call = calls_;
@@ -189,10 +196,13 @@ void ParserBase::emit_call(const std::string& name, const json::Value& arguments
   c.arguments = json::write(arguments);
   if (options_.stream_tool_calls) {
     preview_start(name);
-    // The rest of the text: the previews concatenate to the arguments whenever they were a
-    // prefix of them (a repeated ai00 v1 parameter is the exception; the whole call decides).
-    if (c.arguments.compare(0, previewed_args_.size(), previewed_args_) == 0)
-      preview_arguments(c.arguments.substr(previewed_args_.size()));
+    // The rest of the text. Previews that went astray (a repeated ai00 v1 parameter: the last
+    // value wins in place) are taken back and the call previewed again whole.
+    if (c.arguments.compare(0, previewed_args_.size(), previewed_args_) != 0) {
+      preview_abandon();
+      preview_start(name);
+    }
+    preview_arguments(c.arguments.substr(previewed_args_.size()));
     preview_started_ = false;
     previewed_args_.clear();
   }

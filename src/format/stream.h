@@ -24,6 +24,7 @@
 
 #include "base/stop_scanner.h"
 #include "base/utf8.h"
+#include "format/call_json_stream.h"
 #include "format/format.h"
 
 namespace ai00::internal::format {
@@ -56,7 +57,10 @@ class ParserBase : public OutputParser {
                                                     const std::vector<std::string_view>& ms,
                                                     bool reasoning);
   // Emits one whole tool call; the id is tool_call_id(id_seed, position). With
-  // stream_tool_calls, first the start (if not sent yet) and the rest of the arguments text.
+  // stream_tool_calls, first the start (if not sent yet) and the rest of the arguments text;
+  // previews that are not a prefix of the arguments (an ai00 v1 parameter written twice) are
+  // abandoned and the call is previewed again whole, so the pieces after the last start always
+  // concatenate to the call's arguments.
   void emit_call(const std::string& name, const json::Value& arguments);
   // Previews of the call being parsed (ParseOptions::stream_tool_calls; no-ops otherwise): its
   // start, once; a piece of its arguments JSON text; its abandonment when it turns out
@@ -64,6 +68,12 @@ class ParserBase : public OutputParser {
   void preview_start(const std::string& name);
   void preview_arguments(const std::string& piece);
   void preview_abandon();
+  // Reads the next `bytes` of a JSON call into `call` and sends the previews they imply: the
+  // start once the name is known or the arguments have begun (OpenChatML writes them first: the
+  // start's name is then empty and the whole call names the tool), then the arguments text.
+  // Without stream_tool_calls no preview is sent (`call` then follows the name only, for a call
+  // cut by the token limit).
+  void preview_json_call(CallJsonStream& call, std::string_view bytes);
   // Releases held trailing newlines of a channel, dropping up to `max_drop` of them (those the
   // renderer writes before the marker that ends the channel). Returns how many were dropped.
   size_t end_text(size_t max_drop);

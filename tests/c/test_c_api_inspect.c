@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "ai00/ai00.h"
-
 #include "c_check.h"
 #define LAST_ERROR_HAS(text) CHECK(strstr(ai00_last_error(), (text)) != NULL)
 
@@ -303,6 +302,79 @@ static void test_output_parser_streaming(void) {
   ai00_chat_template_free(v1);
 }
 
+/* What the JSON-format streaming test saw. */
+typedef struct json_stream_seen {
+  char args[128];
+  int starts, pieces, pieces_before_whole, wholes, abandoned;
+  size_t format;
+} json_stream_seen;
+
+static void drain_json_stream(ai00_output_parser* p, size_t n, json_stream_seen* s) {
+  ai00_delta d = {sizeof(ai00_delta), 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0};
+  while (n > 0) {
+    CHECK_OK(ai00_output_parser_next(&d, p));
+    if (d.kind == AI00_DELTA_TOOL_CALL_START) {
+      ++s->starts;
+      s->args[0] = '\0';
+      CHECK(d.id_len == 13 && d.name_len == (s->format == 0 ? (d.call == 0 ? 11u : 1u) : 0u));
+    }
+    if (d.kind == AI00_DELTA_TOOL_CALL_ARGUMENTS) {
+      ++s->pieces;
+      strncat(s->args, d.text, d.text_len);
+    }
+    if (d.kind == AI00_DELTA_TOOL_CALL && d.valid) {
+      ++s->wholes;
+      s->pieces_before_whole = s->pieces;
+      CHECK(d.name_len == 11 && strncmp(d.name, "get_weather", 11) == 0);
+      CHECK(d.text_len == strlen(s->args) && strncmp(d.text, s->args, d.text_len) == 0);
+    }
+    if (d.kind == AI00_DELTA_TOOL_CALL && !d.valid) {
+      ++s->abandoned;
+      CHECK(d.call == 1 && d.text_len == 0);
+    }
+    CHECK_OK(ai00_output_parser_pending(&n, p));
+  }
+}
+
+/* The JSON formats stream their arguments byte by byte through the handle too: ai00 v0 names
+ * the tool first (the START has the name), OpenChatML writes the arguments first (the START has
+ * an empty name; the TOOL_CALL names the tool). A malformed call after its START is abandoned
+ * (TOOL_CALL with valid = 0 and no text). */
+static void test_output_parser_streaming_json(void) {
+  static const char* const kFormats[] = {"ai00-v0", "openchatml"};
+  static const char* const kOut[] = {
+      "<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo \\u00e9\", "
+      "\"days\": 3}}</tool_call><tool_call>{\"name\":\"f\",\"arguments\":{\"a\":1,\"a\":2}}"
+      "</tool_call>",
+      "<|function_call|>\n{\"arguments\": {\"city\": \"Oslo \\u00e9\", \"days\": 3}, "
+      "\"name\": \"get_weather\"}\n<|function_call|>\n{\"arguments\": {\"a\": 1,}, \"name\": "
+      "\"f\"}"};
+  size_t k, i, n = 0;
+  for (k = 0; k < 2; ++k) {
+    ai00_chat_template* t = NULL;
+    ai00_output_parser* p = NULL;
+    ai00_parse_options o;
+    json_stream_seen s;
+    memset(&s, 0, sizeof s);
+    s.format = k;
+    CHECK_OK(ai00_chat_template_new(&t, kFormats[k], AI00_NUL_TERMINATED));
+    CHECK_OK(ai00_parse_options_default(&o));
+    o.stream_tool_calls = 1;
+    CHECK_OK(ai00_output_parser_new(&p, t, &o));
+    for (i = 0; kOut[k][i] != '\0'; ++i) {
+      CHECK_OK(ai00_output_parser_push(&n, p, kOut[k] + i, 1));
+      drain_json_stream(p, n, &s);
+    }
+    CHECK_OK(ai00_output_parser_finish(p, AI00_FINISH_STOP));
+    CHECK_OK(ai00_output_parser_pending(&n, p));
+    drain_json_stream(p, n, &s);
+    CHECK(s.starts == 2 && s.wholes == 1 && s.abandoned == 1);
+    CHECK(s.pieces_before_whole >= 10); /* byte by byte: many pieces, not one at the end */
+    ai00_output_parser_free(p);
+    ai00_chat_template_free(t);
+  }
+}
+
 /* A reply cut by the token limit inside a call: finish LENGTH and the call marked invalid. */
 static void test_output_parser_length_cut(void) {
   static const char kCut[] =
@@ -588,6 +660,7 @@ int main(void) {
   test_output_parser_length_cut();
   test_template_config();
   test_output_parser_streaming();
+  test_output_parser_streaming_json();
   test_grammar_kbnf(model);
   test_grammar_schema_and_tools();
   ai00_model_free(model);

@@ -230,3 +230,39 @@ TEST_CASE("openchatml: a whole transcript reads back into messages", "[format]")
   CHECK(make_format("goose").value()->parse_transcript("User: hi").error().kind ==
         ai00::internal::ErrorKind::unsupported);
 }
+
+// Every key of seed 000's [prompts] example and every Goose tier reaches the prompt.
+TEST_CASE("config: assistant prefixes and every Goose thinking tier", "[format]") {
+  const char* toml = R"(
+[prompts]
+assistant_prefix = "<ai00:assistant>\nAnswer: "
+assistant_prefix_thinking = "<ai00:assistant>\nPlan first.\n<think>\n"
+
+[prompts.goose]
+think_a_bit = " ponder briefly"
+think_a_lot = " ponder deeply"
+)";
+  auto cfg = parse_prompts_config(toml, "cfg.toml");
+  INFO((cfg.ok() ? "" : cfg.error().message));
+  REQUIRE(cfg.ok());
+  auto v1 = make_format("ai00-v1", cfg.value()).value();
+  RenderOptions o;
+  auto plain = v1->render(sample(), o).value();
+  CHECK(plain.prompt.substr(plain.prompt.size() - 26) == "<ai00:assistant>\nAnswer: ");
+  CHECK_FALSE(plain.constraints.thinking_open_in_prompt);
+  o.thinking = Thinking::on;
+  auto thinking = v1->render(sample(), o).value();
+  CHECK(thinking.prompt.substr(thinking.prompt.size() - 37) ==
+        "<ai00:assistant>\nPlan first.\n<think>\n");
+  CHECK(thinking.constraints.thinking_open_in_prompt);  // the parser starts in reasoning
+  auto goose = make_format("goose", cfg.value()).value();
+  o.thinking = Thinking::a_bit;
+  CHECK(goose->render(sample(), o).value().prompt.find("User: Weather? ponder briefly\n\n") !=
+        std::string::npos);
+  o.thinking = Thinking::a_lot;
+  CHECK(goose->render(sample(), o).value().prompt.find("User: Weather? ponder deeply\n\n") !=
+        std::string::npos);
+  o.thinking = Thinking::on;  // not configured: the seed's " think"
+  CHECK(goose->render(sample(), o).value().prompt.find("User: Weather? think\n\n") !=
+        std::string::npos);
+}

@@ -33,6 +33,26 @@ TEST_CASE("delta: accumulate and finish", "[format][delta]") {
   CHECK(*acc.finish_reason == FinishReason::tool_calls);
 }
 
+// A delta merges into the last call at its position, in whatever order positions come (parsers
+// send them in order: then the call is found from the end; out of order: by a scan).
+TEST_CASE("delta: calls merge by position, in order and out of order", "[format][delta]") {
+  MessageDelta acc;
+  for (size_t k = 0; k < 3; ++k)
+    acc.accumulate(
+        MessageDelta::call(ToolCallDelta{k, "call_" + std::to_string(k), "f", "", true, ""}));
+  acc.accumulate(MessageDelta::call(ToolCallDelta{2, "", "2", "", true, ""}));
+  acc.accumulate(MessageDelta::call(ToolCallDelta{0, "", "0", "", true, ""}));  // back to 0
+  acc.accumulate(MessageDelta::call(ToolCallDelta{5, "call_5", "g", "", true, ""}));
+  acc.accumulate(MessageDelta::call(ToolCallDelta{4, "call_4", "h", "", true, ""}));  // unordered
+  acc.accumulate(MessageDelta::call(ToolCallDelta{5, "", "5", "", true, ""}));
+  acc.accumulate(MessageDelta::call(ToolCallDelta{1, "", "1", "", true, ""}));
+  const Message m = acc.finish();
+  std::vector<std::string> names;
+  for (const auto& c : m.tool_calls) names.push_back(c.id + ":" + c.name);
+  CHECK(names ==
+        std::vector<std::string>{"call_0:f0", "call_1:f1", "call_2:f2", "call_5:g5", "call_4:h"});
+}
+
 TEST_CASE("delta: a malformed call goes back to the content", "[format][delta]") {
   MessageDelta acc;
   acc.accumulate(MessageDelta::text("Sure. "));

@@ -90,6 +90,8 @@ Case make_case(const std::string& field, const std::string& v) {
   if (field == "arg_key") call.arguments = json::Value(json::Object{{"c" + v, json::Value(1)}});
   if (field == "tool_text") tool.contents[0].text = "sunny " + v;
   if (field == "tool_value") tool.contents = {Part::make_value(json::Value("s" + v))};
+  if (field == "tool_call_id") tool.tool_call_id = call.id = "call_1" + v;
+  if (field == "result_name") tool.name = "get_weather" + v;
   if (field == "tool_desc") desc.description = "Weather " + v;
   if (field == "tool_name") desc.name = "g" + v;
   if (field == "param_name")
@@ -118,6 +120,8 @@ Case make_case(const std::string& field, const std::string& v) {
       {"arg_key", "/2/tool_calls/0/function/arguments"},
       {"tool_text", "/3/contents/0/text"},
       {"tool_value", "/3/contents/0"},
+      {"tool_call_id", "/3/tool_call_id"},
+      {"result_name", "/3/name"},
       {"tool_desc", "tools/0/description"},
       {"tool_name", "tools/0/name"},
       {"param_name", "tools/0/parameters/properties"},
@@ -139,9 +143,9 @@ std::string error_pointer(const std::string& message) {
 
 TEST_CASE("injection: markers of every format in every field of every format", "[format]") {
   const std::vector<std::string> fields = {
-      "system",    "user",      "user_name",  "user_value",    "assistant", "reasoning",
-      "call_name", "arg_value", "arg_nested", "arg_key",       "tool_text", "tool_value",
-      "tool_desc", "tool_name", "param_name", "assistant_name"};
+      "system",       "user",        "user_name",  "user_value", "assistant",  "reasoning",
+      "call_name",    "arg_value",   "arg_nested", "arg_key",    "tool_text",  "tool_value",
+      "tool_call_id", "result_name", "tool_desc",  "tool_name",  "param_name", "assistant_name"};
   size_t refused = 0, rendered = 0;
   for (const auto& name : format_names()) {
     auto f = make_format(name).value();

@@ -45,8 +45,21 @@ std::string delta_json(const ai00::Delta& d) {
   return "{\"finish_reason\":" + quoted(ai00::finish_reason_name(d.finish_reason)) + "}";
 }
 
+// --finish: what ended the stream the input was cut from (default stop); `length` replays a
+// reply cut by the token limit, so a call left open is reported incomplete.
+ai00::FinishReason finish_flag(const cli::Args& args) {
+  const std::string name = args.get("--finish").value_or("stop");
+  for (auto r :
+       {ai00::FinishReason::stop, ai00::FinishReason::length, ai00::FinishReason::cancelled,
+        ai00::FinishReason::grammar_done, ai00::FinishReason::error})
+    if (ai00::finish_reason_name(r) == name) return r;
+  throw cli::UsageError("--finish must be stop, length, cancelled, grammar_done or error (got '" +
+                        name + "')");
+}
+
 int run_parse(const std::vector<std::string>& argv) {
-  cli::Args args(argv, {"--format", "--tools", "--thinking", "--seed", "--chunk", "--config"},
+  cli::Args args(argv,
+                 {"--format", "--tools", "--thinking", "--seed", "--chunk", "--config", "--finish"},
                  {"--deltas", "--transcript", "--stream-tool-calls"});
   ai00::ChatTemplate tmpl = cli::template_flag(args);
   if (args.has("--transcript")) {  // a whole conversation back into messages (OpenChatML)
@@ -60,6 +73,7 @@ int run_parse(const std::vector<std::string>& argv) {
   popts.stream_tool_calls = args.has("--stream-tool-calls");
   const long long chunk = args.get_int("--chunk", 0);
   if (chunk < 0) throw cli::UsageError("--chunk must be 0 (64 KiB blocks) or a byte count");
+  const ai00::FinishReason end = finish_flag(args);
   ai00::OutputParser parser =
       cli::naming_tools_file(args, [&] { return ai00::OutputParser(tmpl, popts); });
 
@@ -79,7 +93,7 @@ int run_parse(const std::vector<std::string>& argv) {
   while ((n = std::fread(block.data(), 1, block.size(), stdin)) > 0)
     print(parser.push({block.data(), n}));
   if (std::ferror(stdin)) throw std::runtime_error("<stdin>: read failed");
-  print(parser.finish(ai00::FinishReason::stop));
+  print(parser.finish(end));
   for (const auto& w : parser.warnings())
     std::fprintf(stderr, "ai00 parse: warning: %s\n", w.c_str());
   std::fputs("{\"message\":", stdout);
@@ -98,7 +112,7 @@ AI00_COMMAND(
     "parse",
     "  parse --format (ai00-v1|ai00-v0|goose|openchatml) [--config FILE] [--tools FILE]\n"
     "        [--thinking off|on|a-bit|a-lot] [--seed N] [--chunk BYTES] [--deltas]\n"
-    "        [--stream-tool-calls]\n"
+    "        [--stream-tool-calls] [--finish stop|length|cancelled|grammar_done|error]\n"
     "  parse --format openchatml --transcript\n"
     "      reads a whole rendered conversation and prints it as a JSON array of messages\n"
     "      reads raw model output on stdin and prints {\"message\": …, \"finish_reason\": …};\n"

@@ -43,12 +43,14 @@ typedef enum ai00_delta_kind {
   AI00_DELTA_FINISH = 3, /* finish_reason set; nothing follows */
   /* Only with ai00_parse_options.stream_tool_calls (OpenAI-style streaming tool calls), before
    * the TOOL_CALL delta of the same call, which stays the authoritative whole call:
-   * TOOL_CALL_START: call, id and name, as soon as the name is parsed;
-   * TOOL_CALL_ARGUMENTS: call and text = the next piece of the arguments JSON text (ai00 v1: one
-   * per parameter as it closes; formats whose JSON names the tool last: all at once). The pieces
-   * concatenate to the TOOL_CALL's arguments (unless a parameter repeats). A call that turns out
-   * malformed after its start ends with a TOOL_CALL delta with valid = 0 and empty text; its
-   * position is then reused by the next call. */
+   * TOOL_CALL_START: call, id and name, as soon as the name is parsed or (OpenChatML writes the
+   * arguments first) with an empty name when the arguments begin;
+   * TOOL_CALL_ARGUMENTS: call and text = the next piece of the arguments JSON text as the output
+   * arrives (ai00 v1: one per parameter as it closes). The pieces after the call's last START
+   * concatenate to the TOOL_CALL's arguments. A call that turns out malformed after its start
+   * ends with a TOOL_CALL delta with valid = 0 and empty text; its position is then reused (by
+   * the next call, or by the same call previewed again whole when an ai00 v1 parameter
+   * repeats). */
   AI00_DELTA_TOOL_CALL_START = 4,
   AI00_DELTA_TOOL_CALL_ARGUMENTS = 5
 } ai00_delta_kind;

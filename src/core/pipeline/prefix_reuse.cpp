@@ -9,17 +9,28 @@
 
 namespace ai00::internal {
 
+// The tokenizer is a greedy longest match (tokenizer.h): a prefix of the prompt that ends where
+// one of the prompt's tokens ends encodes to exactly the tokens before it (each greedy choice
+// inside the prefix is the one made in the whole prompt), and one that ends inside a token
+// encodes differently. So a boundary's tokens are read off the prompt's own tokenization: one
+// pass over it, where encoding every rendered prefix again cost O(messages x prompt bytes).
 std::vector<size_t> chat_store_points(const format::ChatFormat& format,
                                       const std::vector<format::Message>& conversation,
                                       const format::RenderOptions& render,
                                       const std::string& prompt, bool prepend_token0,
                                       const Tokenizer& tokenizer,
                                       const std::vector<uint32_t>& prompt_tokens) {
+  // token_end[j] = bytes of the prompt covered by its first j + 1 text tokens.
+  const size_t first = prepend_token0 && !prompt_tokens.empty() ? 1 : 0;
+  std::vector<size_t> token_end;
+  token_end.reserve(prompt_tokens.size());
+  size_t bytes = 0;
+  for (size_t j = first; j < prompt_tokens.size(); ++j)
+    token_end.push_back(bytes += tokenizer.token_bytes(prompt_tokens[j]).size());
   format::RenderOptions ro = render;
   ro.add_generation_prompt = false;
   std::vector<size_t> points;
   std::vector<format::Message> head;
-  std::vector<uint32_t> ids;
   for (const format::Message& m : conversation) {
     head.push_back(m);
     auto r = format.render(head, ro);
@@ -27,13 +38,10 @@ std::vector<size_t> chat_store_points(const format::ChatFormat& format,
     const std::string& text = r.value().prompt;
     if (text.empty() || text.size() > prompt.size() || prompt.compare(0, text.size(), text) != 0)
       continue;  // rendered differently alone than inside the whole conversation
-    ids.clear();
-    if (prepend_token0) ids.push_back(0);
-    tokenizer.encode_append(text, ids);
-    // A boundary inside a token encodes differently from the prompt's tokens: skipped.
-    if (ids.size() < prompt_tokens.size() &&
-        std::equal(ids.begin(), ids.end(), prompt_tokens.begin()))
-      points.push_back(ids.size());
+    // A boundary inside a token, or at the end of the prompt (stored anyway), is no point.
+    auto it = std::lower_bound(token_end.begin(), token_end.end(), text.size());
+    if (it != token_end.end() && *it == text.size() && it + 1 != token_end.end())
+      points.push_back(first + static_cast<size_t>(it - token_end.begin()) + 1);
   }
   return points;
 }

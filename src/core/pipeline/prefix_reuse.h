@@ -34,7 +34,9 @@ class Tokenizer;
 
 // Token counts after each message boundary of `conversation` whose rendering (without the
 // generation prompt) is a prefix of `prompt` and encodes to a prefix of `prompt_tokens` (after
-// token 0 when `prepend_token0`). Boundaries that split a token are skipped.
+// token 0 when `prepend_token0`; `prompt_tokens` must be the encoding of `prompt`). Boundaries
+// that split a token are skipped. Cost: the prefixes are rendered (O(messages x prompt bytes)
+// of rendering), but not encoded: the greedy tokenizer's boundaries are read off prompt_tokens.
 std::vector<size_t> chat_store_points(const format::ChatFormat& format,
                                       const std::vector<format::Message>& conversation,
                                       const format::RenderOptions& render,

@@ -168,3 +168,107 @@ TEST_CASE("a Generator refuses a tool choice it cannot carry", "[generator][tool
   o.grammar = GrammarRequest{};
   CHECK_THROWS_WITH(Generator(m, st, raw, o), Catch::Contains("chat turn"));
 }
+
+// The JSON formats stream their arguments as the tokens arrive too (docs/chat-formats.md
+// "Deltas and finish reasons"): a forced call in ai00 v0 (name first) and OpenChatML
+// (arguments first, so the start has no name yet).
+TEST_CASE("a Generator's chat turn streams JSON tool-call arguments in ai00 v0 and OpenChatML",
+          "[generator][tool_stream]") {
+  struct FormatCase {
+    const char* format;
+    const char* grammar;
+    bool named_start;
+  };
+  const FormatCase cases[] = {
+      {"ai00-v0",
+       "start ::= '<tool_call>{\"name\":\"get_weather\",\"arguments\":{\"location\":\"' "
+       "#'[A-Za-z]{4,12}' '\",\"unit\":\"' #'[a-z]{4,12}' '\"}}</tool_call>';",
+       true},
+      {"openchatml",
+       "start ::= '<|function_call|>\\n{\"arguments\": {\"location\": \"' #'[A-Za-z]{4,12}' "
+       "'\", \"unit\": \"' #'[a-z]{4,12}' '\"}, \"name\": \"get_weather\"}';",
+       false},
+  };
+  auto m = Model::load(shared_path("models/rand-rwkv7-c128-l3-v512-F16.gguf"));
+  for (const auto& fc : cases) {
+    INFO(fc.format);
+    ChatRequest req = weather_request();
+    req.format = format::make_format(fc.format).value();
+    if (std::string(fc.format) == "ai00-v0") req.render.tools.clear();  // v0 lists no tools
+    State st(*m);
+    GenerateOptions o;
+    o.seed = 11;
+    o.max_tokens = 300;
+    o.grammar = GrammarRequest{GrammarMode::kbnf, fc.grammar};
+    o.stream_tool_calls = true;
+    Generator g(m, st, req, o);
+    std::vector<format::MessageDelta> deltas;
+    REQUIRE(g.run([&](const format::MessageDelta& d) {
+      deltas.push_back(d);
+      return 0;
+    }) == format::FinishReason::tool_calls);
+    REQUIRE(g.message().tool_calls.size() == 1);
+    CHECK(g.message().tool_calls[0].name == "get_weather");
+    const Seen s = tally(deltas);
+    CHECK(s.starts == 1);
+    CHECK(s.whole_calls == 1);
+    CHECK(s.previews_before_whole);
+    // Several pieces: the arguments came token by token, not in one piece at the end.
+    CHECK(s.argument_pieces >= 4);
+    std::string pieces, whole, start_name;
+    for (const auto& d : deltas)
+      for (const auto& c : d.tool_calls) {
+        if (c.preview == Preview::start) start_name = c.name;
+        if (c.preview == Preview::arguments) pieces += c.arguments;
+        if (c.preview == Preview::none) whole = c.arguments;
+      }
+    CHECK(pieces == whole);
+    CHECK(start_name == (fc.named_start ? "get_weather" : ""));
+  }
+}
+
+// Issue 13 "Finish reason tool_calls hides a length cut": a turn cut by max_tokens inside the
+// forced call finishes with `length`, its call is one incomplete delta (valid = false) closing
+// the streamed preview, and the call's text is content, not a tool call.
+TEST_CASE("a Generator's turn cut by max_tokens inside a call says length",
+          "[generator][tool_stream]") {
+  auto m = Model::load(shared_path("models/rand-rwkv7-c128-l3-v512-F16.gguf"));
+  GenerateOptions o;
+  o.seed = 3;
+  o.max_tokens = 300;
+  o.grammar = GrammarRequest{GrammarMode::kbnf, kForcedCall};
+  o.stream_tool_calls = true;
+  size_t whole_call_tokens = 0;
+  {
+    State st(*m);
+    Generator g(m, st, weather_request(), o);
+    REQUIRE(g.run([](const format::MessageDelta&) { return 0; }) ==
+            format::FinishReason::tool_calls);
+    whole_call_tokens = g.tokens().size();
+  }
+  // The same turn (same seed) cut two thirds of the way: past the invoke name, before its end.
+  o.max_tokens = whole_call_tokens * 2 / 3;
+  State st(*m);
+  Generator g(m, st, weather_request(), o);
+  std::vector<format::MessageDelta> deltas;
+  CHECK(g.run([&](const format::MessageDelta& d) {
+    deltas.push_back(d);
+    return 0;
+  }) == format::FinishReason::length);
+  CHECK(g.message().tool_calls.empty());
+  CHECK(g.message().text().find("<invoke name=\"get_weather\">") != std::string::npos);
+  size_t starts = 0, incomplete = 0, abandoned = 0;
+  for (const auto& d : deltas)
+    for (const auto& c : d.tool_calls) {
+      if (c.preview == Preview::start) ++starts;
+      if (c.preview == Preview::abandoned) ++abandoned;
+      if (c.preview == Preview::none) {
+        CHECK_FALSE(c.valid);
+        CHECK(c.name == "get_weather");
+        ++incomplete;
+      }
+    }
+  CHECK(starts == 1);
+  CHECK(incomplete == 1);
+  CHECK(abandoned == 0);
+}

@@ -127,6 +127,42 @@ test('a forced tool call is parsed into tool_calls, streamed as OpenAI does', as
   assert.ok(argumentFragments >= 3, `${argumentFragments} argument fragments`);
 });
 
+// OpenChatML writes a call's arguments before its name (seed 002 section 8.2): the arguments
+// stream as the tokens arrive, under a first fragment without a name, and the name follows as a
+// fragment of its own, which OpenAI clients concatenate like the arguments.
+test('OpenChatML streams a call\'s arguments before its name', async () => {
+  const ocml = await startServer(['--format', 'openchatml']);
+  try {
+    const c = new OpenAI({ baseURL: `${ocml.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+    const params = {
+      model: 'm', messages: USER, max_tokens: 300, seed: 5, tools: OPENAI_TOOLS,
+      tool_choice: { type: 'function', function: { name: 'get_weather' } }, parallel_tool_calls: false,
+    };
+    const whole = await c.chat.completions.create(params);
+    const msg = whole.choices[0].message;
+    assert.equal(whole.choices[0].finish_reason, 'tool_calls');
+    checkWeatherCall(msg.tool_calls[0]);
+    const calls = [];
+    let fragmentsBeforeName = 0;
+    for await (const chunk of await c.chat.completions.create({ ...params, stream: true })) {
+      for (const t of chunk.choices[0]?.delta.tool_calls || []) {
+        if (!calls[t.index]) {
+          assert.ok(t.id, 'the first fragment carries the id');
+          calls[t.index] = { id: t.id, type: t.type, function: { name: '', arguments: '' } };
+        }
+        const f = calls[t.index].function;
+        if (t.function?.arguments && f.name === '') fragmentsBeforeName++;
+        f.name += t.function?.name || '';
+        f.arguments += t.function?.arguments || '';
+      }
+    }
+    assert.deepEqual(calls, msg.tool_calls);
+    assert.ok(fragmentsBeforeName >= 3, `${fragmentsBeforeName} argument fragments before the name`);
+  } finally {
+    await stopServer(ocml);
+  }
+});
+
 test('tool_choice none keeps the tools in the prompt and makes no call', async () => {
   const r = await client.chat.completions.create({
     model: 'm', messages: USER, max_tokens: 40, seed: 5, tools: OPENAI_TOOLS, tool_choice: 'none',

@@ -133,8 +133,8 @@ std::vector<std::string> ChunkBuilder::delta_chunks(const ai00::Delta& d) {
       if (!d.text.empty()) out.push_back(chunk(dump(Json{{"reasoning_content", d.text}}), nullptr));
       break;
     case ai00::DeltaKind::tool_call_start:
-      if (previewed_.size() <= d.call) previewed_.resize(d.call + 1);
-      previewed_[d.call] = true;
+      if (previewed_.size() <= d.call) previewed_.resize(d.call + 1, Previewed::no);
+      previewed_[d.call] = d.name.empty() ? Previewed::unnamed : Previewed::named;
       out.push_back(tool_start_chunk(d));
       break;
     case ai00::DeltaKind::tool_call_arguments:
@@ -144,8 +144,12 @@ std::vector<std::string> ChunkBuilder::delta_chunks(const ai00::Delta& d) {
       // Streamed already: the whole call only closes it (a started call that turned out
       // malformed has no text; its fragments stay sent, as an OpenAI stream cannot take them
       // back).
-      if (d.call < previewed_.size() && previewed_[d.call]) {
-        previewed_[d.call] = false;
+      if (d.call < previewed_.size() && previewed_[d.call] != Previewed::no) {
+        if (d.valid && previewed_[d.call] == Previewed::unnamed) {
+          const Json name = {{"index", d.call}, {"function", {{"name", d.name}}}};
+          out.push_back(chunk(dump(Json{{"tool_calls", Json::array({name})}}), nullptr));
+        }
+        previewed_[d.call] = Previewed::no;
         break;
       }
       if (!d.valid) {  // a malformed call is text (ai00::accumulate does the same)

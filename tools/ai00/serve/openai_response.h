@@ -39,8 +39,9 @@ class ChunkBuilder {
   // The chunks one delta turns into (none for a finish or an empty piece). A tool call becomes
   // a chunk with index, id, type and function.name, then chunks with the arguments text: the
   // library's previews (GenerateOptions::stream_tool_calls: tool_call_start, then
-  // tool_call_arguments pieces) as they come, and the whole call is then not sent again; a call
-  // without previews in two chunks when it closes.
+  // tool_call_arguments pieces) as they come, and the whole call then only adds the name when
+  // the start had none (OpenChatML writes the arguments before the name; OpenAI clients
+  // concatenate name fragments); a call without previews in two chunks when it closes.
   std::vector<std::string> delta_chunks(const ai00::Delta& d);
   // The chunk with the finish_reason and an empty delta.
   std::string finish_chunk(ai00::FinishReason r) const;
@@ -53,7 +54,9 @@ class ChunkBuilder {
   std::string tool_arguments_chunk(uint32_t call, const std::string& piece) const;
   ResponseMeta meta_;
   bool include_usage_;
-  std::vector<bool> previewed_;  // per call position: its start went out as a preview
+  // Per call position: its start went out as a preview, and whether that start had a name.
+  enum class Previewed : uint8_t { no, named, unnamed };
+  std::vector<Previewed> previewed_;
 };
 
 }  // namespace ai00::serve
