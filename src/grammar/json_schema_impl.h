@@ -84,6 +84,9 @@ inline const std::set<std::string_view> kSupported = {"type",
                                                       "then",
                                                       "else",
                                                       "uniqueItems",
+                                                      "contains",
+                                                      "minContains",
+                                                      "maxContains",
                                                       kNotEnumKeyword,
                                                       kFractionKeyword};
 inline const char* const kTypes[] = {"null",   "boolean", "object", "array",
@@ -218,6 +221,7 @@ struct SchemaConverter::Impl {
   }
   std::string conjoin(dom::element a, dom::element b, int depth = 0);
   std::string negate(dom::element s, int depth = 0);
+  dom::element without_lone_conditionals(dom::element s);
   // oneOf branches made exclusive: branch i and not any other (when every branch can be negated),
   // else the branches as given, with a warning unless their types are disjoint.
   std::vector<std::string> exclusive_branches(dom::array arr, const std::string& ptr);
@@ -371,9 +375,11 @@ struct SchemaConverter::Impl {
   // ---- schema dispatch ---------------------------------------------------------------------
   std::string schema_expr(dom::element s, const std::string& ptr, Mode mode,
                           const std::string& term) {
+    s = without_lone_conditionals(s);
     if (s.type() == dom::element_type::BOOL) {
       if (s.get_bool().value_unsafe()) return any_expr(mode, term);
-      throw SchemaError{"schema `false` accepts nothing at " + show(ptr)};
+      // EmptySchema: a dropped branch of anyOf / oneOf, a forbidden property or item.
+      throw EmptySchema{{"schema `false` accepts nothing at " + show(ptr)}};
     }
     if (s.type() != dom::element_type::OBJECT)
       throw SchemaError{"a schema must be an object or a boolean at " + show(ptr)};
@@ -506,8 +512,18 @@ struct SchemaConverter::Impl {
       }
       return enum_expr(o, kw, ptr, mode, term);
     }
+    // A type whose keywords no value satisfies drops out (`minimum` > `maximum` leaves the other
+    // types valid, as a validator reads it); none left: the schema is empty.
     std::vector<std::string> alts;
-    for (const std::string& t : types_of(o, ptr)) alts.push_back(typed_expr(t, o, ptr, mode, term));
+    std::string empty_reason;
+    for (const std::string& t : types_of(o, ptr)) {
+      try {
+        alts.push_back(typed_expr(t, o, ptr, mode, term));
+      } catch (const EmptySchema& empty) {
+        empty_reason = empty.message;
+      }
+    }
+    if (alts.empty()) throw EmptySchema{{empty_reason}};
     return alts.size() == 1 ? alts[0] : "(" + join_alts(alts) + ")";
   }
 
@@ -843,6 +859,7 @@ struct SchemaConverter::Impl {
   std::string json_string_expr(dom::object o, const std::string& ptr);
   std::string raw_string_expr(dom::object o, const std::string& ptr, const std::string& term);
   std::string array_expr(dom::object o, const std::string& ptr);
+  std::string contains_expr(dom::object o, const std::string& ptr);
   std::string unique_items_expr(dom::object o, const std::string& ptr, uint64_t min, uint64_t max);
   std::string object_expr(dom::object o, const std::string& ptr);
   // `unlisted_required`: when given, required names missing from `properties` go there instead

@@ -64,10 +64,27 @@ const std::set<std::string_view> kUpper = {"maximum", "exclusiveMaximum", "maxLe
 
 }  // namespace
 
+// `then` / `else` without `if` beside them, and `if` without either, constrain nothing (draft
+// 2020-12 §10.2.2): dropped before a schema is translated or combined, so that a `then` in one
+// allOf entry never meets an `if` of another.
+dom::element SchemaConverter::Impl::without_lone_conditionals(dom::element s) {
+  if (s.type() != dom::element_type::OBJECT) return s;
+  dom::object o = s.get_object().value_unsafe();
+  const bool has_if = !o["if"].error(), has_branch = !o["then"].error() || !o["else"].error();
+  if (has_if == has_branch) return s;
+  std::vector<std::pair<std::string, std::string>> kept;
+  for (auto f : o)
+    if (has_if ? f.key != "if" : (f.key != "then" && f.key != "else"))
+      kept.emplace_back(std::string(f.key), text_of(f.value));
+  return synthetic_element(object_text(kept));
+}
+
 // ---- conjunction -------------------------------------------------------------------------------
 
 std::string SchemaConverter::Impl::conjoin(dom::element a, dom::element b, int depth) {
   if (depth > 16) throw Unmergeable{"schemas combined more than 16 levels deep"};
+  a = without_lone_conditionals(a);
+  b = without_lone_conditionals(b);
   if (a.type() == dom::element_type::BOOL)
     return a.get_bool().value_unsafe() ? text_of(b) : "false";
   if (b.type() == dom::element_type::BOOL)
@@ -256,6 +273,7 @@ static bool types_disjoint(const std::vector<dom::element>& es) {
 // ---- negation ----------------------------------------------------------------------------------
 
 std::string SchemaConverter::Impl::negate(dom::element s, int depth) {
+  s = without_lone_conditionals(s);
   if (depth > 16) throw Unmergeable{"schemas negated more than 16 levels deep"};
   if (s.type() == dom::element_type::BOOL) return s.get_bool().value_unsafe() ? "false" : "true";
   if (s.type() != dom::element_type::OBJECT)
