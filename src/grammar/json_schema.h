@@ -13,10 +13,12 @@
 // definitions (local, recursive). Annotations (title, description, default, examples, $comment,
 // $schema, $id, deprecated, readOnly, writeOnly) are ignored.
 //
-// Every other keyword and every combination the converter cannot express is an
+// Every keyword of a draft that it does not translate (kKnownUnsupported: unevaluated*,
+// dependentSchemas, $dynamicRef, ...) and every combination the converter cannot express is an
 // ErrorKind::grammar error naming the keyword's JSON pointer ("unsupported JSON Schema keyword
 // `unevaluatedItems` at /properties/a/unevaluatedItems"); with `lenient` it is ignored instead
-// and reported in `warnings`. Approximations that accept more than a validator (uniqueItems over
+// and reported in `warnings`. A keyword of no draft is an annotation to validators: ignored and
+// reported in `warnings`. Approximations that accept more than a validator (uniqueItems over
 // unbounded items, patternProperties corner cases, an inexact oneOf) are reported in `warnings`
 // too. Nothing is dropped silently.
 //

@@ -89,6 +89,18 @@ inline const std::set<std::string_view> kSupported = {"type",
                                                       "maxContains",
                                                       kNotEnumKeyword,
                                                       kFractionKeyword};
+// Keywords of some JSON Schema draft that assert something this converter does not translate:
+// refused by their pointer (lenient: ignored with a warning). Every other unknown keyword is an
+// annotation, as a validator reads it (draft 2020-12 core §6.5), and ignored with a warning.
+inline const std::set<std::string_view> kKnownUnsupported = {
+    "$anchor",          "$dynamicRef",      "$dynamicAnchor",
+    "$recursiveRef",    "$recursiveAnchor", "$vocabulary",
+    "dependentSchemas", "unevaluatedItems", "unevaluatedProperties",
+    "additionalItems",  "disallow",         "divisibleBy",
+    "extends"};
+inline bool is_annotation(std::string_view k) {
+  return kAnnotations.count(k) || (!kSupported.count(k) && !kKnownUnsupported.count(k));
+}
 inline const char* const kTypes[] = {"null",   "boolean", "object", "array",
                                      "string", "number",  "integer"};
 
@@ -389,9 +401,12 @@ struct SchemaConverter::Impl {
     for (auto field : o) {
       constrained |= kSupported.count(field.key) > 0;
       keys.insert(field.key);
-      if (!kAnnotations.count(field.key) && !kSupported.count(field.key))
+      if (kKnownUnsupported.count(field.key))
         unsupported("unsupported JSON Schema keyword `" + std::string(field.key) + "`",
                     ptr + "/" + pointer_token(field.key));
+      else if (!kAnnotations.count(field.key) && !kSupported.count(field.key))
+        warnings.push_back("ignored unknown keyword `" + std::string(field.key) + "` at " + ptr +
+                           "/" + pointer_token(field.key) + " (an annotation to validators)");
     }
     auto constraint_siblings = [&](std::initializer_list<std::string_view> allowed) {
       for (auto k : keys)

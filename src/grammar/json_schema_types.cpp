@@ -363,7 +363,7 @@ std::string SchemaConverter::Impl::json_string_expr(dom::object o, const std::st
     if (ne.get_array().get(arr)) throw SchemaError{"internal: bad negated enum at " + show(ptr)};
     for (auto e : arr) names.emplace_back(e.get_string().value_unsafe());
     for (auto f : o)
-      if (f.key != "type" && f.key != kNotEnumKeyword && !kAnnotations.count(f.key))
+      if (f.key != "type" && f.key != kNotEnumKeyword && !is_annotation(f.key))
         unsupported("`" + std::string(f.key) + "` beside a negated string `enum`",
                     ptr + "/" + pointer_token(f.key));
     const auto [ended, left] = json_string_excluding_regex(names);
@@ -572,8 +572,7 @@ std::string SchemaConverter::Impl::unique_items_expr(dom::object o, const std::s
   dom::object io = items.value_unsafe().get_object().value_unsafe();
   std::vector<dom::element> domain;
   for (auto f : io)
-    if (!kAnnotations.count(f.key) && f.key != "type" && f.key != "enum" && f.key != "const")
-      return "";
+    if (!is_annotation(f.key) && f.key != "type" && f.key != "enum" && f.key != "const") return "";
   const std::vector<std::string> types = declared_types(io, ptr + "/items");
   if (!io["const"].error()) {
     domain.push_back(io["const"].value_unsafe());
@@ -634,7 +633,7 @@ std::optional<std::string> SchemaConverter::Impl::property_names_regex(dom::elem
   dom::object o = e.get_object().value_unsafe();
   for (auto f : o) {
     const std::string_view k = f.key;
-    if (kAnnotations.count(k)) continue;
+    if (is_annotation(k)) continue;
     if (k == "type" || k == "pattern" || k == "minLength" || k == "maxLength" || k == "format" ||
         k == "enum" || k == "const")
       continue;

@@ -205,7 +205,7 @@ std::string SchemaConverter::Impl::conjoin(dom::element a, dom::element b, int d
       // Both sides have a combinator: keep one side's, the other becomes a conjunct.
       out.emplace_back(std::string(k), text_of(va));
       all_of.push_back(object_text({{std::string(k), text_of(vb)}}));
-    } else if (kAnnotations.count(k)) {
+    } else if (is_annotation(k)) {
       out.emplace_back(std::string(k), text_of(va));
     } else {
       throw Unmergeable{"two different `" + std::string(k) + "` values"};
@@ -283,7 +283,7 @@ std::string SchemaConverter::Impl::negate(dom::element s, int depth) {
   if (!o["$ref"].get_string().get(ref)) {
     dom::object rest_check = o;
     size_t n = 0;
-    for (auto f : rest_check) n += kAnnotations.count(f.key) ? 0 : 1;
+    for (auto f : rest_check) n += is_annotation(f.key) ? 0 : 1;
     if (n != 1) throw Unmergeable{"`$ref` with sibling keywords under a negation"};
     return negate(follow_ref(ref), depth + 1);
   }
@@ -299,7 +299,7 @@ std::string SchemaConverter::Impl::negate(dom::element s, int depth) {
   for (auto f : o) {
     const std::string_view k = f.key;
     const dom::element v = f.value;
-    if (kAnnotations.count(k)) continue;
+    if (is_annotation(k)) continue;
     if (k == "type") {
       std::set<std::string> others;
       for (const char* t : kAllTypes) {

@@ -576,3 +576,24 @@ TEST_CASE("then / else without if, and if alone, constrain nothing", "[grammar][
   CompiledGrammar then_only = compile_schema(R"({"then":{"type":"string"}})");
   CHECK(accepts(then_only, "2"));
 }
+
+TEST_CASE("unknown keywords are annotations, known unsupported ones are refused",
+          "[grammar][json_schema]") {
+  // A keyword of no draft is an annotation to a validator: ignored, with a warning naming it.
+  auto r = json_schema_to_kbnf(
+      R"({"x-origin":{"type":"string"},"properties":{"a~b":{"$ref":"#/x-origin"}}})");
+  REQUIRE(r.ok());
+  REQUIRE(r.value().warnings.size() == 1);
+  CHECK_THAT(r.value().warnings[0], Catch::Contains("`x-origin`") && Catch::Contains("/x-origin"));
+  CompiledGrammar g = CompiledGrammar::compile_kbnf(r.value().kbnf, nullptr);
+  CHECK(accepts(g, R"({"a~b": "s"})"));
+  CHECK_FALSE(accepts(g, R"({"a~b": 1})"));  // the $ref target still applies where referenced
+  CHECK(accepts(g, "3"));
+  // Keywords of a draft that assert what the converter cannot translate stay errors.
+  for (const char* kw : {"unevaluatedProperties", "dependentSchemas", "$dynamicRef",
+                         "additionalItems", "divisibleBy"}) {
+    INFO(kw);
+    CHECK_THAT(error_of("{\"" + std::string(kw) + "\":{}}"),
+               Catch::Contains("unsupported JSON Schema keyword") && Catch::Contains(kw));
+  }
+}
