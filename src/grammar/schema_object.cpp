@@ -473,7 +473,8 @@ std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string&
       if (!names.empty())
         warnings.push_back("approximated `additionalProperties` at " + show(ptr) +
                            ": with more than " + std::to_string(kMaxExcludedKeys) +
-                           " listed properties an extra key may repeat a listed name");
+                           " listed properties an extra key may repeat a listed name (valued by "
+                           "additionalProperties, not by the listed schema)");
       key = shared_rule("string", "string",
                         kbnf_regex("\"(?:" + string_unit_regex(StringEncoding::json) + ")*\""));
     } else {

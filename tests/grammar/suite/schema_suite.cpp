@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
   if (!fs::is_directory(dir)) {
     std::printf(
         "schema_suite: %s not found: the JSON-Schema-Test-Suite is not installed "
-        "(tests/grammar/suite/README.md); skipped\n",
+        "(docs/grammar.md, Conformance); skipped\n",
         dir.string().c_str());
     return 77;
   }
