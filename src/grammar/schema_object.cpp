@@ -281,6 +281,43 @@ std::string members_expr(Impl& c, const MemberLayout& L, const std::string& ptr)
 
 }  // namespace
 
+namespace {
+
+// Additional keys next to patternProperties: keys that match none of the patterns (`raw`: each
+// pattern's strings over raw text, schema_regex.h) and none of `names`. Keys written without
+// escapes are matched exactly by one complement terminal (`#ex` with every pattern and name
+// anchored by \A…\z, plus the bytes JSON must escape); keys with an escape are not checked
+// (documented approximation). "" when the terminal outgrows the grammar's budget.
+std::string keys_excluding_patterns(const std::vector<std::string>& raw,
+                                    const std::vector<std::string>& names) {
+  std::string ex = R"("|\\|[\x00-\x1F])";
+  for (const auto& r : raw) ex += R"(|\A(?:)" + r + R"()\z)";
+  bool empty_ok = true;
+  for (const auto& n : names) {
+    empty_ok &= !n.empty();
+    if (!n.empty() && json_escape(n) == n) ex += R"(|\A)" + regex_escape(n) + R"(\z)";
+  }
+  const std::string plain = kbnf_regex(ex, RegexKind::complement);
+  const std::string unit = "(?:" + string_unit_regex(StringEncoding::json) + ")*";
+  const std::string escape = R"(\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))";
+  const std::string escaped = kbnf_regex("\"" + unit + escape + unit + "\"");
+  try {
+    CompiledGrammar::compile_kbnf("start ::= " + plain + ";", nullptr);
+    for (const auto& r : raw) {  // a pattern that matches the empty key forbids it
+      const CompiledGrammar g =
+          CompiledGrammar::compile_kbnf("start ::= " + kbnf_regex(r) + " | 'x';", nullptr);
+      Matcher m(g);
+      empty_ok &= !m.is_complete();
+    }
+  } catch (const std::exception&) {
+    return "";  // the complement outgrows the DFA-state budget: the caller approximates
+  }
+  const std::string quote = kbnf_literal("\"");
+  return "(" + quote + " " + plain + (empty_ok ? "?" : "") + " " + quote + " | " + escaped + ")";
+}
+
+}  // namespace
+
 std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string& ptr) {
   std::vector<std::string> unlisted_required;
   ObjectShape shape = shape_of(o, ptr, &unlisted_required);
@@ -433,6 +470,8 @@ std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string&
 
   // Extra members: patternProperties keys, then other keys (additionalProperties).
   std::vector<std::string> extra_alts;
+  std::vector<std::string> pattern_raw;  // each pattern over raw text, for the exclusion
+  bool patterns_exact = true;
   if (auto pp = o["patternProperties"]; !pp.error()) {
     dom::object ppo;
     if (pp.get_object().get(ppo))
@@ -448,21 +487,42 @@ std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string&
         unsupported("`patternProperties` together with `propertyNames`", where);
         continue;
       }
-      const std::string value = rule_for(where, Mode::json, "", hint_for(ptr) + "_pattern");
-      extra_alts.push_back(kbnf_regex("\"" + re.value() + "\"") + " " + colon() + " " + value);
+      if (auto raw = translate_pattern(f.key, StringEncoding::raw); raw.ok())
+        pattern_raw.push_back(raw.value());
+      else
+        patterns_exact = false;
+      try {
+        const std::string value = rule_for(where, Mode::json, "", hint_for(ptr) + "_pattern");
+        extra_alts.push_back(kbnf_regex("\"" + re.value() + "\"") + " " + colon() + " " + value);
+      } catch (const EmptySchema&) {
+        // No value satisfies the pattern's schema: its keys are forbidden (excluded below).
+      }
     }
-    if (!extra_alts.empty())
+    if (ppo.size() > 0)
       warnings.push_back(
           "approximated `patternProperties` at " + ptr +
           "/patternProperties: a key matching several patterns is checked against one of them, a "
-          "listed property against its `properties` schema only, and other keys against "
-          "additionalProperties without excluding pattern matches");
+          "listed property against its `properties` schema only, and an additional key written "
+          "with escapes is not checked against the patterns");
   }
   if (shape.additional && !no_keys) {
     std::string key;
     std::vector<std::string> names = forbidden;
     for (const auto& p : props) names.push_back(p.name);
-    if (key_re) {
+    if (!key_re && !pattern_raw.empty() && patterns_exact)
+      key = keys_excluding_patterns(
+          pattern_raw, names.size() <= kMaxExcludedKeys ? names : std::vector<std::string>{});
+    if (key.empty() && !pattern_raw.empty() && !key_re)
+      warnings.push_back("approximated `patternProperties` at " + ptr +
+                         "/patternProperties: additional keys are not checked against the "
+                         "patterns (their complement exceeds the grammar's DFA-state budget)");
+    if (!key.empty()) {
+      if (names.size() > kMaxExcludedKeys)
+        warnings.push_back("approximated `additionalProperties` at " + show(ptr) +
+                           ": with more than " + std::to_string(kMaxExcludedKeys) +
+                           " listed properties an extra key may repeat a listed name (valued by "
+                           "additionalProperties, not by the listed schema)");
+    } else if (key_re) {
       key = kbnf_regex("\"" + *key_re + "\"");
       if (!names.empty())
         warnings.push_back("approximated `propertyNames` at " + ptr +

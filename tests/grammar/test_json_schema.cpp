@@ -608,3 +608,26 @@ TEST_CASE("unknown keywords are annotations, known unsupported ones are refused"
                Catch::Contains("unsupported JSON Schema keyword") && Catch::Contains(kw));
   }
 }
+
+TEST_CASE("additional keys exclude patternProperties matches and listed names",
+          "[grammar][json_schema]") {
+  CompiledGrammar g = compile_schema(
+      R"({"properties":{"a":{"type":"string"}},"patternProperties":{"x.*z":{"type":"integer"}}})");
+  CHECK(accepts(g, R"({"a": "s", "q": [1], "wxyz": 2})"));
+  CHECK(accepts(g, R"({"xz": 1, "": null, "zx": "s"})"));
+  CHECK_FALSE(accepts(g, R"({"wxyz": "s"})"));  // matches the pattern: an integer
+  CHECK_FALSE(accepts(g, R"({"a": 1})"));       // listed: never an additional key
+  // Documented approximation: an additional key written with an escape is not checked against
+  // the patterns.
+  CHECK(accepts(g, R"({"\u0078z": "s"})"));
+  // additionalProperties as a schema applies only to keys no pattern matches.
+  CompiledGrammar typed = compile_schema(
+      R"({"patternProperties":{"^n_":{"type":"number"}},"additionalProperties":{"type":"string"}})");
+  CHECK(accepts(typed, R"({"n_1": 1, "k": "v"})"));
+  CHECK_FALSE(accepts(typed, R"({"n_1": "v"})"));
+  CHECK_FALSE(accepts(typed, R"({"k": 1})"));
+  // A pattern whose schema is false forbids its keys.
+  CompiledGrammar banned = compile_schema(R"({"patternProperties":{"^_":false}})");
+  CHECK(accepts(banned, R"({"a": 1})"));
+  CHECK_FALSE(accepts(banned, R"({"_a": 1})"));
+}
