@@ -278,10 +278,13 @@ void BM_SchemaOptionalMask(benchmark::State& state) {
   std::string schema = R"({"type":"object","properties":{)";
   for (size_t i = 0; i < n; ++i)
     schema += (i ? "," : "") + std::string("\"p") + std::to_string(i) + R"(":{"type":"integer"})";
-  schema += "}}";
+  // range(1) = 1: additionalProperties false (no extra keys, so no automaton excluding the
+  // listed names from them).
+  schema += state.range(1) ? "},\"additionalProperties\":false}" : "}}";
   const std::vector<std::string> texts = {
       "{\"p" + std::to_string(n - 1) + "\": 12, \"p17\": -3, \"p1\": 0}",
-      "{\n  \"p" + std::to_string(n / 2) + "\": 7,\n  \"other\": [1, \"x\"]\n}"};
+      "{\n  \"p" + std::to_string(n / 2) + "\": 7,\n  " +
+          (state.range(1) ? "\"p3\": 5" : "\"other\": [1, \"x\"]") + "\n}"};
   auto vocab = ai00::test::world_vocab();
   auto t0 = Clock::now();
   auto kbnf = json_schema_to_kbnf(schema);
@@ -298,6 +301,7 @@ void BM_SchemaOptionalMask(benchmark::State& state) {
   double cold_total = 0;
   for (double x : cold) cold_total += x;
   state.counters["n"] = static_cast<double>(n);
+  state.counters["closed"] = static_cast<double>(state.range(1));
   state.counters["compile_ms"] = compile_ms;
   state.counters["cold_total_ms"] = cold_total / 1000;
   state.counters["masks"] = static_cast<double>(cold.size());
@@ -316,7 +320,12 @@ BENCHMARK(BM_SchemaProperties)
     ->Arg(200000)
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_SchemaOptionalMask)->Arg(200)->Arg(2000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SchemaOptionalMask)
+    ->Args({200, 0})
+    ->Args({2000, 0})
+    ->Args({200, 1})
+    ->Args({2000, 1})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_VocabIndex)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Compile, a_structural, kStructural)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Compile, b_schema_aware, kSchemaAware)->Unit(benchmark::kMillisecond);
