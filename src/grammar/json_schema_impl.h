@@ -518,11 +518,10 @@ struct SchemaConverter::Impl {
     }
     if (keys.count("const") || keys.count("enum")) {
       const char* kw = keys.count("const") ? "const" : "enum";
-      if (auto k = constraint_siblings({"const", "enum", "type"}); !k.empty()) {
-        // Other keywords: keep the values they accept (each value's JSON text checked against
-        // the grammar of the schema without const / enum). Exact.
-        if (auto filtered = filter_values(o, kw, rest({"const", "enum"}), ptr))
-          return combined(*filtered, kw);
+      if (auto k = constraint_siblings({kw, "type"}); !k.empty()) {
+        // Other keywords (an `enum` beside a `const` too): keep the values they accept (each
+        // value's JSON text checked against the grammar of the schema without `kw`). Exact.
+        if (auto filtered = filter_values(o, kw, rest({kw}), ptr)) return combined(*filtered, kw);
         unsupported("`" + k + "` next to `" + kw + "`", ptr + "/" + k);
       }
       return enum_expr(o, kw, ptr, mode, term);

@@ -246,6 +246,9 @@ std::string SchemaConverter::Impl::multiple_of_expr(dom::object o, const std::st
 }
 
 std::string SchemaConverter::Impl::integer_expr(dom::object o, const std::string& ptr) {
+  // `type: integer` conjoined with a negated integer (`not: {type: integer}`): no value.
+  if (!o[kFractionKeyword].error())
+    throw EmptySchema{{"no integer is a number that is not an integer at " + show(ptr)}};
   if (!o["multipleOf"].error()) {
     std::string e = multiple_of_expr(o, ptr, true);
     if (!e.empty()) return e;

@@ -631,3 +631,28 @@ TEST_CASE("additional keys exclude patternProperties matches and listed names",
   CHECK(accepts(banned, R"({"a": 1})"));
   CHECK_FALSE(accepts(banned, R"({"_a": 1})"));
 }
+
+TEST_CASE("an integer conjoined with a negated integer is no value", "[grammar][json_schema]") {
+  CHECK_THAT(error_of(R"({"type":"integer","not":{"type":"integer"}})"),
+             Catch::Contains("not an integer"));
+  CompiledGrammar g = compile_schema(R"({"type":["integer","string"],"not":{"type":"integer"}})");
+  CHECK(accepts(g, "\"a\""));
+  CHECK_FALSE(accepts(g, "5"));
+  // contains whose items can never match: no array.
+  CompiledGrammar arr = compile_schema(
+      R"({"type":["array","null"],"items":{"type":"integer"},"contains":{"not":{"type":"integer"}}})");
+  CHECK(accepts(arr, "null"));
+  CHECK_FALSE(accepts(arr, "[5]"));
+  CHECK_FALSE(accepts(arr, "[]"));
+}
+
+TEST_CASE("const beside enum keeps only a value both allow", "[grammar][json_schema]") {
+  CompiledGrammar both = compile_schema(R"({"const":2,"enum":[1,2,"a"]})");
+  CHECK(accepts(both, "2"));
+  CHECK_FALSE(accepts(both, "1"));
+  CHECK_THAT(error_of(R"({"const":"a","enum":[1,2]})"), Catch::Contains("/"));
+  CompiledGrammar items = compile_schema(
+      R"({"type":["array","null"],"contains":{"enum":[1,2]},"items":{"const":"a"}})");
+  CHECK(accepts(items, "null"));
+  CHECK_FALSE(accepts(items, R"(["a"])"));
+}
