@@ -245,9 +245,16 @@ std::string SchemaConverter::Impl::conjoin(dom::element a, dom::element b, int d
     }
   }
   if (!all_of.empty()) {
-    std::string arr = "[";
-    for (size_t i = 0; i < all_of.size(); ++i) arr += (i ? "," : "") + all_of[i];
-    out.emplace_back("allOf", arr + "]");
+    // One `allOf` key: a kept side's own allOf takes the other conjuncts too (a second key of the
+    // same name would be lost when the text is parsed again).
+    auto kept =
+        std::find_if(out.begin(), out.end(), [](const auto& kv) { return kv.first == "allOf"; });
+    std::string arr = kept == out.end() ? "[" : kept->second.substr(0, kept->second.size() - 1);
+    for (size_t i = 0; i < all_of.size(); ++i) arr += (i || arr.size() > 1 ? "," : "") + all_of[i];
+    if (kept == out.end())
+      out.emplace_back("allOf", arr + "]");
+    else
+      kept->second = arr + "]";
   }
   return object_text(out);
 }

@@ -656,3 +656,14 @@ TEST_CASE("const beside enum keeps only a value both allow", "[grammar][json_sch
   CHECK(accepts(items, "null"));
   CHECK_FALSE(accepts(items, R"(["a"])"));
 }
+
+TEST_CASE("allOf of schemas that both hold combinators keeps every conjunct",
+          "[grammar][json_schema]") {
+  // Both sides have `allOf`: the conjunct taken from the second side must not be dropped.
+  CompiledGrammar g = compile_schema(
+      R"({"allOf":[{"allOf":[{"type":"string"}]},{"allOf":[{"oneOf":[{"maxLength":1},{"minLength":3}]}]}]})");
+  CHECK(accepts(g, "\"a\""));
+  CHECK(accepts(g, "\"abc\""));
+  CHECK_FALSE(accepts(g, "\"ab\""));
+  CHECK_FALSE(accepts(g, "1"));
+}
