@@ -316,6 +316,93 @@ std::string keys_excluding_patterns(const std::vector<std::string>& raw,
   return "(" + quote + " " + plain + (empty_ok ? "?" : "") + " " + quote + " | " + escaped + ")";
 }
 
+// patternProperties members (appended to `alts`) and each pattern over raw text (`raw`, for
+// the additional keys' exclusion; `exact` false when one cannot be written so).
+void pattern_members(Impl& c, dom::object o, const std::string& ptr, bool has_key_re,
+                     std::vector<std::string>& alts, std::vector<std::string>& raw, bool& exact) {
+  if (auto pp = o["patternProperties"]; !pp.error()) {
+    dom::object ppo;
+    if (pp.get_object().get(ppo))
+      throw SchemaError{"`patternProperties` must be an object at " + ptr + "/patternProperties"};
+    for (auto f : ppo) {
+      const std::string where = ptr + "/patternProperties/" + pointer_token(f.key);
+      auto re = translate_pattern(f.key, StringEncoding::json);
+      if (!re.ok()) {
+        c.unsupported(re.error().message, where);
+        continue;
+      }
+      if (has_key_re) {
+        c.unsupported("`patternProperties` together with `propertyNames`", where);
+        continue;
+      }
+      if (auto raw_re = translate_pattern(f.key, StringEncoding::raw); raw_re.ok())
+        raw.push_back(raw_re.value());
+      else
+        exact = false;
+      try {
+        const std::string value = c.rule_for(where, Mode::json, "", c.hint_for(ptr) + "_pattern");
+        alts.push_back(kbnf_regex("\"" + re.value() + "\"") + " " + c.colon() + " " + value);
+      } catch (const EmptySchema&) {
+        // No value satisfies the pattern's schema: its keys are forbidden (excluded below).
+      }
+    }
+    if (ppo.size() > 0)
+      c.warnings.push_back(
+          "approximated `patternProperties` at " + ptr +
+          "/patternProperties: a key matching several patterns is checked against one of them, a "
+          "listed property against its `properties` schema only, and an additional key written "
+          "with escapes is not checked against the patterns");
+  }
+}
+
+// The key of an additional member: a string that is none of `names` and matches none of the
+// patterns (`raw`) or `key_re` (propertyNames), exactly or as documented (warnings).
+std::string additional_key(Impl& c, const std::string& ptr,
+                           const std::optional<std::string>& key_re,
+                           const std::vector<std::string>& names,
+                           const std::vector<std::string>& raw, bool exact) {
+  std::string key;
+  if (!key_re && !raw.empty() && exact)
+    key = keys_excluding_patterns(
+        raw, names.size() <= kMaxExcludedKeys ? names : std::vector<std::string>{});
+  if (key.empty() && !raw.empty() && !key_re)
+    c.warnings.push_back("approximated `patternProperties` at " + ptr +
+                         "/patternProperties: additional keys are not checked against the "
+                         "patterns (their complement exceeds the grammar's DFA-state budget)");
+  if (!key.empty()) {
+    if (names.size() > kMaxExcludedKeys)
+      c.warnings.push_back("approximated `additionalProperties` at " + show(ptr) +
+                           ": with more than " + std::to_string(kMaxExcludedKeys) +
+                           " listed properties an extra key may repeat a listed name (valued by "
+                           "additionalProperties, not by the listed schema)");
+  } else if (key_re) {
+    key = kbnf_regex("\"" + *key_re + "\"");
+    if (!names.empty())
+      c.warnings.push_back("approximated `propertyNames` at " + ptr +
+                           "/propertyNames: an extra key may repeat a listed name");
+  } else if (names.empty() || names.size() > kMaxExcludedKeys) {
+    // Past kMaxExcludedKeys names the exclusion automaton outgrows the grammar's state
+    // budget: any key (documented approximation, warned).
+    if (!names.empty())
+      c.warnings.push_back("approximated `additionalProperties` at " + show(ptr) +
+                           ": with more than " + std::to_string(kMaxExcludedKeys) +
+                           " listed properties an extra key may repeat a listed name (valued by "
+                           "additionalProperties, not by the listed schema)");
+    key = c.shared_rule("string", "string",
+                        kbnf_regex("\"(?:" + string_unit_regex(StringEncoding::json) + ")*\""));
+  } else {
+    // Extra keys never repeat a listed one (JSON Schema applies additionalProperties only to
+    // other names).
+    const auto [ended, left] = json_string_excluding_regex(names);
+    const std::string tail =
+        c.shared_rule("string_tail", "string_tail",
+                      kbnf_regex("(?:" + string_unit_regex(StringEncoding::json) + ")*\""));
+    key = "(" + (ended.empty() ? "" : kbnf_regex(ended) + " | ") + kbnf_regex(left) + " " + tail +
+          ")";
+  }
+  return key;
+}
+
 }  // namespace
 
 std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string& ptr) {
@@ -472,81 +559,11 @@ std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string&
   std::vector<std::string> extra_alts;
   std::vector<std::string> pattern_raw;  // each pattern over raw text, for the exclusion
   bool patterns_exact = true;
-  if (auto pp = o["patternProperties"]; !pp.error()) {
-    dom::object ppo;
-    if (pp.get_object().get(ppo))
-      throw SchemaError{"`patternProperties` must be an object at " + ptr + "/patternProperties"};
-    for (auto f : ppo) {
-      const std::string where = ptr + "/patternProperties/" + pointer_token(f.key);
-      auto re = translate_pattern(f.key, StringEncoding::json);
-      if (!re.ok()) {
-        unsupported(re.error().message, where);
-        continue;
-      }
-      if (key_re) {
-        unsupported("`patternProperties` together with `propertyNames`", where);
-        continue;
-      }
-      if (auto raw = translate_pattern(f.key, StringEncoding::raw); raw.ok())
-        pattern_raw.push_back(raw.value());
-      else
-        patterns_exact = false;
-      try {
-        const std::string value = rule_for(where, Mode::json, "", hint_for(ptr) + "_pattern");
-        extra_alts.push_back(kbnf_regex("\"" + re.value() + "\"") + " " + colon() + " " + value);
-      } catch (const EmptySchema&) {
-        // No value satisfies the pattern's schema: its keys are forbidden (excluded below).
-      }
-    }
-    if (ppo.size() > 0)
-      warnings.push_back(
-          "approximated `patternProperties` at " + ptr +
-          "/patternProperties: a key matching several patterns is checked against one of them, a "
-          "listed property against its `properties` schema only, and an additional key written "
-          "with escapes is not checked against the patterns");
-  }
+  pattern_members(*this, o, ptr, key_re.has_value(), extra_alts, pattern_raw, patterns_exact);
   if (shape.additional && !no_keys) {
-    std::string key;
     std::vector<std::string> names = forbidden;
     for (const auto& p : props) names.push_back(p.name);
-    if (!key_re && !pattern_raw.empty() && patterns_exact)
-      key = keys_excluding_patterns(
-          pattern_raw, names.size() <= kMaxExcludedKeys ? names : std::vector<std::string>{});
-    if (key.empty() && !pattern_raw.empty() && !key_re)
-      warnings.push_back("approximated `patternProperties` at " + ptr +
-                         "/patternProperties: additional keys are not checked against the "
-                         "patterns (their complement exceeds the grammar's DFA-state budget)");
-    if (!key.empty()) {
-      if (names.size() > kMaxExcludedKeys)
-        warnings.push_back("approximated `additionalProperties` at " + show(ptr) +
-                           ": with more than " + std::to_string(kMaxExcludedKeys) +
-                           " listed properties an extra key may repeat a listed name (valued by "
-                           "additionalProperties, not by the listed schema)");
-    } else if (key_re) {
-      key = kbnf_regex("\"" + *key_re + "\"");
-      if (!names.empty())
-        warnings.push_back("approximated `propertyNames` at " + ptr +
-                           "/propertyNames: an extra key may repeat a listed name");
-    } else if (names.empty() || names.size() > kMaxExcludedKeys) {
-      // Past kMaxExcludedKeys names the exclusion automaton outgrows the grammar's state
-      // budget: any key (documented approximation, warned).
-      if (!names.empty())
-        warnings.push_back("approximated `additionalProperties` at " + show(ptr) +
-                           ": with more than " + std::to_string(kMaxExcludedKeys) +
-                           " listed properties an extra key may repeat a listed name (valued by "
-                           "additionalProperties, not by the listed schema)");
-      key = shared_rule("string", "string",
-                        kbnf_regex("\"(?:" + string_unit_regex(StringEncoding::json) + ")*\""));
-    } else {
-      // Extra keys never repeat a listed one (JSON Schema applies additionalProperties only to
-      // other names).
-      const auto [ended, left] = json_string_excluding_regex(names);
-      const std::string tail =
-          shared_rule("string_tail", "string_tail",
-                      kbnf_regex("(?:" + string_unit_regex(StringEncoding::json) + ")*\""));
-      key = "(" + (ended.empty() ? "" : kbnf_regex(ended) + " | ") + kbnf_regex(left) + " " + tail +
-            ")";
-    }
+    const std::string key = additional_key(*this, ptr, key_re, names, pattern_raw, patterns_exact);
     extra_alts.push_back(key + " " + colon() + " " + extra_value());
   }
   const std::string extra = extra_alts.empty() ? ""
