@@ -149,11 +149,14 @@ std::string key_trie(Impl& c, const MemberLayout& L, const std::vector<size_t>& 
   return root;
 }
 
-// `{ members }` of an object (see above), or the empty object where allowed.
-std::string members_expr(Impl& c, const MemberLayout& L, const std::string& ptr) {
-  const auto& props = L.props;
-  const size_t n = props.size();
-  const uint64_t cap = L.max_p ? *L.max_p : std::max<uint64_t>(L.min_p, 1);
+// Which properties the state tracks (bits of a set, or positions in schema order) and which are
+// loose (anywhere, through the key trie): see the comment above kMaxAnyOrder.
+struct Tracking {
+  std::vector<size_t> tracked, loose;
+  bool set_mode = false;
+};
+Tracking choose_tracking(Impl& c, const MemberLayout& L, uint64_t cap, const std::string& ptr) {
+  const size_t n = L.props.size();
   auto fits = [&](size_t k) {
     return k <= kMaxAnyOrder && ((uint64_t{1} << k) * (cap + 1)) <= kMaxObjectStates;
   };
@@ -163,22 +166,33 @@ std::string members_expr(Impl& c, const MemberLayout& L, const std::string& ptr)
     in_deps[a] = 1;
     for (size_t b : needs) in_deps[b] = 1;
   }
-  std::vector<size_t> tracked, loose;
-  bool set_mode = fits(n);
-  if (!set_mode) {
+  Tracking t;
+  t.set_mode = fits(n);
+  if (!t.set_mode) {
     size_t k = 0;
-    for (size_t i = 0; i < n; ++i) k += !L.banned[i] && (props[i].required || in_deps[i]);
-    set_mode = fits(k);
-    if (!set_mode && !L.deps.empty())
+    for (size_t i = 0; i < n; ++i) k += !L.banned[i] && (L.props[i].required || in_deps[i]);
+    t.set_mode = fits(k);
+    if (!t.set_mode && !L.deps.empty())
       c.unsupported("`dependentRequired` beside more than " + std::to_string(kMaxAnyOrder) +
                         " required or dependent properties",
                     ptr + "/dependentRequired");
   }
   for (size_t i = 0; i < n; ++i) {
     if (L.banned[i]) continue;
-    const bool track = fits(n) || props[i].required || (set_mode && in_deps[i]);
-    (track ? tracked : loose).push_back(i);
+    const bool track = fits(n) || L.props[i].required || (t.set_mode && in_deps[i]);
+    (track ? t.tracked : t.loose).push_back(i);
   }
+  return t;
+}
+
+// `{ members }` of an object (see above), or the empty object where allowed.
+std::string members_expr(Impl& c, const MemberLayout& L, const std::string& ptr) {
+  const auto& props = L.props;
+  const size_t n = props.size();
+  const uint64_t cap = L.max_p ? *L.max_p : std::max<uint64_t>(L.min_p, 1);
+  const Tracking tr = choose_tracking(c, L, cap, ptr);
+  const std::vector<size_t>&tracked = tr.tracked, &loose = tr.loose;
+  const bool set_mode = tr.set_mode;
   const size_t k = tracked.size();
   if (!set_mode && cap > 1 && (k + 1) * (cap + 1) > kMaxObjectStates * 64)
     throw SchemaError{"minProperties / maxProperties too large for " + std::to_string(k) +
