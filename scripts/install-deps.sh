@@ -14,6 +14,8 @@ packages=(
   # bindings/go (cgo; cargo for bindings/rust comes with the machine's rustup)
   golang-go
   python3-pytest valgrind mono-devel
+  # the official JSON-Schema-Test-Suite (drafts 3-7) for the schema_suite test, docs/grammar.md
+  json-schema-test-suite
   clang-14 libclang-rt-14-dev
 )
 

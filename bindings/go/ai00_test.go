@@ -423,16 +423,16 @@ func TestJSONSchemaConstrainedReplyParses(t *testing.T) {
 	if !must[bool](t)(g.Accepts(text.String())) {
 		t.Fatal("not accepted")
 	}
-	unsupported := `{"type": "array", "contains": {}}`
+	unsupported := `{"type": "array", "unevaluatedItems": {}}`
 	lenient := DefaultSchemaOptions()
 	lenient.Lenient = true
 	w := must[*Grammar](t)(NewGrammarFromJSONSchema(nil, unsupported, &lenient))
 	defer w.Close()
-	if ws := must[[]string](t)(w.Warnings()); len(ws) != 1 || !strings.Contains(ws[0], "contains") {
+	if ws := must[[]string](t)(w.Warnings()); len(ws) != 1 || !strings.Contains(ws[0], "unevaluatedItems") {
 		t.Fatal(ws)
 	}
 	_, err := NewGrammarFromJSONSchema(nil, unsupported, nil)
-	wantStatus(t, err, ErrGrammar, "/contains")
+	wantStatus(t, err, ErrGrammar, "/unevaluatedItems")
 	tok := must[*Tokenizer](t)(TokenizerFromModel(m))
 	defer tok.Close()
 	kb := must[*Grammar](t)(NewGrammar(tok, `s ::= "ab";`, &GrammarOptions{StartRule: "s"}))

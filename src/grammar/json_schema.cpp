@@ -238,9 +238,12 @@ Result<ObjectShape> SchemaConverter::object_shape(std::string_view pointer) {
       throw SchemaError{"expected an object schema at " + show(p)};
     dom::object o = s.get_object().value_unsafe();
     for (auto f : o)
-      if (!kAnnotations.count(f.key) && !kSupported.count(f.key))
+      if (kKnownUnsupported.count(f.key))
         impl_->unsupported("unsupported JSON Schema keyword `" + std::string(f.key) + "`",
                            p + "/" + pointer_token(f.key));
+      else if (!kAnnotations.count(f.key) && !kSupported.count(f.key))
+        impl_->warnings.push_back("ignored unknown keyword `" + std::string(f.key) + "` at " + p +
+                                  "/" + pointer_token(f.key) + " (an annotation to validators)");
     auto declared = impl_->declared_types(o, p);
     if (!declared.empty() &&
         std::find(declared.begin(), declared.end(), "object") == declared.end())

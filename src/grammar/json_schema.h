@@ -2,22 +2,25 @@
 // approximated (how) or refused).
 //
 // By default the grammar accepts what a draft 2020-12 validator accepts: any JSON whitespace,
-// extra properties unless additionalProperties forbids them, members in any order (up to 8
-// listed properties), integers written 1.0 or 1e3, const / enum compared as values. Supported:
+// extra properties unless additionalProperties forbids them, members in any order (past 8 listed
+// properties an optional one may repeat, and past 8 required ones those come in schema order),
+// integers written 1.0 or 1e3, const / enum compared as values. Supported:
 // type, enum, const, numeric bounds, multipleOf, string lengths, pattern (ECMA-262, \p{…}),
 // format (date-time, date, time, uuid, email, ipv4), properties, required,
 // additionalProperties, patternProperties, propertyNames, min/maxProperties, dependentRequired,
-// items, prefixItems, min/maxItems, uniqueItems, anyOf, allOf, oneOf, not, if/then/else (by
-// conjunction and negation of schemas, schema_combine.cpp), $ref / $defs / definitions (local,
-// recursive). Annotations (title, description, default, examples, $comment, $schema, $id,
-// deprecated, readOnly, writeOnly) are ignored.
+// items, prefixItems, min/maxItems, uniqueItems, contains, min/maxContains, anyOf, allOf, oneOf,
+// not, if/then/else (by conjunction and negation of schemas, schema_combine.cpp), $ref / $defs /
+// definitions (local, recursive). Annotations (title, description, default, examples, $comment,
+// $schema, $id, deprecated, readOnly, writeOnly) are ignored.
 //
-// Every other keyword and every combination the converter cannot express is an
+// Every keyword of a draft that it does not translate (kKnownUnsupported: unevaluated*,
+// dependentSchemas, $dynamicRef, ...) and every combination the converter cannot express is an
 // ErrorKind::grammar error naming the keyword's JSON pointer ("unsupported JSON Schema keyword
-// `contains` at /properties/a/contains"); with `lenient` it is ignored instead and reported in
-// `warnings`. Approximations that accept more than a validator (uniqueItems over unbounded items,
-// patternProperties corner cases, an inexact oneOf) are reported in `warnings` too. Nothing is
-// dropped silently.
+// `unevaluatedItems` at /properties/a/unevaluatedItems"); with `lenient` it is ignored instead
+// and reported in `warnings`. A keyword of no draft is an annotation to validators: ignored and
+// reported in `warnings`. Approximations that accept more than a validator (uniqueItems over
+// unbounded items, patternProperties corner cases, an inexact oneOf) are reported in `warnings`
+// too. Nothing is dropped silently.
 //
 // Output shape: strings never produce a raw `"`, `\` or control character. Rule names are
 // `<prefix>` plus a name derived from the schema path, unique within one converter.

@@ -84,8 +84,23 @@ inline const std::set<std::string_view> kSupported = {"type",
                                                       "then",
                                                       "else",
                                                       "uniqueItems",
+                                                      "contains",
+                                                      "minContains",
+                                                      "maxContains",
                                                       kNotEnumKeyword,
                                                       kFractionKeyword};
+// Keywords of some JSON Schema draft that assert something this converter does not translate:
+// refused by their pointer (lenient: ignored with a warning). Every other unknown keyword is an
+// annotation, as a validator reads it (draft 2020-12 core §6.5), and ignored with a warning.
+inline const std::set<std::string_view> kKnownUnsupported = {
+    "$anchor",          "$dynamicRef",      "$dynamicAnchor",
+    "$recursiveRef",    "$recursiveAnchor", "$vocabulary",
+    "dependentSchemas", "unevaluatedItems", "unevaluatedProperties",
+    "additionalItems",  "disallow",         "divisibleBy",
+    "extends"};
+inline bool is_annotation(std::string_view k) {
+  return kAnnotations.count(k) || (!kSupported.count(k) && !kKnownUnsupported.count(k));
+}
 inline const char* const kTypes[] = {"null",   "boolean", "object", "array",
                                      "string", "number",  "integer"};
 
@@ -218,6 +233,7 @@ struct SchemaConverter::Impl {
   }
   std::string conjoin(dom::element a, dom::element b, int depth = 0);
   std::string negate(dom::element s, int depth = 0);
+  dom::element without_lone_conditionals(dom::element s);
   // oneOf branches made exclusive: branch i and not any other (when every branch can be negated),
   // else the branches as given, with a warning unless their types are disjoint.
   std::vector<std::string> exclusive_branches(dom::array arr, const std::string& ptr);
@@ -371,9 +387,11 @@ struct SchemaConverter::Impl {
   // ---- schema dispatch ---------------------------------------------------------------------
   std::string schema_expr(dom::element s, const std::string& ptr, Mode mode,
                           const std::string& term) {
+    s = without_lone_conditionals(s);
     if (s.type() == dom::element_type::BOOL) {
       if (s.get_bool().value_unsafe()) return any_expr(mode, term);
-      throw SchemaError{"schema `false` accepts nothing at " + show(ptr)};
+      // EmptySchema: a dropped branch of anyOf / oneOf, a forbidden property or item.
+      throw EmptySchema{{"schema `false` accepts nothing at " + show(ptr)}};
     }
     if (s.type() != dom::element_type::OBJECT)
       throw SchemaError{"a schema must be an object or a boolean at " + show(ptr)};
@@ -383,9 +401,12 @@ struct SchemaConverter::Impl {
     for (auto field : o) {
       constrained |= kSupported.count(field.key) > 0;
       keys.insert(field.key);
-      if (!kAnnotations.count(field.key) && !kSupported.count(field.key))
+      if (kKnownUnsupported.count(field.key))
         unsupported("unsupported JSON Schema keyword `" + std::string(field.key) + "`",
                     ptr + "/" + pointer_token(field.key));
+      else if (!kAnnotations.count(field.key) && !kSupported.count(field.key))
+        warnings.push_back("ignored unknown keyword `" + std::string(field.key) + "` at " + ptr +
+                           "/" + pointer_token(field.key) + " (an annotation to validators)");
     }
     auto constraint_siblings = [&](std::initializer_list<std::string_view> allowed) {
       for (auto k : keys)
@@ -497,17 +518,26 @@ struct SchemaConverter::Impl {
     }
     if (keys.count("const") || keys.count("enum")) {
       const char* kw = keys.count("const") ? "const" : "enum";
-      if (auto k = constraint_siblings({"const", "enum", "type"}); !k.empty()) {
-        // Other keywords: keep the values they accept (each value's JSON text checked against
-        // the grammar of the schema without const / enum). Exact.
-        if (auto filtered = filter_values(o, kw, rest({"const", "enum"}), ptr))
-          return combined(*filtered, kw);
+      if (auto k = constraint_siblings({kw, "type"}); !k.empty()) {
+        // Other keywords (an `enum` beside a `const` too): keep the values they accept (each
+        // value's JSON text checked against the grammar of the schema without `kw`). Exact.
+        if (auto filtered = filter_values(o, kw, rest({kw}), ptr)) return combined(*filtered, kw);
         unsupported("`" + k + "` next to `" + kw + "`", ptr + "/" + k);
       }
       return enum_expr(o, kw, ptr, mode, term);
     }
+    // A type whose keywords no value satisfies drops out (`minimum` > `maximum` leaves the other
+    // types valid, as a validator reads it); none left: the schema is empty.
     std::vector<std::string> alts;
-    for (const std::string& t : types_of(o, ptr)) alts.push_back(typed_expr(t, o, ptr, mode, term));
+    std::string empty_reason;
+    for (const std::string& t : types_of(o, ptr)) {
+      try {
+        alts.push_back(typed_expr(t, o, ptr, mode, term));
+      } catch (const EmptySchema& empty) {
+        empty_reason = empty.message;
+      }
+    }
+    if (alts.empty()) throw EmptySchema{{empty_reason}};
     return alts.size() == 1 ? alts[0] : "(" + join_alts(alts) + ")";
   }
 
@@ -843,6 +873,7 @@ struct SchemaConverter::Impl {
   std::string json_string_expr(dom::object o, const std::string& ptr);
   std::string raw_string_expr(dom::object o, const std::string& ptr, const std::string& term);
   std::string array_expr(dom::object o, const std::string& ptr);
+  std::string contains_expr(dom::object o, const std::string& ptr);
   std::string unique_items_expr(dom::object o, const std::string& ptr, uint64_t min, uint64_t max);
   std::string object_expr(dom::object o, const std::string& ptr);
   // `unlisted_required`: when given, required names missing from `properties` go there instead

@@ -234,7 +234,7 @@ std::string SchemaConverter::Impl::multiple_of_expr(dom::object o, const std::st
         alts.push_back(re);
       }
       if (alts.empty())
-        throw SchemaError{"no multiple of `multipleOf` lies within the bounds at " + show(ptr)};
+        throw EmptySchema{{"no multiple of `multipleOf` lies within the bounds at " + show(ptr)}};
       std::string re;
       for (const auto& a : alts) re += (re.empty() ? "" : "|") + a;
       return kbnf_regex("(?:" + re + ")");
@@ -246,6 +246,9 @@ std::string SchemaConverter::Impl::multiple_of_expr(dom::object o, const std::st
 }
 
 std::string SchemaConverter::Impl::integer_expr(dom::object o, const std::string& ptr) {
+  // `type: integer` conjoined with a negated integer (`not: {type: integer}`): no value.
+  if (!o[kFractionKeyword].error())
+    throw EmptySchema{{"no integer is a number that is not an integer at " + show(ptr)}};
   if (!o["multipleOf"].error()) {
     std::string e = multiple_of_expr(o, ptr, true);
     if (!e.empty()) return e;
@@ -256,7 +259,7 @@ std::string SchemaConverter::Impl::integer_expr(dom::object o, const std::string
   if (b.lo) lo = static_cast<int64_t>(b.lo_excl ? std::floor(*b.lo) + 1 : std::ceil(*b.lo));
   if (b.hi) hi = static_cast<int64_t>(b.hi_excl ? std::ceil(*b.hi) - 1 : std::floor(*b.hi));
   auto re = integer_range_regex(lo, hi);
-  if (!re) throw SchemaError{"no integer satisfies the bounds at " + show(ptr)};
+  if (!re) throw EmptySchema{{"no integer satisfies the bounds at " + show(ptr)}};
   return kbnf_regex("(?:" + *re + ")" + (opt.plain_integers ? "" : kIntegerFraction));
 }
 
@@ -282,7 +285,7 @@ std::string SchemaConverter::Impl::number_expr(dom::object o, const std::string&
   if (b.lo) lo = NumberBound{*b.lo, b.lo_excl};
   if (b.hi) hi = NumberBound{*b.hi, b.hi_excl};
   auto re = number_range_regex(lo, hi);
-  if (!re) throw SchemaError{"no number satisfies the bounds at " + show(ptr)};
+  if (!re) throw EmptySchema{{"no number satisfies the bounds at " + show(ptr)}};
   return kbnf_regex(*re);
 }
 
@@ -363,7 +366,7 @@ std::string SchemaConverter::Impl::json_string_expr(dom::object o, const std::st
     if (ne.get_array().get(arr)) throw SchemaError{"internal: bad negated enum at " + show(ptr)};
     for (auto e : arr) names.emplace_back(e.get_string().value_unsafe());
     for (auto f : o)
-      if (f.key != "type" && f.key != kNotEnumKeyword && !kAnnotations.count(f.key))
+      if (f.key != "type" && f.key != kNotEnumKeyword && !is_annotation(f.key))
         unsupported("`" + std::string(f.key) + "` beside a negated string `enum`",
                     ptr + "/" + pointer_token(f.key));
     const auto [ended, left] = json_string_excluding_regex(names);
@@ -414,7 +417,80 @@ std::string SchemaConverter::Impl::raw_string_expr(dom::object o, const std::str
 
 // ---- arrays ----------------------------------------------------------------------------------
 
+// `contains` with minContains / maxContains (draft 2019-09): the items are split into those
+// that satisfy `items` and `contains` (C) and the others (N: `items` alone when there is no
+// maxContains, `items` and not `contains` otherwise), and a rule per count of C items so far
+// counts them up to max(minContains, maxContains). Exact; refused beside prefixItems, min/maxItems
+// and uniqueItems, and when the conjunction or negation cannot be written (schema_combine.cpp).
+// "" when the array has no `contains` or minContains is 0 without maxContains (no constraint).
+std::string SchemaConverter::Impl::contains_expr(dom::object o, const std::string& ptr) {
+  auto c = o["contains"];
+  if (c.error()) {
+    for (const char* kw : {"minContains", "maxContains"})
+      if (!o[kw].error()) unsupported("`" + std::string(kw) + "` without `contains`", ptr);
+    return "";
+  }
+  auto count = [&](const char* kw) -> std::optional<uint64_t> {
+    auto r = o[kw];
+    if (r.error()) return std::nullopt;
+    auto v = number_of(r.value_unsafe());
+    if (!v || *v < 0 || *v != std::floor(*v) || *v > 64)
+      throw SchemaError{"`" + std::string(kw) + "` must be an integer in [0, 64] at " + ptr + "/" +
+                        kw};
+    return static_cast<uint64_t>(*v);
+  };
+  const uint64_t min = count("minContains").value_or(1);
+  const std::optional<uint64_t> max = count("maxContains");
+  if (min == 0 && !max) return "";
+  if (max && min > *max) throw EmptySchema{{"minContains > maxContains at " + show(ptr)}};
+  for (const char* kw : {"prefixItems", "minItems", "maxItems", "uniqueItems"})
+    if (!o[kw].error()) {
+      unsupported("`" + std::string(kw) + "` beside `contains`", ptr + "/" + kw);
+      return "";
+    }
+  dom::element items = o["items"].error() ? synthetic_element("true") : o["items"].value_unsafe();
+  std::string c_text, n_text;
+  try {
+    c_text = conjoin(items, c.value_unsafe());
+    n_text = max ? conjoin(items, synthetic_element(negate(c.value_unsafe())))
+                 : simdjson::to_string(items);
+  } catch (const Unmergeable& u) {
+    unsupported("`contains` cannot be expressed exactly (" + u.message + ")", ptr + "/contains");
+    return "";
+  }
+  auto rule_of = [&](const std::string& json, const char* hint) -> std::string {
+    if (json == "false") return "";
+    try {
+      return rule_for(synthetic_pointer(json, ptr), Mode::json, "", hint_for(ptr) + hint);
+    } catch (const EmptySchema&) {
+      return "";
+    }
+  };
+  const std::string in = rule_of(c_text, "_contained"), out = rule_of(n_text, "_other");
+  if (in.empty() && min > 0) throw EmptySchema{{"no item satisfies `contains` at " + show(ptr)}};
+  // tail[k]: the items after the first, k contained items so far (at `top` without maxContains
+  // the others are all items, contained ones included).
+  const uint64_t top = max ? *max : min;
+  std::vector<std::string> tail(top + 1);
+  const std::string others = out.empty() ? "''" : "(" + comma() + " " + out + ")*";
+  for (uint64_t k = top + 1; k-- > 0;) {
+    std::vector<std::string> alts;
+    if (k >= min) alts.push_back("''");
+    if (!in.empty() && k < top) alts.push_back(comma() + " " + in + " " + tail[k + 1]);
+    tail[k] = add_rule(hint_for(ptr) + "_contains", others + " (" + join_alts(alts) + ")");
+  }
+  std::vector<std::string> first;
+  if (!out.empty()) first.push_back(out + " " + tail[0]);
+  if (!in.empty() && top > 0) first.push_back(in + " " + tail[1]);
+  std::vector<std::string> alts;
+  if (min == 0) alts.push_back(empty_arr());
+  if (!first.empty()) alts.push_back(lbrack() + " (" + join_alts(first) + ") " + rbrack());
+  if (alts.empty()) throw EmptySchema{{"no array satisfies `contains` at " + show(ptr)}};
+  return alts.size() == 1 ? alts[0] : "(" + join_alts(alts) + ")";
+}
+
 std::string SchemaConverter::Impl::array_expr(dom::object o, const std::string& ptr) {
+  if (std::string e = contains_expr(o, ptr); !e.empty()) return e;
   std::vector<std::string> prefix_rules;
   dom::array prefix;
   if (!o["prefixItems"].error()) {
@@ -434,7 +510,11 @@ std::string SchemaConverter::Impl::array_expr(dom::object o, const std::string& 
     unsupported("`items` as an array (use `prefixItems`)", ptr + "/items");
     extra = any_expr(Mode::json, "");
   } else {
-    extra = rule_for(ptr + "/items", Mode::json, "", hint_for(ptr) + "_item");
+    try {
+      extra = rule_for(ptr + "/items", Mode::json, "", hint_for(ptr) + "_item");
+    } catch (const EmptySchema&) {
+      extra.clear();  // no value satisfies `items`: only the prefix
+    }
   }
   auto count = [&](const char* kw, uint64_t fallback) {
     auto r = o[kw];
@@ -449,7 +529,7 @@ std::string SchemaConverter::Impl::array_expr(dom::object o, const std::string& 
   const uint64_t min = count("minItems", 0);
   uint64_t max = count("maxItems", kUnbounded);
   if (extra.empty()) max = std::min(max, k);
-  if (min > max) throw SchemaError{"no array length satisfies the item limits at " + show(ptr)};
+  if (min > max) throw EmptySchema{{"no array length satisfies the item limits at " + show(ptr)}};
   if (max == 0) return empty_arr();
   bool unique = false;
   if (auto u = o["uniqueItems"]; !u.error() && u.get_bool().get(unique))
@@ -495,8 +575,7 @@ std::string SchemaConverter::Impl::unique_items_expr(dom::object o, const std::s
   dom::object io = items.value_unsafe().get_object().value_unsafe();
   std::vector<dom::element> domain;
   for (auto f : io)
-    if (!kAnnotations.count(f.key) && f.key != "type" && f.key != "enum" && f.key != "const")
-      return "";
+    if (!is_annotation(f.key) && f.key != "type" && f.key != "enum" && f.key != "const") return "";
   const std::vector<std::string> types = declared_types(io, ptr + "/items");
   if (!io["const"].error()) {
     domain.push_back(io["const"].value_unsafe());
@@ -544,62 +623,11 @@ std::string SchemaConverter::Impl::unique_items_expr(dom::object o, const std::s
   };
   walk();
   if (alts.empty())
-    throw SchemaError{"no array of distinct items satisfies minItems at " + show(ptr)};
+    throw EmptySchema{{"no array of distinct items satisfies minItems at " + show(ptr)}};
   return "(" + join_alts(alts) + ")";
 }
 
-// ---- objects ---------------------------------------------------------------------------------
-
-ObjectShape SchemaConverter::Impl::shape_of(dom::object o, const std::string& ptr,
-                                            std::vector<std::string>* unlisted_required) {
-  ObjectShape shape;
-  auto props = o["properties"];
-  if (!props.error()) {
-    dom::object po;
-    if (props.get_object().get(po))
-      throw SchemaError{"`properties` must be an object at " + ptr + "/properties"};
-    for (auto f : po) {
-      shape.properties.push_back(
-          {std::string(f.key), ptr + "/properties/" + pointer_token(f.key), false});
-      known.emplace(shape.properties.back().pointer, f.value);
-    }
-  }
-  std::map<std::string_view, size_t> index;  // name -> position (linear in many properties)
-  for (size_t i = 0; i < shape.properties.size(); ++i) index.emplace(shape.properties[i].name, i);
-  auto req = o["required"];
-  if (!req.error()) {
-    dom::array ra;
-    if (req.get_array().get(ra))
-      throw SchemaError{"`required` must be an array at " + ptr + "/required"};
-    size_t i = 0;
-    for (auto e : ra) {
-      std::string_view name;
-      if (e.get_string().get(name))
-        throw SchemaError{"`required` entries must be strings at " + ptr + "/required/" +
-                          std::to_string(i)};
-      auto at = index.find(name);
-      if (at != index.end()) shape.properties[at->second].required = true;
-      if (at == index.end() && unlisted_required != nullptr)
-        unlisted_required->emplace_back(name);
-      else if (at == index.end())
-        unsupported("required property `" + std::string(name) + "` not listed in `properties`",
-                    ptr + "/required/" + std::to_string(i));
-      ++i;
-    }
-  }
-  auto add = o["additionalProperties"];
-  if (add.error()) {
-    // Strict by default only next to listed properties: {"type": "object"} alone (seed 002's
-    // `arguments`) means any object.
-    shape.additional = !opt.strict_properties || props.error();
-  } else if (add.value_unsafe().type() == dom::element_type::BOOL) {
-    shape.additional = add.value_unsafe().get_bool().value_unsafe();
-  } else {
-    shape.additional = true;
-    shape.additional_pointer = ptr + "/additionalProperties";
-  }
-  return shape;
-}
+// ---- objects (shape_of, object_expr: schema_object.cpp) -----------------------------------
 
 std::optional<std::string> SchemaConverter::Impl::property_names_regex(dom::element e,
                                                                        const std::string& ptr) {
@@ -608,7 +636,7 @@ std::optional<std::string> SchemaConverter::Impl::property_names_regex(dom::elem
   dom::object o = e.get_object().value_unsafe();
   for (auto f : o) {
     const std::string_view k = f.key;
-    if (kAnnotations.count(k)) continue;
+    if (is_annotation(k)) continue;
     if (k == "type" || k == "pattern" || k == "minLength" || k == "maxLength" || k == "format" ||
         k == "enum" || k == "const")
       continue;
@@ -639,349 +667,6 @@ std::optional<std::string> SchemaConverter::Impl::property_names_regex(dom::elem
   }
   auto re = string_constraint(*this, o, ptr, StringEncoding::json, StringEncoding::json);
   return re ? *re : "(?:" + string_unit_regex(StringEncoding::json) + ")*";
-}
-
-// Objects (docs/grammar.md "JSON Schema"): members are laid out by a state machine whose state is
-// (which listed properties are present, how many members so far). With at most kMaxAnyOrder
-// listed properties the set is tracked, so they come in any order (exact); with more, the
-// position in schema order is tracked (properties in schema order: documented). Extra members
-// (patternProperties, additionalProperties) may come anywhere in the first mode and after the
-// listed ones in the second. The member count serves minProperties / maxProperties, the set
-// dependentRequired.
-namespace {
-constexpr size_t kMaxAnyOrder = 8;
-constexpr size_t kMaxExcludedKeys = 256;
-constexpr size_t kMaxObjectStates = 1u << 14;
-// Past this many bytes of listed keys, keys are spelled byte by byte (Impl::spelled) so that
-// their automata stay within the DFA-state budget.
-constexpr size_t kMaxLiteralKeyBytes = 4096;
-}  // namespace
-
-std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string& ptr) {
-  std::vector<std::string> unlisted_required;
-  ObjectShape shape = shape_of(o, ptr, &unlisted_required);
-  auto count = [&](const char* kw) -> std::optional<uint64_t> {
-    auto r = o[kw];
-    if (r.error()) return std::nullopt;
-    auto v = number_of(r.value_unsafe());
-    if (!v || *v < 0 || *v != std::floor(*v) || *v > 1e6)
-      throw SchemaError{"`" + std::string(kw) + "` must be an integer in [0, 1e6] at " + ptr + "/" +
-                        kw};
-    return static_cast<uint64_t>(*v);
-  };
-  const uint64_t min_p = count("minProperties").value_or(0);
-  const std::optional<uint64_t> max_p = count("maxProperties");
-  if (max_p && min_p > *max_p) throw SchemaError{"minProperties > maxProperties at " + show(ptr)};
-
-  // propertyNames: a regex over whole key texts; listed names it refuses cannot occur.
-  std::optional<std::string> key_re;
-  bool no_keys = false;
-  if (auto pn = o["propertyNames"]; !pn.error()) {
-    dom::element e = pn.value_unsafe();
-    if (e.type() == dom::element_type::BOOL) {
-      no_keys = !e.get_bool().value_unsafe();
-    } else {
-      key_re = property_names_regex(e, ptr + "/propertyNames");
-      no_keys = !key_re;
-    }
-  }
-  std::optional<CompiledGrammar> key_check;
-  if (key_re)
-    key_check = CompiledGrammar::compile_kbnf(
-        "start ::= " + kbnf_regex("\"" + *key_re + "\"") + ";", nullptr);
-  auto name_ok = [&](const std::string& name) {
-    if (no_keys) return false;
-    if (!key_check) return true;
-    Matcher m(*key_check);
-    return m.accept_bytes(json_quote(name)) && m.is_complete();
-  };
-
-  // Listed properties, plus names that `required` / dependentRequired mention without listing:
-  // those are extra keys that must (or may) be present, valued by additionalProperties.
-  struct Prop {
-    std::string name, value;  // value: rule name
-    bool required = false;
-  };
-  std::vector<Prop> props;
-  std::map<std::string, size_t> index;
-  auto extra_value = [&]() {
-    return shape.additional_pointer.empty()
-               ? any_expr(Mode::json, "")
-               : rule_for(shape.additional_pointer, Mode::json, "", "additional");
-  };
-  auto add_prop = [&](const std::string& name, const std::string& value, bool required) {
-    index[name] = props.size();
-    props.push_back({name, value, required});
-  };
-  std::vector<std::string> forbidden;  // listed with the schema `false`: never present
-  for (const auto& p : shape.properties) {
-    dom::element ps = resolve(p.pointer, "property");
-    if (ps.type() == dom::element_type::BOOL && !ps.get_bool().value_unsafe()) {
-      if (p.required)
-        throw SchemaError{"no object satisfies: `" + p.name +
-                          "` is required and its schema is "
-                          "false at " +
-                          show(p.pointer)};
-      forbidden.push_back(p.name);
-      continue;
-    }
-    if (!name_ok(p.name)) {
-      if (p.required)
-        throw SchemaError{"no object satisfies `required` `" + p.name +
-                          "` and `propertyNames` at " + show(ptr)};
-      continue;
-    }
-    add_prop(p.name, "", p.required);
-  }
-  auto mention = [&](const std::string& name, bool required, const std::string& where) {
-    auto it = index.find(name);
-    if (it != index.end()) {
-      props[it->second].required |= required;
-      return true;
-    }
-    if (!shape.additional || !name_ok(name)) {
-      if (required)
-        throw SchemaError{"no object satisfies: `" + name +
-                          "` is required but no such key is allowed at " + where};
-      return false;
-    }
-    add_prop(name, "", required);
-    return true;
-  };
-  for (const auto& name : unlisted_required) mention(name, true, ptr + "/required");
-  // dependentRequired (draft 2019-09) and the array form of draft-7 `dependencies`.
-  std::vector<std::pair<size_t, std::vector<size_t>>> deps;
-  std::vector<size_t> banned;  // listed names a dependency makes impossible
-  for (const char* kw : {"dependentRequired", "dependencies"}) {
-    auto d = o[kw];
-    if (d.error()) continue;
-    dom::object dobj;
-    if (d.get_object().get(dobj))
-      throw SchemaError{"`" + std::string(kw) + "` must be an object at " + ptr + "/" + kw};
-    for (auto f : dobj) {
-      const std::string where = ptr + "/" + kw + "/" + pointer_token(f.key);
-      dom::array arr;
-      if (f.value.get_array().get(arr)) {
-        unsupported("`" + std::string(kw) + "` with a schema value (dependentSchemas)", where);
-        continue;
-      }
-      const bool trigger = mention(std::string(f.key), false, where);
-      std::vector<size_t> needs;
-      bool possible = true;
-      for (auto e : arr) {
-        std::string_view n;
-        if (e.get_string().get(n))
-          throw SchemaError{"dependency names must be strings at " + where};
-        if (mention(std::string(n), false, where)) {
-          needs.push_back(index[std::string(n)]);
-        } else {
-          possible = false;
-        }
-      }
-      if (!trigger) continue;
-      if (!possible) {
-        banned.push_back(index[std::string(f.key)]);
-      } else {
-        deps.emplace_back(index[std::string(f.key)], std::move(needs));
-      }
-    }
-  }
-  for (size_t b : banned)
-    if (props[b].required)
-      throw SchemaError{"no object satisfies the dependencies of `" + props[b].name + "` at " +
-                        show(ptr)};
-  // Value rules (listed ones by their schema, the others by additionalProperties).
-  {
-    std::map<std::string_view, const SchemaProperty*> listed;
-    for (const auto& sp : shape.properties) listed.emplace(sp.name, &sp);
-    for (auto& p : props) {
-      auto it = listed.find(p.name);
-      p.value = it != listed.end() ? rule_for(it->second->pointer, Mode::json, "", p.name)
-                                   : extra_value();
-    }
-  }
-
-  // Extra members: patternProperties keys, then other keys (additionalProperties).
-  std::vector<std::string> extra_alts;
-  if (auto pp = o["patternProperties"]; !pp.error()) {
-    dom::object ppo;
-    if (pp.get_object().get(ppo))
-      throw SchemaError{"`patternProperties` must be an object at " + ptr + "/patternProperties"};
-    for (auto f : ppo) {
-      const std::string where = ptr + "/patternProperties/" + pointer_token(f.key);
-      auto re = translate_pattern(f.key, StringEncoding::json);
-      if (!re.ok()) {
-        unsupported(re.error().message, where);
-        continue;
-      }
-      if (key_re) {
-        unsupported("`patternProperties` together with `propertyNames`", where);
-        continue;
-      }
-      const std::string value = rule_for(where, Mode::json, "", hint_for(ptr) + "_pattern");
-      extra_alts.push_back(kbnf_regex("\"" + re.value() + "\"") + " " + colon() + " " + value);
-    }
-    if (!extra_alts.empty())
-      warnings.push_back(
-          "approximated `patternProperties` at " + ptr +
-          "/patternProperties: a key matching several patterns is checked against one of them, a "
-          "listed property against its `properties` schema only, and other keys against "
-          "additionalProperties without excluding pattern matches");
-  }
-  if (shape.additional && !no_keys) {
-    std::string key;
-    std::vector<std::string> names = forbidden;
-    for (const auto& p : props) names.push_back(p.name);
-    if (key_re) {
-      key = kbnf_regex("\"" + *key_re + "\"");
-      if (!names.empty())
-        warnings.push_back("approximated `propertyNames` at " + ptr +
-                           "/propertyNames: an extra key may repeat a listed name");
-    } else if (names.empty() || names.size() > kMaxExcludedKeys) {
-      // Past kMaxExcludedKeys names the exclusion automaton outgrows the grammar's state
-      // budget: any key (documented approximation, warned).
-      if (!names.empty())
-        warnings.push_back("approximated `additionalProperties` at " + show(ptr) +
-                           ": with more than " + std::to_string(kMaxExcludedKeys) +
-                           " listed properties an extra key may repeat a listed name");
-      key = shared_rule("string", "string",
-                        kbnf_regex("\"(?:" + string_unit_regex(StringEncoding::json) + ")*\""));
-    } else {
-      // Extra keys never repeat a listed one (JSON Schema applies additionalProperties only to
-      // other names).
-      const auto [ended, left] = json_string_excluding_regex(names);
-      const std::string tail =
-          shared_rule("string_tail", "string_tail",
-                      kbnf_regex("(?:" + string_unit_regex(StringEncoding::json) + ")*\""));
-      key = "(" + (ended.empty() ? "" : kbnf_regex(ended) + " | ") + kbnf_regex(left) + " " + tail +
-            ")";
-    }
-    extra_alts.push_back(key + " " + colon() + " " + extra_value());
-  }
-  const std::string extra = extra_alts.empty() ? ""
-                            : extra_alts.size() == 1
-                                ? extra_alts[0]
-                                : add_rule(hint_for(ptr) + "_extra", join_alts(extra_alts));
-
-  // Member layouts.
-  size_t key_bytes = 0;
-  for (const auto& p : props) key_bytes += p.name.size() + 2;
-  auto key_of = [&](const std::string& text) {
-    return key_bytes > kMaxLiteralKeyBytes ? spelled(text) : kbnf_literal(text);
-  };
-  std::vector<std::string> kv;
-  for (const auto& p : props) {
-    const std::string key = opt.flexible_whitespace
-                                ? key_of(json_quote(p.name)) + " " + colon()
-                                : key_of(json_quote(p.name) + (opt.compact ? ":" : ": "));
-    kv.push_back(key + " " + p.value);
-  }
-  // In schema order each member appears in two states (before and after the first member): one
-  // rule per member keeps the grammar's text linear with a small factor.
-  if (props.size() > kMaxAnyOrder) {
-    for (size_t i = 0; i < kv.size(); ++i) kv[i] = add_rule(props[i].name + "_member", kv[i]);
-  }
-  std::vector<uint8_t> is_banned(props.size(), 0);
-  for (size_t b : banned) is_banned[b] = 1;
-
-  const size_t n = props.size();
-  // Member counts are tracked up to `cap` (exactly up to maxProperties; saturating above
-  // minProperties, at least 1 for the comma).
-  const uint64_t cap = max_p ? *max_p : std::max<uint64_t>(min_p, 1);
-  const bool any_order = n <= kMaxAnyOrder && ((uint64_t{1} << n) * (cap + 1)) <= kMaxObjectStates;
-  if (!any_order) {
-    if (!deps.empty())
-      unsupported(
-          "`dependentRequired` with more than " + std::to_string(kMaxAnyOrder) + " properties",
-          ptr + "/dependentRequired");
-    if (cap > 1 && (n + 1) * (cap + 1) > kMaxObjectStates * 64)
-      throw SchemaError{"minProperties / maxProperties too large for " + std::to_string(n) +
-                        " properties at " + show(ptr)};
-  }
-  const std::string comma_expr = any_order ? comma() : shared_rule("comma", "comma", comma());
-  auto sep = [&](uint64_t c) { return c == 0 ? std::string() : comma_expr + " "; };
-  auto can_end = [&](uint64_t set, uint64_t c) {
-    if (c == 0 || c < min_p) return false;
-    if (!any_order) return true;  // required ones cannot be skipped in schema order
-    for (size_t i = 0; i < n; ++i)
-      if (props[i].required && !((set >> i) & 1)) return false;
-    for (const auto& [a, needs] : deps)
-      if ((set >> a) & 1)
-        for (size_t b : needs)
-          if (!((set >> b) & 1)) return false;
-    return true;
-  };
-  // One rule per reachable, completable state; "" when a state cannot complete.
-  std::map<std::pair<uint64_t, uint64_t>, std::string> state_rule;
-  const std::string hint = hint_for(ptr) + "_members";
-  // Body of state (pos_or_set, c) given the rules of its successors.
-  auto body_of = [&](uint64_t key, uint64_t c,
-                     const std::function<std::string(uint64_t, uint64_t)>& next) -> std::string {
-    std::vector<std::string> alts;
-    const bool room = !max_p || c < *max_p;
-    const uint64_t c1 = std::min(c + 1, cap);
-    const bool saturated = !max_p && c == cap && !extra.empty();
-    bool at_end = any_order || key == n;
-    if (at_end && can_end(any_order ? key : 0, c)) alts.push_back("''");
-    if (any_order) {
-      for (size_t i = 0; i < n && room; ++i) {
-        if ((key >> i) & 1 || is_banned[i]) continue;
-        const std::string r = next(key | (uint64_t{1} << i), c1);
-        if (!r.empty()) alts.push_back(sep(c) + kv[i] + " " + r);
-      }
-    } else if (key < n) {
-      if (!props[key].required || is_banned[key]) {
-        const std::string r = next(key + 1, c);
-        if (!r.empty()) alts.push_back(r);
-      }
-      if (room && !is_banned[key]) {
-        const std::string r = next(key + 1, c1);
-        if (!r.empty()) alts.push_back(sep(c) + kv[key] + " " + r);
-      }
-    }
-    if (!extra.empty() && room && at_end && !saturated) {
-      const std::string r = next(key, c1);
-      if (!r.empty()) alts.push_back(sep(c) + extra + " " + r);
-    }
-    if (alts.empty()) return "";
-    std::string body = join_alts(alts);
-    if (saturated && at_end) body = "(" + comma() + " " + extra + ")* (" + body + ")";
-    return body;
-  };
-  std::function<std::string(uint64_t, uint64_t)> get;
-  if (any_order) {
-    get = [&](uint64_t set, uint64_t c) -> std::string {
-      auto it = state_rule.find({set, c});
-      if (it != state_rule.end()) return it->second;
-      state_rule[{set, c}] = "";  // no cycles: every step adds a member or saturates (loop)
-      const std::string body = body_of(set, c, get);
-      const std::string name = body.empty() ? "" : add_rule(hint, body);
-      state_rule[{set, c}] = name;
-      return name;
-    };
-  } else {
-    // Schema order: build from the last position back, iteratively (n may be large).
-    for (uint64_t i = n + 1; i-- > 0;)
-      for (uint64_t c = cap + 1; c-- > 0;) {
-        const std::string body = body_of(i, c, [&](uint64_t k, uint64_t cc) {
-          auto it = state_rule.find({k, cc});
-          return it == state_rule.end() ? std::string() : it->second;
-        });
-        if (!body.empty()) state_rule[{i, c}] = add_rule(hint, body);
-      }
-    get = [&](uint64_t k, uint64_t c) {
-      auto it = state_rule.find({k, c});
-      return it == state_rule.end() ? std::string() : it->second;
-    };
-  }
-  const std::string first = get(0, 0);
-  bool empty_ok = min_p == 0;
-  for (const auto& p : props) empty_ok &= !p.required;
-  std::vector<std::string> alts;
-  if (empty_ok) alts.push_back(empty_obj());
-  if (!first.empty()) alts.push_back(lbrace() + " " + first + " " + rbrace());
-  if (alts.empty()) throw SchemaError{"no object satisfies the schema at " + show(ptr)};
-  return alts.size() == 1 ? alts[0] : "(" + join_alts(alts) + ")";
 }
 
 // ---- any value -------------------------------------------------------------------------------

@@ -64,10 +64,27 @@ const std::set<std::string_view> kUpper = {"maximum", "exclusiveMaximum", "maxLe
 
 }  // namespace
 
+// `then` / `else` without `if` beside them, and `if` without either, constrain nothing (draft
+// 2020-12 §10.2.2): dropped before a schema is translated or combined, so that a `then` in one
+// allOf entry never meets an `if` of another.
+dom::element SchemaConverter::Impl::without_lone_conditionals(dom::element s) {
+  if (s.type() != dom::element_type::OBJECT) return s;
+  dom::object o = s.get_object().value_unsafe();
+  const bool has_if = !o["if"].error(), has_branch = !o["then"].error() || !o["else"].error();
+  if (has_if == has_branch) return s;
+  std::vector<std::pair<std::string, std::string>> kept;
+  for (auto f : o)
+    if (has_if ? f.key != "if" : (f.key != "then" && f.key != "else"))
+      kept.emplace_back(std::string(f.key), text_of(f.value));
+  return synthetic_element(object_text(kept));
+}
+
 // ---- conjunction -------------------------------------------------------------------------------
 
 std::string SchemaConverter::Impl::conjoin(dom::element a, dom::element b, int depth) {
   if (depth > 16) throw Unmergeable{"schemas combined more than 16 levels deep"};
+  a = without_lone_conditionals(a);
+  b = without_lone_conditionals(b);
   if (a.type() == dom::element_type::BOOL)
     return a.get_bool().value_unsafe() ? text_of(b) : "false";
   if (b.type() == dom::element_type::BOOL)
@@ -188,7 +205,7 @@ std::string SchemaConverter::Impl::conjoin(dom::element a, dom::element b, int d
       // Both sides have a combinator: keep one side's, the other becomes a conjunct.
       out.emplace_back(std::string(k), text_of(va));
       all_of.push_back(object_text({{std::string(k), text_of(vb)}}));
-    } else if (kAnnotations.count(k)) {
+    } else if (is_annotation(k)) {
       out.emplace_back(std::string(k), text_of(va));
     } else {
       throw Unmergeable{"two different `" + std::string(k) + "` values"};
@@ -228,9 +245,16 @@ std::string SchemaConverter::Impl::conjoin(dom::element a, dom::element b, int d
     }
   }
   if (!all_of.empty()) {
-    std::string arr = "[";
-    for (size_t i = 0; i < all_of.size(); ++i) arr += (i ? "," : "") + all_of[i];
-    out.emplace_back("allOf", arr + "]");
+    // One `allOf` key: a kept side's own allOf takes the other conjuncts too (a second key of the
+    // same name would be lost when the text is parsed again).
+    auto kept =
+        std::find_if(out.begin(), out.end(), [](const auto& kv) { return kv.first == "allOf"; });
+    std::string arr = kept == out.end() ? "[" : kept->second.substr(0, kept->second.size() - 1);
+    for (size_t i = 0; i < all_of.size(); ++i) arr += (i || arr.size() > 1 ? "," : "") + all_of[i];
+    if (kept == out.end())
+      out.emplace_back("allOf", arr + "]");
+    else
+      kept->second = arr + "]";
   }
   return object_text(out);
 }
@@ -256,6 +280,7 @@ static bool types_disjoint(const std::vector<dom::element>& es) {
 // ---- negation ----------------------------------------------------------------------------------
 
 std::string SchemaConverter::Impl::negate(dom::element s, int depth) {
+  s = without_lone_conditionals(s);
   if (depth > 16) throw Unmergeable{"schemas negated more than 16 levels deep"};
   if (s.type() == dom::element_type::BOOL) return s.get_bool().value_unsafe() ? "false" : "true";
   if (s.type() != dom::element_type::OBJECT)
@@ -265,7 +290,7 @@ std::string SchemaConverter::Impl::negate(dom::element s, int depth) {
   if (!o["$ref"].get_string().get(ref)) {
     dom::object rest_check = o;
     size_t n = 0;
-    for (auto f : rest_check) n += kAnnotations.count(f.key) ? 0 : 1;
+    for (auto f : rest_check) n += is_annotation(f.key) ? 0 : 1;
     if (n != 1) throw Unmergeable{"`$ref` with sibling keywords under a negation"};
     return negate(follow_ref(ref), depth + 1);
   }
@@ -281,7 +306,7 @@ std::string SchemaConverter::Impl::negate(dom::element s, int depth) {
   for (auto f : o) {
     const std::string_view k = f.key;
     const dom::element v = f.value;
-    if (kAnnotations.count(k)) continue;
+    if (is_annotation(k)) continue;
     if (k == "type") {
       std::set<std::string> others;
       for (const char* t : kAllTypes) {

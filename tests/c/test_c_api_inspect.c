@@ -575,7 +575,7 @@ static void test_grammar_schema_and_tools(void) {
   const char* schema =
       "{\"type\": \"object\", \"properties\": {\"x\": {\"type\": \"integer\"}}, \"required\": "
       "[\"x\"]}";
-  const char* unsupported = "{\"type\": \"array\", \"contains\": {}}";
+  const char* unsupported = "{\"type\": \"array\", \"unevaluatedItems\": {}}";
   ai00_grammar* g = NULL;
   ai00_schema_options so;
   ai00_tool_grammar_params tp;
@@ -593,7 +593,7 @@ static void test_grammar_schema_and_tools(void) {
   ai00_grammar_free(g);
   CHECK(ai00_grammar_new_from_json_schema(&g, NULL, unsupported, AI00_NUL_TERMINATED, NULL) ==
         AI00_ERR_GRAMMAR);
-  LAST_ERROR_HAS("/contains");
+  LAST_ERROR_HAS("/unevaluatedItems");
   CHECK_OK(ai00_schema_options_default(&so));
   CHECK(so.strict_properties == 0 && so.lenient == 0 && so.flexible_whitespace == 1 &&
         so.max_whitespace == 0 && so.compact == 0);
@@ -602,7 +602,7 @@ static void test_grammar_schema_and_tools(void) {
   CHECK_OK(ai00_grammar_warning_count(&n, g));
   CHECK(n == 1);
   CHECK_OK(ai00_grammar_warning(&text, &len, g, 0));
-  CHECK(strstr(text, "contains") != NULL);
+  CHECK(strstr(text, "unevaluatedItems") != NULL);
   CHECK(ai00_grammar_warning(&text, &len, g, 1) == AI00_ERR_INVALID_ARGUMENT);
   ai00_grammar_free(g);
   so.max_whitespace = 65;

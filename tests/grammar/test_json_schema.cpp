@@ -252,8 +252,9 @@ TEST_CASE("validator corpus: verdicts as a JSON Schema validator gives them",
 }
 
 TEST_CASE("unsupported keywords are errors naming their JSON pointer", "[grammar][json_schema]") {
-  CHECK_THAT(error_of(R"({"type":"object","properties":{"a":{"type":"array","contains":{}}}})"),
-             Catch::Contains("`contains`") && Catch::Contains("/properties/a/contains"));
+  CHECK_THAT(
+      error_of(R"({"type":"object","properties":{"a":{"type":"array","unevaluatedItems":{}}}})"),
+      Catch::Contains("`unevaluatedItems`") && Catch::Contains("/properties/a/unevaluatedItems"));
   CHECK_THAT(error_of(R"({"type":"integer","multipleOf":0.123456789})"),
              Catch::Contains("/multipleOf") && Catch::Contains("2000"));
   CHECK_THAT(error_of(R"({"properties":{"a":{"allOf":[{"pattern":"x"},{"pattern":"y"}]}}})"),
@@ -265,8 +266,8 @@ TEST_CASE("unsupported keywords are errors naming their JSON pointer", "[grammar
   CHECK_THAT(error_of(R"({"type":"string","format":"hostname"})"), Catch::Contains("/format"));
   CHECK_THAT(error_of(R"({"type":"string","pattern":"(a)\\1"})"),
              Catch::Contains("backreferences") && Catch::Contains("/pattern"));
-  CHECK_THAT(error_of(R"({"properties":{"a~b/c":{"not":{}}}})"),
-             Catch::Contains("/properties/a~0b~1c/not"));
+  CHECK_THAT(error_of(R"({"properties":{"a~b/c":{"unevaluatedItems":false}}})"),
+             Catch::Contains("/properties/a~0b~1c/unevaluatedItems"));
   // lenient: the same keywords become warnings and the rest of the schema still applies.
   JsonSchemaOptions lenient;
   lenient.lenient = true;
@@ -466,4 +467,203 @@ TEST_CASE("plain_integers: an integer is digits only, with bounds and multipleOf
   CHECK(accepts(number, "1e3"));
   // Canonical (tool-call grammars) writes plain integers.
   CHECK(JsonSchemaOptions::canonical().plain_integers);
+}
+
+TEST_CASE("schemas no value satisfies drop out where a validator lets them",
+          "[grammar][json_schema]") {
+  // A `false` branch of anyOf / oneOf adds nothing.
+  CompiledGrammar any = compile_schema(R"({"anyOf":[false,{"type":"integer"}]})");
+  CHECK(accepts(any, "3"));
+  CHECK_FALSE(accepts(any, "\"x\""));
+  CompiledGrammar one = compile_schema(R"({"oneOf":[{"type":"string"},false,{"not":{}}]})");
+  CHECK(accepts(one, "\"x\""));
+  CHECK_FALSE(accepts(one, "1"));
+  // A property whose schema nothing satisfies is forbidden, not an error.
+  CompiledGrammar prop = compile_schema(R"({"properties":{"a":{"not":{}},"b":{"allOf":[false]}}})");
+  CHECK(accepts(prop, R"({"c": 1})"));
+  CHECK_FALSE(accepts(prop, R"({"a": 1})"));
+  CHECK_FALSE(accepts(prop, R"({"c": 1, "b": null})"));
+  CHECK_THAT(error_of(R"({"type":"object","properties":{"a":{"not":{}}},"required":["a"]})"),
+             Catch::Contains("`a` is required"));
+  // Bounds no number meets leave the other types valid (they apply to numbers only).
+  CompiledGrammar bounds = compile_schema(R"({"minimum":5,"maximum":3})");
+  CHECK(accepts(bounds, "\"s\""));
+  CHECK(accepts(bounds, "[1]"));
+  CHECK_FALSE(accepts(bounds, "4"));
+  // Items nothing satisfies: only the empty array (or the prefix).
+  CompiledGrammar items = compile_schema(R"({"type":"array","items":{"not":{}}})");
+  CHECK(accepts(items, "[]"));
+  CHECK_FALSE(accepts(items, "[1]"));
+  // The root schema `false` accepts nothing: refused with a clear error.
+  CHECK_THAT(error_of("false"), Catch::Contains("accepts nothing"));
+}
+
+TEST_CASE("contains, minContains and maxContains count the matching items",
+          "[grammar][json_schema]") {
+  CompiledGrammar c = compile_schema(R"({"type":"array","contains":{"type":"string"}})");
+  CHECK(accepts(c, R"(["a"])"));
+  CHECK(accepts(c, R"([1, 2, "a", 3])"));
+  CHECK(accepts(c, R"([ "a" , "b" ])"));
+  CHECK_FALSE(accepts(c, "[]"));
+  CHECK_FALSE(accepts(c, "[1, 2]"));
+  CompiledGrammar range =
+      compile_schema(R"({"type":"array","items":{"type":"integer"},"contains":{"minimum":10},)"
+                     R"("minContains":2,"maxContains":3})");
+  CHECK(accepts(range, "[10, 11]"));
+  CHECK(accepts(range, "[1, 10, 2, 20, 30]"));
+  CHECK_FALSE(accepts(range, "[10]"));
+  CHECK_FALSE(accepts(range, "[10, 11, 12, 13]"));
+  CHECK_FALSE(accepts(range, R"([10, 11, "x"])"));  // items still apply
+  CompiledGrammar none =
+      compile_schema(R"({"contains":{"type":"string"},"minContains":0,"maxContains":0})");
+  CHECK(accepts(none, "[]"));
+  CHECK(accepts(none, "[2, 3]"));
+  CHECK(accepts(none, "{\"a\": \"s\"}"));  // contains applies to arrays only
+  CHECK_FALSE(accepts(none, "[2, \"s\"]"));
+  // maxContains 0 with the default minContains 1: no array, the other types remain.
+  CompiledGrammar no_array = compile_schema(R"({"contains":{"type":"string"},"maxContains":0})");
+  CHECK(accepts(no_array, "1"));
+  CHECK_FALSE(accepts(no_array, "[]"));
+  CHECK_THAT(error_of(R"({"contains":{"type":"string"},"minItems":2})"),
+             Catch::Contains("/minItems") && Catch::Contains("`contains`"));
+  CHECK_THAT(error_of(R"({"maxContains":2})"), Catch::Contains("without `contains`"));
+}
+
+TEST_CASE("objects with many optional properties take them in any order through a key trie",
+          "[grammar][json_schema]") {
+  std::string props;
+  for (int i = 0; i < 300; ++i)
+    props += (i ? "," : "") + std::string("\"k") + std::to_string(i) +
+             (i % 3 == 0 ? R"(":{"type":"integer"})" : R"(":{"type":"string"})");
+  const std::string strict = R"({"type":"object","additionalProperties":false,"properties":{)" +
+                             props + R"(},"required":["k1","k299"]})";
+  CompiledGrammar g = compile_schema(strict);
+  CHECK(accepts(g, R"({"k299": "z", "k3": 3, "k1": "a", "k10": "b"})"));
+  CHECK(accepts(g, R"({"k1": "a", "k299": "z"})"));
+  CHECK(accepts(g, "{\n  \"k30\"\t: 1,\n  \"k299\": \"z\", \"k1\": \"\"\n}"));
+  CHECK_FALSE(accepts(g, R"({"k1": "a"})"));                          // required k299 missing
+  CHECK_FALSE(accepts(g, R"({"k1": "a", "k299": "z", "k3": "x"})"));  // k3 is an integer
+  CHECK_FALSE(accepts(g, R"({"k1": "a", "k299": "z", "k300": 1})"));  // not listed
+  CHECK_FALSE(accepts(g, R"({"k1": "a", "k1": "b", "k299": "z"})"));  // required ones once
+  // Documented approximation: an optional (untracked) key may repeat.
+  CHECK(accepts(g, R"({"k1": "a", "k299": "z", "k3": 1, "k3": 2})"));
+  // More than 8 required: in schema order among themselves, optional ones anywhere.
+  std::string required;
+  for (int i = 0; i < 10; ++i) required += (i ? ",\"k" : "\"k") + std::to_string(3 * i) + "\"";
+  CompiledGrammar many = compile_schema(R"({"type":"object","properties":{)" + props +
+                                        R"(},"required":[)" + required + "]}");
+  std::string in_order = "{\"k2\": \"x\"";
+  for (int i = 0; i < 10; ++i)
+    in_order += ", \"k" + std::to_string(3 * i) + "\": " + std::to_string(i);
+  CHECK(accepts(many, in_order + ", \"extra\": null}"));
+  CHECK_FALSE(accepts(many, "{\"k0\": 0}"));
+  // dependentRequired beside many properties: the dependent ones are tracked as a set.
+  // (20 properties: past 256 listed names an extra key may repeat one, bypassing it.)
+  std::string few;
+  for (int i = 0; i < 20; ++i)
+    few += (i ? "," : "") + std::string("\"k") + std::to_string(i) + R"(":{"type":"string"})";
+  CompiledGrammar deps = compile_schema(R"({"type":"object","properties":{)" + few +
+                                        R"(},"dependentRequired":{"k4":["k5"]}})");
+  CHECK(accepts(deps, R"({"k5": "b", "k9": "c", "other": 1, "k4": "a"})"));
+  CHECK(accepts(deps, R"({"k5": "b"})"));
+  CHECK_FALSE(accepts(deps, R"({"k4": "a", "k9": "c"})"));
+  CHECK_FALSE(accepts(deps, R"({"k4": "a", "k5": 1})"));
+  // maxProperties still counts every member.
+  CompiledGrammar capped =
+      compile_schema(R"({"type":"object","maxProperties":2,"properties":{)" + props + "}}");
+  CHECK(accepts(capped, R"({"k5": "a", "k6": "b"})"));
+  CHECK_FALSE(accepts(capped, R"({"k5": "a", "k6": "b", "k7": "c"})"));
+}
+
+TEST_CASE("then / else without if, and if alone, constrain nothing", "[grammar][json_schema]") {
+  // Each allOf entry is its own schema: the `then` of one never applies to the `if` of another.
+  CompiledGrammar g = compile_schema(
+      R"({"allOf":[{"if":{"maximum":0}},{"then":{"minimum":-5}},{"else":{"const":7}}]})");
+  CHECK(accepts(g, "-100"));
+  CHECK(accepts(g, "3"));
+  CompiledGrammar alone = compile_schema(R"({"if":{"const":1},"type":"integer"})");
+  CHECK(accepts(alone, "2"));
+  CHECK_FALSE(accepts(alone, "\"x\""));
+  CompiledGrammar then_only = compile_schema(R"({"then":{"type":"string"}})");
+  CHECK(accepts(then_only, "2"));
+}
+
+TEST_CASE("unknown keywords are annotations, known unsupported ones are refused",
+          "[grammar][json_schema]") {
+  // A keyword of no draft is an annotation to a validator: ignored, with a warning naming it.
+  auto r = json_schema_to_kbnf(
+      R"({"x-origin":{"type":"string"},"properties":{"a~b":{"$ref":"#/x-origin"}}})");
+  REQUIRE(r.ok());
+  REQUIRE(r.value().warnings.size() == 1);
+  CHECK_THAT(r.value().warnings[0], Catch::Contains("`x-origin`") && Catch::Contains("/x-origin"));
+  CompiledGrammar g = CompiledGrammar::compile_kbnf(r.value().kbnf, nullptr);
+  CHECK(accepts(g, R"({"a~b": "s"})"));
+  CHECK_FALSE(accepts(g, R"({"a~b": 1})"));  // the $ref target still applies where referenced
+  CHECK(accepts(g, "3"));
+  // Keywords of a draft that assert what the converter cannot translate stay errors.
+  for (const char* kw : {"unevaluatedProperties", "dependentSchemas", "$dynamicRef",
+                         "additionalItems", "divisibleBy"}) {
+    INFO(kw);
+    CHECK_THAT(error_of("{\"" + std::string(kw) + "\":{}}"),
+               Catch::Contains("unsupported JSON Schema keyword") && Catch::Contains(kw));
+  }
+}
+
+TEST_CASE("additional keys exclude patternProperties matches and listed names",
+          "[grammar][json_schema]") {
+  CompiledGrammar g = compile_schema(
+      R"({"properties":{"a":{"type":"string"}},"patternProperties":{"x.*z":{"type":"integer"}}})");
+  CHECK(accepts(g, R"({"a": "s", "q": [1], "wxyz": 2})"));
+  CHECK(accepts(g, R"({"xz": 1, "": null, "zx": "s"})"));
+  CHECK_FALSE(accepts(g, R"({"wxyz": "s"})"));  // matches the pattern: an integer
+  CHECK_FALSE(accepts(g, R"({"a": 1})"));       // listed: never an additional key
+  // Documented approximation: an additional key written with an escape is not checked against
+  // the patterns.
+  CHECK(accepts(g, R"({"\u0078z": "s"})"));
+  // additionalProperties as a schema applies only to keys no pattern matches.
+  CompiledGrammar typed = compile_schema(
+      R"({"patternProperties":{"^n_":{"type":"number"}},"additionalProperties":{"type":"string"}})");
+  CHECK(accepts(typed, R"({"n_1": 1, "k": "v"})"));
+  CHECK_FALSE(accepts(typed, R"({"n_1": "v"})"));
+  CHECK_FALSE(accepts(typed, R"({"k": 1})"));
+  // A pattern whose schema is false forbids its keys.
+  CompiledGrammar banned = compile_schema(R"({"patternProperties":{"^_":false}})");
+  CHECK(accepts(banned, R"({"a": 1})"));
+  CHECK_FALSE(accepts(banned, R"({"_a": 1})"));
+}
+
+TEST_CASE("an integer conjoined with a negated integer is no value", "[grammar][json_schema]") {
+  CHECK_THAT(error_of(R"({"type":"integer","not":{"type":"integer"}})"),
+             Catch::Contains("not an integer"));
+  CompiledGrammar g = compile_schema(R"({"type":["integer","string"],"not":{"type":"integer"}})");
+  CHECK(accepts(g, "\"a\""));
+  CHECK_FALSE(accepts(g, "5"));
+  // contains whose items can never match: no array.
+  CompiledGrammar arr = compile_schema(
+      R"({"type":["array","null"],"items":{"type":"integer"},"contains":{"not":{"type":"integer"}}})");
+  CHECK(accepts(arr, "null"));
+  CHECK_FALSE(accepts(arr, "[5]"));
+  CHECK_FALSE(accepts(arr, "[]"));
+}
+
+TEST_CASE("const beside enum keeps only a value both allow", "[grammar][json_schema]") {
+  CompiledGrammar both = compile_schema(R"({"const":2,"enum":[1,2,"a"]})");
+  CHECK(accepts(both, "2"));
+  CHECK_FALSE(accepts(both, "1"));
+  CHECK_THAT(error_of(R"({"const":"a","enum":[1,2]})"), Catch::Contains("/"));
+  CompiledGrammar items = compile_schema(
+      R"({"type":["array","null"],"contains":{"enum":[1,2]},"items":{"const":"a"}})");
+  CHECK(accepts(items, "null"));
+  CHECK_FALSE(accepts(items, R"(["a"])"));
+}
+
+TEST_CASE("allOf of schemas that both hold combinators keeps every conjunct",
+          "[grammar][json_schema]") {
+  // Both sides have `allOf`: the conjunct taken from the second side must not be dropped.
+  CompiledGrammar g = compile_schema(
+      R"({"allOf":[{"allOf":[{"type":"string"}]},{"allOf":[{"oneOf":[{"maxLength":1},{"minLength":3}]}]}]})");
+  CHECK(accepts(g, "\"a\""));
+  CHECK(accepts(g, "\"abc\""));
+  CHECK_FALSE(accepts(g, "\"ab\""));
+  CHECK_FALSE(accepts(g, "1"));
 }

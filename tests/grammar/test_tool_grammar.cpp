@@ -276,11 +276,11 @@ TEST_CASE("tool lists: accepted spellings and errors with JSON pointers",
   REQUIRE_FALSE(r.ok());
   CHECK_THAT(r.error().message, Catch::Contains("/0/name"));
   auto unsupported = parse_tool_list(
-      R"([{"name": "t", "parameters": {"type": "object", "properties": {"x": {"type": "array", "contains": {}}}}}])");
+      R"([{"name": "t", "parameters": {"type": "object", "properties": {"x": {"type": "array", "unevaluatedItems": {}}}}}])");
   REQUIRE(unsupported.ok());
   r = build_tool_grammar(unsupported.value(), opt);
   REQUIRE_FALSE(r.ok());
-  CHECK_THAT(r.error().message, Catch::Contains("/properties/x/contains"));
+  CHECK_THAT(r.error().message, Catch::Contains("/properties/x/unevaluatedItems"));
   opt.level = ValidationLevel::none;
   CHECK_FALSE(build_tool_grammar(ok.value(), opt).ok());
 }

@@ -477,7 +477,7 @@ namespace Ai00.Tests
             Assert.Contains("/nonexistent/model.gguf", e.LibraryMessage);
             Assert.Contains("/nonexistent/model.gguf", e.Message);
             Assert.Contains("line 1, column 16", Assert.Throws(Status.Grammar, () => M.CompileGrammar("start ::= 'a' |;")).LibraryMessage);
-            Assert.Contains("/contains", Assert.Throws(Status.Grammar, () => Grammar.FromJsonSchema("{\"type\": \"array\", \"contains\": {}}")).LibraryMessage);
+            Assert.Contains("/unevaluatedItems", Assert.Throws(Status.Grammar, () => Grammar.FromJsonSchema("{\"type\": \"array\", \"unevaluatedItems\": {}}")).LibraryMessage);
             using (var tiny = Model.Load(Fixtures.TinyPath))
             using (var other = tiny.NewState())
             using (var t = new ChatTemplate("goose"))
@@ -643,9 +643,9 @@ namespace Ai00.Tests
                 Assert.True(g.Accepts("{\"x\": 12}") && !g.Accepts("{\"x\": \"a\"}"), "schema");
                 Assert.Contains("start", g.Kbnf); Assert.Equal(0, g.Warnings.Count);
             }
-            using (var g = Grammar.FromJsonSchema("{\"type\": \"array\", \"contains\": {}}", null, new SchemaOptions { Lenient = true }))
+            using (var g = Grammar.FromJsonSchema("{\"type\": \"array\", \"unevaluatedItems\": {}}", null, new SchemaOptions { Lenient = true }))
             {
-                Assert.Equal(1, g.Warnings.Count); Assert.Contains("contains", g.Warnings[0]);
+                Assert.Equal(1, g.Warnings.Count); Assert.Contains("unevaluatedItems", g.Warnings[0]);
             }
             using (var g = Grammar.FromJsonSchema(schema, null, new SchemaOptions { FlexibleWhitespace = true, MaxWhitespace = 2 }))
                 Assert.True(g.Accepts("{ \"x\" : 1 }"), "flexible whitespace");

@@ -274,8 +274,8 @@ test('bad input gives Ai00Error subclasses with the library message', () => {
       && e.libraryMessage.includes('/nonexistent/model.gguf'));
   assert.throws(() => model.grammar("start ::= 'a' |;"),
     (e) => e instanceof ai00.GrammarError && e.libraryMessage.includes('line 1, column 16'));
-  assert.throws(() => ai00.Grammar.fromJsonSchema({ type: 'array', contains: {} }),
-    (e) => e instanceof ai00.GrammarError && e.libraryMessage.includes('/contains'));
+  assert.throws(() => ai00.Grammar.fromJsonSchema({ type: 'array', unevaluatedItems: {} }),
+    (e) => e instanceof ai00.GrammarError && e.libraryMessage.includes('/unevaluatedItems'));
   const tiny = new ai00.Model(TINY);
   const other = tiny.newState();
   const t = new ai00.ChatTemplate('goose');

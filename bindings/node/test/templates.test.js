@@ -79,7 +79,7 @@ test('grammars without a model', () => {
   assert.match(g.kbnf, /start/);
   assert.deepEqual(g.warnings, []);
   g.close();
-  g = ai00.Grammar.fromJsonSchema({ type: 'array', contains: {} }, { lenient: true });
+  g = ai00.Grammar.fromJsonSchema({ type: 'array', unevaluatedItems: {} }, { lenient: true });
   assert.equal(g.warnings.length, 1);
   g.close();
   g = ai00.Grammar.fromJsonSchema(schema, { flexibleWhitespace: true, maxWhitespace: 2 });

@@ -347,8 +347,8 @@ def test_bad_input_errors(model, state, tmp_path):
         model.grammar("start ::= 'a' |;")
     assert "line 1, column 16" in e.value.message
     with pytest.raises(ai00.GrammarError) as e:
-        ai00.Grammar.from_json_schema({"type": "array", "contains": {}})
-    assert "/contains" in e.value.message
+        ai00.Grammar.from_json_schema({"type": "array", "unevaluatedItems": {}})
+    assert "/unevaluatedItems" in e.value.message
     # A State of another model.
     with ai00.Model(TINY) as tiny, tiny.new_state() as other, ai00.ChatTemplate("goose") as t:
         with pytest.raises(ai00.MismatchError) as e:

@@ -339,13 +339,13 @@ fn json_schema_constrained_reply_parses() {
     assert!(g.accepts(&text).unwrap());
     // Byte-level schema grammars, options and warnings.
     let lenient = SchemaOptions { lenient: true, ..SchemaOptions::default() };
-    let unsupported = r#"{"type": "array", "contains": {}}"#;
+    let unsupported = r#"{"type": "array", "unevaluatedItems": {}}"#;
     let w = Grammar::new_from_json_schema(None, unsupported, &lenient).unwrap();
-    assert!(w.warnings().unwrap()[0].contains("contains"));
+    assert!(w.warnings().unwrap()[0].contains("unevaluatedItems"));
     let err = Grammar::new_from_json_schema(None, unsupported, &SchemaOptions::default())
         .err().unwrap();
     assert_eq!(err.status, Status::Grammar);
-    assert!(err.message.contains("/contains"));
+    assert!(err.message.contains("/unevaluatedItems"));
     let kb = Grammar::new(Some(&Tokenizer::from_model(&model).unwrap()), "s ::= \"ab\";",
                          &GrammarParams { start_rule: Some("s".into()) }).unwrap();
     assert_eq!(kb.check("ab").unwrap().verdict, CheckVerdict::Accepted);

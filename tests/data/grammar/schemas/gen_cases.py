@@ -79,8 +79,10 @@ case("nested object in array", {"type": "array", "items": {"type": "object", "pr
 case("escaped key", {"type": "object", "properties": {"we\"ird\\key": {"type": "integer"}}, "required": ["we\"ird\\key"]}, [{"we\"ird\\key": 1}], ["RAW:{\"we\"ird\\key\": 1}"])
 props = {f"p{i}": {"type": "integer"} for i in range(10)}
 case("object with many optional properties", {"type": "object", "properties": props, "required": ["p7"]},
-     [{"p7": 1}, {"p0": 0, "p7": 7}, {f"p{i}": i for i in range(10)}, {"p3": 3, "p7": 7, "p9": 9}],
-     [{}, {"p0": 0}, {"p7": 7, "p3": 3}, {"p0": 0, "p7": 1, "p10": 1}, "RAW:{, \"p7\": 1}"])
+     [{"p7": 1}, {"p0": 0, "p7": 7}, {f"p{i}": i for i in range(10)}, {"p3": 3, "p7": 7, "p9": 9},
+      {"p7": 7, "p3": 3}, {"p9": 9, "p7": 7, "p0": 0}],
+     [{}, {"p0": 0}, {"p0": 0, "p7": 1, "p10": 1}, {"p7": "x"}, {"p3": "x", "p7": 1}, "RAW:{, \"p7\": 1}",
+      "RAW:{\"p7\": 1, \"p7\": 2}"])
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases.json")
 with open(out, "w") as f:
     json.dump(cases, f, indent=1, ensure_ascii=False)

@@ -124,8 +124,13 @@ group("propertyNames false", {"propertyNames": False}, [({}, True), ({"a": 1}, F
 group("patternProperties", {"patternProperties": {"f.*o": {"type": "integer"}}, "additionalProperties": False},
       [({"foo": 1}, True), ({"foo": 1, "foooooo": 2}, True), ({"foo": "bar"}, False), ({"bar": 1}, False)])
 group("patternProperties open", {"patternProperties": {"^x-": {"type": "string"}}},
-      [({"x-a": "s"}, True), ({"other": 1}, True), ({"x-a": 1}, False, "approx")],
-      "with additional keys allowed, a key matching a pattern also passes as an additional key")
+      [({"x-a": "s"}, True), ({"other": 1}, True), ({"x-a": 1}, False), ({"y-x-": 1}, True),
+       ({"": 1}, True)])
+group("patternProperties forbidden", {"patternProperties": {"b": False}, "properties": {"abc": {"type": "integer"}}},
+      [({"a": 1}, True), ({"xbx": 1}, False), ({"abc": 1}, False, "approx"), ({"abc": "s"}, False)],
+      "a listed property is checked against its `properties` schema only")
+group("patternProperties matching the empty key", {"patternProperties": {"^$": {"type": "integer"}}},
+      [({"": 1}, True), ({"": "s"}, False), ({"a": "s"}, True)])
 
 # ---- arrays -------------------------------------------------------------------------------
 group("items", {"items": {"type": "integer"}}, [([1, 2, 3], True), ([1, "x"], False), ({"foo": "bar"}, True)])
