@@ -15,6 +15,8 @@ packages=(
   golang-go
   python3-pytest valgrind mono-devel
   clang-14 libclang-rt-14-dev
+  # the aarch64 kernel tests: cross-built and run under qemu (tests/cross/aarch64_kernels.sh)
+  g++-aarch64-linux-gnu qemu-user
 )
 
 # Node.js and npm for bindings/node: any install that provides both (Debian's nodejs + npm, or

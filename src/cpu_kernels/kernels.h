@@ -185,7 +185,8 @@ struct MatmulBf16Args {
 };
 
 struct KernelTable {
-  // "scalar", "sse2", "avx2", "avx2_vnni", "avx512", "avx512_vnni", "avx512_bf16", "neon64"
+  // "scalar", "sse2", "avx2", "avx2_vnni", "avx512", "avx512_vnni", "avx512_bf16", "neon64",
+  // "neon64_dotprod"
   const char* name;
   void (*matmul)(const MatmulArgs&);
   void (*wkv7)(const Wkv7Args&);
