@@ -3,8 +3,10 @@
 // compute peak, on random models with the real G1 shapes that this program writes itself
 // (bench/model_gen.h). Every limit is measured in the same run:
 //  * read bandwidth: best of 5 streaming reads of 512 MiB, split over 1 or 2 threads;
-//  * fp32 FMA peak: 12 independent vfmadd chains per thread (AVX-512, else AVX2);
-//  * bf16 dot peak: 12 independent vdpbf16ps chains (AVX-512 BF16), "n/a" without it;
+//  * fp32 FMA peak: 12 independent vfmadd chains per thread (zmm for the avx512 tables, ymm
+//    for the avx2 ones: the kernel table in use, AI00_FORCE_ISA honoured);
+//  * bf16 dot peak: 12 independent vdpbf16ps chains (the avx512_bf16 table; BF16 weights on
+//    other tables run through fp32 FMA and are compared with its peak);
 //  * int8 dot peak: 12 independent chains of the int8 dot of the kernel table in use
 //    (AI00_FORCE_ISA honoured): vpdpbusd zmm (avx512_vnni, avx512_bf16), vpdpbusd ymm
 //    (avx2_vnni), vpmaddubsw + vpmaddwd + vpaddd zmm (avx512) or ymm (avx2); "n/a" otherwise.
@@ -316,14 +318,14 @@ int main(int argc, char** argv) {
   }
   Peak fma, bf16, i8;
 #if defined(__x86_64__)
-  if (__builtin_cpu_supports("avx512f"))
-    fma = measure_peak("fp32 FMA (AVX-512)", fma512, 12 * 16 * 2);
-  else if (__builtin_cpu_supports("fma"))
-    fma = measure_peak("fp32 FMA (AVX2)", fma256, 12 * 8 * 2);
-  if (__builtin_cpu_supports("avx512bf16"))
-    bf16 = measure_peak("bf16 dot (vdpbf16ps)", bf16dot, 12 * 16 * 4);
-  // The int8 dot of the kernel table the models will use (AI00_FORCE_ISA honoured).
+  // The peaks of the kernel table the models will use (AI00_FORCE_ISA honoured).
   const std::string isa = kernel_isa();
+  if (isa.rfind("avx512", 0) == 0)
+    fma = measure_peak("fp32 FMA (AVX-512)", fma512, 12 * 16 * 2);
+  else if (isa.rfind("avx2", 0) == 0)
+    fma = measure_peak("fp32 FMA (AVX2)", fma256, 12 * 8 * 2);
+  if (isa == "avx512_bf16")  // elsewhere BF16 weights run through fp32 FMA
+    bf16 = measure_peak("bf16 dot (vdpbf16ps)", bf16dot, 12 * 16 * 4);
   if (isa == "avx512_vnni" || isa == "avx512_bf16")
     i8 = measure_peak("int8 dot (vpdpbusd zmm)", vnni512, 12 * 16 * 8);
   else if (isa == "avx2_vnni")
@@ -394,9 +396,9 @@ int main(int argc, char** argv) {
             best = std::min(best, seconds_since(t0));
           }
           const double prefill_tps = n_prefill / best;
-          const Peak& peak = (*type == DType::F32 || *type == DType::F16) ? fma
-                             : *type == DType::BF16                       ? bf16
-                                                                          : i8;
+          const bool fp = *type == DType::F32 || *type == DType::F16 ||
+                          (*type == DType::BF16 && bf16.fn == nullptr);
+          const Peak& peak = fp ? fma : *type == DType::BF16 ? bf16 : i8;
           double row_peak = 0;
           if (peak.fn != nullptr)
             row_peak = measure_peak(peak.what, peak.fn, peak.ops, kPeakIters / 4).g[t];
