@@ -3,7 +3,8 @@
 // run (printed first on stderr as "limits: ...", and used by the counters):
 //   read bandwidth   summing a 256 MiB array, 1 thread (and 2 threads, for reference),
 //   fp32 FMA         peak of one core (12 independent chains), avx2 and avx512,
-//   int8 dot         vpdpbusd (zmm, avx512_vnni) and pmaddubsw + pmaddwd + paddd (avx2),
+//   int8 dot         vpdpbusd (zmm, avx512_vnni; ymm, avx2_vnni) and pmaddubsw + pmaddwd +
+//                    paddd (avx2),
 //   bf16 dot         vdpbf16ps (zmm, avx512_bf16).
 // matvec/<isa>/<type>/<path> (T = 1, weights from DRAM: > 96 MiB of copies in rotation):
 //   counter "roofline" = (weight bytes/s) / read bandwidth. <path>: f32act (matmul, fp32
@@ -45,6 +46,7 @@ struct Limits {
   double read_bw1 = 0, read_bw2 = 0;    // bytes/s
   double fma_avx2 = 0, fma_avx512 = 0;  // fp32 ops/s (FMA = 2)
   double i8_avx2 = 0, i8_vnni = 0;      // int8 ops/s (multiply-add = 2)
+  double i8_avxvnni = 0;                // VEX vpdpbusd on 256 bits (avx2_vnni)
   double bf16 = 0;                      // bf16 dot ops/s
 };
 Limits g_limits;
@@ -126,6 +128,10 @@ __attribute__((target("avx512f,avx512vnni"))) double peak_i8_vnni() {
   const __m512i u = _mm512_set1_epi8(3), s = _mm512_set1_epi8(-2);
   AI00_PEAK(__m512i, _mm512_setzero_si512(), _mm512_dpbusd_epi32(acc[i], u, s), 128.0);
 }
+__attribute__((target("avx2,avxvnni"))) double peak_i8_avxvnni() {
+  const __m256i u = _mm256_set1_epi8(3), s = _mm256_set1_epi8(-2);
+  AI00_PEAK(__m256i, _mm256_setzero_si256(), _mm256_dpbusd_avx_epi32(acc[i], u, s), 64.0);
+}
 __attribute__((target("avx512f,avx512bf16"))) double peak_bf16() {
   const __m512 one = _mm512_set1_ps(1.0f);
   const __m512bh a = _mm512_cvtne2ps_pbh(one, one);
@@ -143,14 +149,15 @@ void measure_limits() {
   if (isa_supported("avx2")) L.fma_avx2 = peak_fma_avx2(), L.i8_avx2 = peak_i8_avx2();
   if (isa_supported("avx512")) L.fma_avx512 = peak_fma_avx512();
   if (isa_supported("avx512_vnni")) L.i8_vnni = peak_i8_vnni();
+  if (isa_supported("avx2_vnni")) L.i8_avxvnni = peak_i8_avxvnni();
   if (isa_supported("avx512_bf16")) L.bf16 = peak_bf16();
 #endif
   std::fprintf(stderr,
                "limits: read_bw 1 thread %.1f GB/s, 2 threads %.1f GB/s; fp32 FMA avx2 %.0f, "
-               "avx512 %.0f GFLOP/s; int8 dot avx2 (maddubs) %.0f, avx512 vpdpbusd %.0f GOP/s; "
-               "bf16 vdpbf16ps %.0f GFLOP/s (one core)\n",
+               "avx512 %.0f GFLOP/s; int8 dot avx2 (maddubs) %.0f, avx2_vnni vpdpbusd ymm %.0f, "
+               "avx512 vpdpbusd %.0f GOP/s; bf16 vdpbf16ps %.0f GFLOP/s (one core)\n",
                L.read_bw1 / 1e9, L.read_bw2 / 1e9, L.fma_avx2 / 1e9, L.fma_avx512 / 1e9,
-               L.i8_avx2 / 1e9, L.i8_vnni / 1e9, L.bf16 / 1e9);
+               L.i8_avx2 / 1e9, L.i8_avxvnni / 1e9, L.i8_vnni / 1e9, L.bf16 / 1e9);
 }
 
 enum class Path { F32Act, I8, I8Packed, Bf16Dot };
@@ -168,6 +175,7 @@ double path_peak(const KernelTable* k, Path path) {
   if (path == Path::Bf16Dot) return g_limits.bf16;
   if (path == Path::I8 || path == Path::I8Packed) {
     if (isa == "avx512_vnni" || isa == "avx512_bf16") return g_limits.i8_vnni;
+    if (isa == "avx2_vnni") return g_limits.i8_avxvnni;
     return (isa == "avx2" || isa == "avx512") ? g_limits.i8_avx2 : 0.0;
   }
   if (wide) return g_limits.fma_avx512;

@@ -3,9 +3,13 @@
 // compute peak, on random models with the real G1 shapes that this program writes itself
 // (bench/model_gen.h). Every limit is measured in the same run:
 //  * read bandwidth: best of 5 streaming reads of 512 MiB, split over 1 or 2 threads;
-//  * fp32 FMA peak: 12 independent vfmadd chains per thread (AVX-512, else AVX2);
-//  * bf16 dot peak: 12 independent vdpbf16ps chains (AVX-512 BF16), "n/a" without it;
-//  * int8 dot peak: 12 independent vpdpbusd chains (AVX-512 VNNI, else AVX-VNNI), "n/a" without.
+//  * fp32 FMA peak: 12 independent vfmadd chains per thread (zmm for the avx512 tables, ymm
+//    for the avx2 ones: the kernel table in use, AI00_FORCE_ISA honoured);
+//  * bf16 dot peak: 12 independent vdpbf16ps chains (the avx512_bf16 table; BF16 weights on
+//    other tables run through fp32 FMA and are compared with its peak);
+//  * int8 dot peak: 12 independent chains of the int8 dot of the kernel table in use
+//    (AI00_FORCE_ISA honoured): vpdpbusd zmm (avx512_vnni, avx512_bf16), vpdpbusd ymm
+//    (avx2_vnni), vpmaddubsw + vpmaddwd + vpaddd zmm (avx512) or ymm (avx2); "n/a" otherwise.
 // The limits are printed once at the start and measured again right before each row (the row
 // prints them), so both sides of a ratio see the same load on a shared machine.
 // Decode ratio = weight bytes read per token x tokens/s / read bandwidth (same thread count).
@@ -40,6 +44,7 @@
 #include "core/model/model.h"
 #include "core/model/rwkv7.h"
 #include "core/model/state.h"
+#include "cpu_kernels/kernels.h"
 #include "model_gen.h"
 
 namespace {
@@ -151,6 +156,38 @@ __attribute__((target("avx2,avxvnni"))) void vnni256(long n) {
   }
   g_sink += static_cast<uint64_t>(s);
 }
+// Plain AVX2 int8 dot (the avx2 table's): 32 byte products per vpmaddubsw + vpmaddwd + vpaddd.
+__attribute__((target("avx2"))) void maddubs256(long n) {
+  __m256i a[12];
+  const __m256i x = _mm256_set1_epi8(3), y = _mm256_set1_epi8(-2), one = _mm256_set1_epi16(1);
+  for (auto& v : a) v = _mm256_setzero_si256();
+  for (long i = 0; i < n; ++i) {
+    for (auto& v : a) v = _mm256_add_epi32(v, _mm256_madd_epi16(_mm256_maddubs_epi16(x, y), one));
+  }
+  int buf[8];
+  long long s = 0;
+  for (auto& v : a) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(buf), v);
+    for (int q : buf) s += q;
+  }
+  g_sink += static_cast<uint64_t>(s);
+}
+// The same on 512 bits (the avx512 table's plain int8 path, AVX-512 without VNNI).
+__attribute__((target("avx512f,avx512bw"))) void maddubs512(long n) {
+  __m512i a[12];
+  const __m512i x = _mm512_set1_epi8(3), y = _mm512_set1_epi8(-2), one = _mm512_set1_epi16(1);
+  for (auto& v : a) v = _mm512_setzero_si512();
+  for (long i = 0; i < n; ++i) {
+    for (auto& v : a) v = _mm512_add_epi32(v, _mm512_madd_epi16(_mm512_maddubs_epi16(x, y), one));
+  }
+  alignas(64) int buf[16];
+  long long s = 0;
+  for (auto& v : a) {
+    _mm512_store_si512(buf, v);
+    for (int q : buf) s += q;
+  }
+  g_sink += static_cast<uint64_t>(s);
+}
 #endif
 
 struct Peak {
@@ -198,6 +235,13 @@ double block_macs(const ai00::internal::Model& m) {
     }
   }
   return macs;
+}
+
+// The kernel table a model load chooses here (AI00_FORCE_ISA honoured).
+std::string kernel_isa() {
+  std::string err;
+  const ai00::internal::cpu::KernelTable* k = ai00::internal::cpu::select_kernels("", &err);
+  return k != nullptr ? k->name : "none (" + err + ")";
 }
 
 std::string load_avg() {
@@ -262,8 +306,8 @@ int main(int argc, char** argv) {
     }
   }
   ::mkdir(dir.c_str(), 0755);
-  std::printf("load average at start: %s (%u CPUs)\n", load_avg().c_str(),
-              std::thread::hardware_concurrency());
+  std::printf("load average at start: %s (%u CPUs), kernel table %s\n", load_avg().c_str(),
+              std::thread::hardware_concurrency(), kernel_isa().c_str());
 
   // ---- machine limits, measured now ----
   double bw[3] = {0, 0, 0};
@@ -274,16 +318,22 @@ int main(int argc, char** argv) {
   }
   Peak fma, bf16, i8;
 #if defined(__x86_64__)
-  if (__builtin_cpu_supports("avx512f"))
+  // The peaks of the kernel table the models will use (AI00_FORCE_ISA honoured).
+  const std::string isa = kernel_isa();
+  if (isa.rfind("avx512", 0) == 0)
     fma = measure_peak("fp32 FMA (AVX-512)", fma512, 12 * 16 * 2);
-  else if (__builtin_cpu_supports("fma"))
+  else if (isa.rfind("avx2", 0) == 0)
     fma = measure_peak("fp32 FMA (AVX2)", fma256, 12 * 8 * 2);
-  if (__builtin_cpu_supports("avx512bf16"))
+  if (isa == "avx512_bf16")  // elsewhere BF16 weights run through fp32 FMA
     bf16 = measure_peak("bf16 dot (vdpbf16ps)", bf16dot, 12 * 16 * 4);
-  if (__builtin_cpu_supports("avx512vnni"))
+  if (isa == "avx512_vnni" || isa == "avx512_bf16")
     i8 = measure_peak("int8 dot (vpdpbusd zmm)", vnni512, 12 * 16 * 8);
-  else if (__builtin_cpu_supports("avxvnni"))
+  else if (isa == "avx2_vnni")
     i8 = measure_peak("int8 dot (vpdpbusd ymm)", vnni256, 12 * 8 * 8);
+  else if (isa == "avx512")
+    i8 = measure_peak("int8 dot (vpmaddubsw zmm)", maddubs512, 12 * 64 * 2);
+  else if (isa == "avx2")
+    i8 = measure_peak("int8 dot (vpmaddubsw ymm)", maddubs256, 12 * 32 * 2);
 #endif
   std::printf("read bandwidth: %.1f GB/s (1 thread), %.1f GB/s (2 threads)\n", bw[1], bw[2]);
   std::vector<uint64_t> bw_buf((size_t{256} << 20) / 8, 1);
@@ -346,9 +396,9 @@ int main(int argc, char** argv) {
             best = std::min(best, seconds_since(t0));
           }
           const double prefill_tps = n_prefill / best;
-          const Peak& peak = (*type == DType::F32 || *type == DType::F16) ? fma
-                             : *type == DType::BF16                       ? bf16
-                                                                          : i8;
+          const bool fp = *type == DType::F32 || *type == DType::F16 ||
+                          (*type == DType::BF16 && bf16.fn == nullptr);
+          const Peak& peak = fp ? fma : *type == DType::BF16 ? bf16 : i8;
           double row_peak = 0;
           if (peak.fn != nullptr)
             row_peak = measure_peak(peak.what, peak.fn, peak.ops, kPeakIters / 4).g[t];

@@ -17,6 +17,8 @@ packages=(
   # the official JSON-Schema-Test-Suite (drafts 3-7) for the schema_suite test, docs/grammar.md
   json-schema-test-suite
   clang-14 libclang-rt-14-dev
+  # the aarch64 kernel tests: cross-built and run under qemu (tests/cross/aarch64_kernels.sh)
+  g++-aarch64-linux-gnu qemu-user
 )
 
 # Node.js and npm for bindings/node: any install that provides both (Debian's nodejs + npm, or

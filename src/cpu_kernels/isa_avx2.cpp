@@ -1,6 +1,7 @@
 // Kernel table for AVX2 + FMA + F16C (Haswell, Zen and later); built with -mavx2 -mfma -mf16c.
-// The -inl.h kernels are instantiated here inside namespace ai00::internal::cpu::avx2 { namespace { } } so
-// none of their symbols can merge with another ISA's copy (docs/model.md "Kernels and ISAs").
+// The -inl.h kernels are instantiated here inside namespace ai00::internal::cpu::avx2 { namespace {
+// } } so none of their symbols can merge with another ISA's copy (docs/model.md "Kernels and
+// ISAs").
 #include <immintrin.h>
 
 #include <algorithm>
@@ -25,13 +26,22 @@ using Arch = xsimd::fma3<xsimd::avx2>;
 #include "cpu_kernels/matmul_q-inl.h"
 #include "cpu_kernels/matmul-inl.h"
 #include "cpu_kernels/matmul_i8-inl.h"
+#include "cpu_kernels/matmul_i8_packed_avx2-inl.h"
 #include "cpu_kernels/elementwise-inl.h"
 #include "cpu_kernels/norm-inl.h"
 #include "cpu_kernels/wkv7-inl.h"
 #include "cpu_kernels/table-inl.h"
 // clang-format on
 
-constexpr KernelTable kTable = make_table<Arch>("avx2");
+// The int8 path reads the row-interleaved layout too (vpmaddubsw on halves of a group).
+constexpr KernelTable avx2_table() {
+  KernelTable t = make_table<Arch>("avx2");
+  t.matmul_q8 = &matmul_q8_packed8_impl;
+  t.pack_q8 = &pack_q8_portable;
+  return t;
+}
+
+constexpr KernelTable kTable = avx2_table();
 
 }  // namespace
 

@@ -15,6 +15,10 @@
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(_M_X64))
 #define AI00_BASELINE_CODE_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"no-avx\")")
 #define AI00_BASELINE_CODE_END _Pragma("GCC pop_options")
+#elif defined(__GNUC__) && !defined(__clang__) && defined(__aarch64__)
+// aarch64 (neon64_dotprod, built for armv8.2-a): the plain armv8-a baseline.
+#define AI00_BASELINE_CODE_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"arch=armv8-a\")")
+#define AI00_BASELINE_CODE_END _Pragma("GCC pop_options")
 #else
 #define AI00_BASELINE_CODE_BEGIN
 #define AI00_BASELINE_CODE_END
@@ -43,6 +47,9 @@ namespace avx512_bf16 {
 const KernelTable& kernel_table();
 }
 namespace neon64 {
+const KernelTable& kernel_table();
+}
+namespace neon64_dotprod {
 const KernelTable& kernel_table();
 }
 }  // namespace ai00::internal::cpu

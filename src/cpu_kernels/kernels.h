@@ -152,6 +152,11 @@ constexpr int64_t kQ8PackRows = 16;
 // matrix (the core's fp32-activation matmul); not a hot path.
 void unpack_q8_rows(DType t, const uint8_t* w, int64_t cols, int64_t r0, int64_t r1, uint8_t* dst);
 
+// pack_q8 (the KernelTable entry, below) in portable code outside the tables: the forward map of
+// the same layout, for the tables whose kernels read it in halves or quarters of a group (avx2,
+// avx2_vnni: 8 rows per register; neon64_dotprod: 4). Same contract as the entry.
+int64_t pack_q8_portable(DType t, const uint8_t* src, uint8_t* dst, int64_t rows, int64_t cols);
+
 // Whether matmul_q8 takes this weight type (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0).
 constexpr bool matmul_q8_supports(DType t) {
   return t == DType::Q4_0 || t == DType::Q4_1 || t == DType::Q5_0 || t == DType::Q5_1 ||
@@ -180,7 +185,8 @@ struct MatmulBf16Args {
 };
 
 struct KernelTable {
-  // "scalar", "sse2", "avx2", "avx2_vnni", "avx512", "avx512_vnni", "avx512_bf16", "neon64"
+  // "scalar", "sse2", "avx2", "avx2_vnni", "avx512", "avx512_vnni", "avx512_bf16", "neon64",
+  // "neon64_dotprod"
   const char* name;
   void (*matmul)(const MatmulArgs&);
   void (*wkv7)(const Wkv7Args&);

@@ -7,8 +7,9 @@
 //   __AVX512VNNI__ + __AVX512VL__   vpdpbusd on 256 bits (the avx512_vnni table)
 //   __AVXVNNI__                     vpdpbusd, VEX encoding (the avx2_vnni table)
 //   __AVX2__                        vpmaddubsw + vpmaddwd (avx2, avx512)
+//   __ARM_FEATURE_DOTPROD           sdot (the neon64_dotprod table, -march=armv8.2-a+dotprod)
 //   otherwise                       portable integer loops the compiler vectorises (sse2,
-//                                   neon64: sdot needs armv8.2-a+dotprod, not built here)
+//                                   neon64)
 // All take unsigned weight codes times signed activations: Q8_0's signed codes go through
 // |c| and sign(q, c), which is exact (|-128| = 128 as an unsigned byte; |q| <= 127), and the
 // pmaddubsw pair sums stay below 2 * 128 * 127 < 32768, so no saturation is ever reached.
@@ -307,6 +308,90 @@ constexpr int kI8Rows = 4, kI8Toks = 4, kI8DecodeRows = 8;
 constexpr int kI8Rows = 2, kI8Toks = 2, kI8DecodeRows = 4;
 #endif
 
+#elif defined(__ARM_FEATURE_DOTPROD)
+// ---- aarch64 + dotprod (neon64_dotprod): sdot, 4 int32 lanes per 16 byte pairs ---------------
+// Codes and activations both signed bytes: Q8_0's codes as stored, the Q4/Q5 codes (0..31) as
+// they are, so no sign trick is needed; the offset of the _0 types is the int32 start value.
+
+// Bit 4 set in byte e of `c` where bit `first + e` of qh is set (e = 0..15).
+inline uint8x16_t i8_fifth_bits(uint8x16_t c, uint32_t qh, int first) {
+  const uint8x16_t h = vreinterpretq_u8_u32(vdupq_n_u32(qh));
+  const uint8x16_t idx = vcombine_u8(vdup_n_u8(static_cast<uint8_t>(first / 8)),
+                                     vdup_n_u8(static_cast<uint8_t>(first / 8 + 1)));
+  const uint8x16_t bits = vreinterpretq_u8_u64(vdupq_n_u64(0x8040201008040201ull));
+  const uint8x16_t set = vtstq_u8(vqtbl1q_u8(h, idx), bits);
+  return vorrq_u8(c, vandq_u8(set, vdupq_n_u8(16)));
+}
+
+// The 32 codes of one weight block in weight order: columns 0..15 in c[0], 16..31 in c[1].
+template <DType kT>
+inline void i8_codes_sdot(const uint8_t* blk, int8x16_t* c) {
+  using Ly = Q8Layout<kT>;
+  if constexpr (Ly::kSigned) {
+    c[0] = vld1q_s8(reinterpret_cast<const int8_t*>(blk + 2));
+    c[1] = vld1q_s8(reinterpret_cast<const int8_t*>(blk + 18));
+  } else {
+    const uint8x16_t v = vld1q_u8(blk + Ly::kQs);
+    uint8x16_t lo = vandq_u8(v, vdupq_n_u8(15)), hi = vshrq_n_u8(v, 4);
+    if constexpr (Ly::kFive) {
+      const uint32_t qh = read_u32(blk + Ly::kQh);
+      lo = i8_fifth_bits(lo, qh, 0);
+      hi = i8_fifth_bits(hi, qh, 16);
+    }
+    c[0] = vreinterpretq_s8_u8(lo);
+    c[1] = vreinterpretq_s8_u8(hi);
+  }
+}
+
+// Rows [r0, r0 + RT) x tokens [t0, t0 + NT), all blocks: per pair a 4-lane float accumulator
+// (the block's 4 lane sums converted, times dw * d), reduced at the end in a fixed order.
+template <DType kT, int RT, int NT>
+void i8_tile(const MatmulQ8Args& p, int64_t r0, int64_t t0) {
+  using Ly = Q8Layout<kT>;
+  const int64_t nblk = p.cols / quant::kQBlock;
+  float32x4_t acc[RT][NT];
+  float accm[RT][NT];
+  for (int r = 0; r < RT; ++r) {
+    for (int t = 0; t < NT; ++t) {
+      acc[r][t] = vdupq_n_f32(0.0f);
+      accm[r][t] = 0.0f;
+    }
+  }
+  for (int64_t b = 0; b < nblk; ++b) {
+    int8x16_t xq[NT][2];
+    int32x4_t init[NT];
+    for (int t = 0; t < NT; ++t) {
+      const BlockQ8& xb = p.x[(t0 + t) * p.x_stride + b];
+      xq[t][0] = vld1q_s8(xb.q);
+      xq[t][1] = vld1q_s8(xb.q + 16);
+      init[t] = vdupq_n_s32(0);
+      if constexpr (Ly::kOffsetShift > 0) {  // - offset * sum(q), in lane 0
+        init[t] = vsetq_lane_s32(-xb.sum * (1 << Ly::kOffsetShift), init[t], 0);
+      }
+    }
+    for (int r = 0; r < RT; ++r) {
+      const uint8_t* blk = p.w + static_cast<size_t>(r0 + r) * p.w_row_bytes + b * Ly::kBytes;
+      const float dw = half_to_float(read_u16(blk));
+      int8x16_t c[2];
+      i8_codes_sdot<kT>(blk, c);
+      for (int t = 0; t < NT; ++t) {
+        const BlockQ8& xb = p.x[(t0 + t) * p.x_stride + b];
+        const int32x4_t dot = vdotq_s32(vdotq_s32(init[t], c[0], xq[t][0]), c[1], xq[t][1]);
+        acc[r][t] = vfmaq_f32(acc[r][t], vcvtq_f32_s32(dot), vdupq_n_f32(dw * xb.d));
+        if constexpr (Ly::kMin)
+          accm[r][t] = i8_fma(half_to_float(read_u16(blk + 2)), xb.s, accm[r][t]);
+      }
+    }
+  }
+  for (int r = 0; r < RT; ++r) {
+    for (int t = 0; t < NT; ++t) {
+      p.y[(t0 + t) * p.y_stride + r0 + r] = vaddvq_f32(acc[r][t]) + accm[r][t];
+    }
+  }
+}
+
+// 32 vector registers: 4 x 2 float accumulators, 4 rows per decode tile.
+constexpr int kI8Rows = 4, kI8Toks = 2, kI8DecodeRows = 4;
 #else
 // ---- portable: integer loops ----------------------------------------------------------------
 

@@ -1,8 +1,11 @@
 // Chooses the kernel table once, at model load (docs/model.md "Kernels and ISAs"). Detection uses
 // __builtin_cpu_supports on x86, which also checks that the OS saves the wider registers
-// (never xsimd's detector, docs/model.md "Kernels and ISAs"); NEON is baseline on aarch64.
+// (never xsimd's detector, docs/model.md "Kernels and ISAs"); NEON is baseline on aarch64, its
+// dot product extension is read from the kernel's HWCAP bits (getauxval, Linux).
 #if defined(__x86_64__) || defined(_M_X64)
 #include <cpuid.h>
+#elif defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
 #endif
 
 #include <cstdlib>
@@ -33,6 +36,9 @@ const KernelTable* const* tables(size_t* count) {
 #endif
 #if defined(AI00_KERNELS_HAVE_SSE2)
     &sse2::kernel_table(),
+#endif
+#if defined(AI00_KERNELS_HAVE_NEON64_DOTPROD)
+    &neon64_dotprod::kernel_table(),
 #endif
 #if defined(AI00_KERNELS_HAVE_NEON64)
     &neon64::kernel_table(),
@@ -83,6 +89,10 @@ bool cpu_runs(const std::string& name) {
   if (name == "avx512_bf16") return vnni && __builtin_cpu_supports("avx512bf16");
 #elif defined(__aarch64__)
   if (name == "neon64") return true;  // baseline on aarch64
+#if defined(__linux__)
+  // sdot, udot (armv8.2-a+dotprod): the kernel's HWCAP_ASIMDDP bit.
+  if (name == "neon64_dotprod") return (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0;
+#endif
 #endif
   return false;
 }

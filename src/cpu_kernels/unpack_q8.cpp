@@ -1,39 +1,98 @@
-// kernels.h unpack_q8_rows: the inverse of pack_q8's byte map, in portable code outside the ISA
-// tables (it runs where a packed matrix must be read in the plain layout: fp32 activations).
+// The byte map of the packed int8 layout (kernels.h pack_q8) in portable code outside the ISA
+// tables: unpack_q8_rows (it runs where a packed matrix must be read in the plain layout: fp32
+// activations) and pack_q8_portable (the pack_q8 entry of the tables that read the layout in
+// parts of a group: avx2, avx2_vnni, neon64_dotprod).
+#include <cstdlib>
 #include <cstring>
 
 #include "cpu_kernels/kernels.h"
 
 namespace ai00::internal::cpu {
+namespace {
+
+// Where each part of a plain block lands in a packed group-block (kernels.h "pack_q8").
+struct PackMap {
+  bool q8, min, five;
+  size_t blk;            // plain block bytes
+  size_t qh, qs;         // offsets of the high bits and codes in a plain block
+  size_t gblk;           // packed group-block bytes
+  size_t qh_off, codes;  // offsets of the high-bit words and codes in a group-block
+  int k4;                // 4-byte column groups per block
+  int64_t nblk;          // blocks per row
+  size_t row_bytes;
+  PackMap(DType t, int64_t cols)
+      : q8(t == DType::Q8_0),
+        min(t == DType::Q4_1 || t == DType::Q5_1),
+        five(t == DType::Q5_0 || t == DType::Q5_1),
+        blk(dtype_row_bytes(t, quant::kQBlock)),
+        qh(min ? 4 : 2),
+        qs((min ? 4 : 2) + (five ? 4 : 0)),
+        gblk(static_cast<size_t>(kQ8PackRows) * blk),
+        qh_off(min ? 64 : 32),
+        codes(qh_off + (five ? 64 : 0)),
+        k4(q8 ? 8 : 4),
+        nblk(cols / quant::kQBlock),
+        row_bytes(static_cast<size_t>(nblk) * blk) {}
+};
+
+}  // namespace
 
 void unpack_q8_rows(DType t, const uint8_t* w, int64_t cols, int64_t r0, int64_t r1, uint8_t* dst) {
-  const bool q8 = t == DType::Q8_0;
-  const bool min = t == DType::Q4_1 || t == DType::Q5_1;
-  const bool five = t == DType::Q5_0 || t == DType::Q5_1;
-  const size_t blk = dtype_row_bytes(t, quant::kQBlock);               // plain block bytes
-  const size_t qh = min ? 4 : 2, qs = (min ? 4 : 2) + (five ? 4 : 0);  // offsets in a block
-  const size_t gblk = static_cast<size_t>(kQ8PackRows) * blk;          // packed group-block
-  const size_t qh_off = min ? 64 : 32, codes = qh_off + (five ? 64 : 0);
-  const int k4 = q8 ? 8 : 4;  // 4-byte column groups per block
-  const int64_t nblk = cols / quant::kQBlock;
-  const size_t row_bytes = static_cast<size_t>(nblk) * blk;
+  const PackMap m(t, cols);
   for (int64_t r = r0; r < r1; ++r) {
     const int64_t g = r / kQ8PackRows, i = r % kQ8PackRows;
-    const uint8_t* gb = w + static_cast<size_t>(g) * kQ8PackRows * row_bytes;
-    uint8_t* out = dst + static_cast<size_t>(r - r0) * row_bytes;
-    for (int64_t b = 0; b < nblk; ++b, out += blk) {
-      const uint8_t* o = gb + static_cast<size_t>(b) * gblk;
+    const uint8_t* gb = w + static_cast<size_t>(g) * kQ8PackRows * m.row_bytes;
+    uint8_t* out = dst + static_cast<size_t>(r - r0) * m.row_bytes;
+    for (int64_t b = 0; b < m.nblk; ++b, out += m.blk) {
+      const uint8_t* o = gb + static_cast<size_t>(b) * m.gblk;
       std::memcpy(out, o + 2 * i, 2);
-      if (min) std::memcpy(out + 2, o + 32 + 2 * i, 2);
-      if (five) std::memcpy(out + qh, o + qh_off + 4 * i, 4);
-      for (int k = 0; k < k4; ++k) {
+      if (m.min) std::memcpy(out + 2, o + 32 + 2 * i, 2);
+      if (m.five) std::memcpy(out + m.qh, o + m.qh_off + 4 * i, 4);
+      for (int k = 0; k < m.k4; ++k) {
         for (int j = 0; j < 4; ++j) {
-          const uint8_t c = o[codes + 64 * k + 4 * i + j];
-          out[qs + 4 * k + j] = q8 ? static_cast<uint8_t>(c ^ 0x80u) : c;
+          const uint8_t c = o[m.codes + 64 * k + 4 * i + j];
+          out[m.qs + 4 * k + j] = m.q8 ? static_cast<uint8_t>(c ^ 0x80u) : c;
         }
       }
     }
   }
+}
+
+// kernels.h pack_q8_portable: group by group through one group of scratch (so dst may equal
+// src), the byte map of unpack_q8_rows run forwards.
+int64_t pack_q8_portable(DType t, const uint8_t* src, uint8_t* dst, int64_t rows, int64_t cols) {
+  if (!matmul_q8_supports(t)) return 0;
+  const PackMap m(t, cols);
+  const int64_t groups = rows / kQ8PackRows;
+  const size_t gbytes = static_cast<size_t>(kQ8PackRows) * m.row_bytes;
+  // malloc, not a vector: a failed allocation packs nothing (returns 0), it never throws.
+  auto* tmp = static_cast<uint8_t*>(std::malloc(gbytes));
+  if (tmp == nullptr) return 0;
+  for (int64_t g = 0; g < groups; ++g) {
+    std::memcpy(tmp, src + static_cast<size_t>(g) * gbytes, gbytes);
+    uint8_t* o = dst + static_cast<size_t>(g) * gbytes;
+    for (int64_t b = 0; b < m.nblk; ++b, o += m.gblk) {
+      for (int i = 0; i < kQ8PackRows; ++i) {
+        const uint8_t* blk =
+            tmp + static_cast<size_t>(i) * m.row_bytes + static_cast<size_t>(b) * m.blk;
+        std::memcpy(o + 2 * i, blk, 2);
+        if (m.min) std::memcpy(o + 32 + 2 * i, blk + 2, 2);
+        if (m.five) std::memcpy(o + m.qh_off + 4 * i, blk + m.qh, 4);
+        for (int k = 0; k < m.k4; ++k) {
+          for (int j = 0; j < 4; ++j) {
+            const uint8_t c = blk[m.qs + 4 * k + j];
+            o[m.codes + 64 * k + 4 * i + j] = m.q8 ? static_cast<uint8_t>(c ^ 0x80u) : c;
+          }
+        }
+      }
+    }
+  }
+  std::free(tmp);
+  const size_t done = static_cast<size_t>(groups) * gbytes;
+  if (dst != src) {
+    std::memcpy(dst + done, src + done, static_cast<size_t>(rows) * m.row_bytes - done);
+  }
+  return groups * kQ8PackRows;
 }
 
 }  // namespace ai00::internal::cpu

@@ -550,6 +550,53 @@ TEST_CASE("matmul_q8 on pack_q8's row-interleaved layout matches scalar, same bi
   }
 }
 
+TEST_CASE("matmul_q8 integer sums stay exact at the largest codes and activations",
+          "[cpu_kernels][matmul_q8][per_isa]") {
+  // Every code at its extreme (Q8_0 -128 and 127, Q4 15, Q5 31) times activations of +-127:
+  // the largest pair sums the byte dot products can meet (vpmaddubsw saturates int16 pair sums,
+  // and the packed avx2 kernel adds several before widening). Plain and packed layouts.
+  std::mt19937 rng(3008);
+  const KernelTable& s = ai00::test::scalar_table();
+  for (const KernelTable* k : ai00::test::runnable_tables()) {
+    for (DType t : kI8Types) {
+      const bool has_min = t == DType::Q4_1 || t == DType::Q5_1;
+      const bool five = t == DType::Q5_0 || t == DType::Q5_1;
+      const size_t qs = (has_min ? 4 : 2) + (five ? 4 : 0), bytes = t == DType::Q8_0 ? 32 : 16;
+      Matrix m = make_matrix(t, 37, 512, rng);
+      const size_t blk = m.row_bytes / 16;
+      for (int64_t r = 0; r < m.rows; ++r) {
+        for (int64_t b = 0; b < 16; ++b) {
+          uint8_t* p = m.store.data() + 1 + r * m.row_bytes + b * blk;
+          const uint8_t code = t == DType::Q8_0 ? (r % 3 == 0 ? 0x7f : 0x80) : 0xff;
+          std::memset(p + qs, code, bytes);
+          if (five) std::memset(p + qs - 4, 0xff, 4);
+        }
+      }
+      Acts a = make_acts(3, 512, rng);
+      for (int64_t c = 0; c < 512; ++c) {
+        a.x[static_cast<size_t>(c)] = 1.0f;                                 // q = 127
+        a.x[static_cast<size_t>(a.stride + c)] = -1.0f;                     // q = -127
+        a.x[static_cast<size_t>(2 * a.stride + c)] = c % 2 ? 1.0f : -1.0f;  // alternating
+      }
+      const QActs q = quantize_acts(*k, a, 512);
+      std::vector<float> want = fresh_y(m, a), got = fresh_y(m, a);
+      run_q8(s, m, q, want, 0, m.rows);
+      run_q8(*k, m, q, got, 0, m.rows);
+      INFO(k->name << ", " << wtype_name(t));
+      CHECK(ai00::test::first_mismatch(got.data(), want.data(), static_cast<int64_t>(got.size()),
+                                       1e-6, 1e-6) == -1);
+      if (k->pack_q8 != nullptr) {
+        std::vector<uint8_t> packed(m.data(), m.data() + m.row_bytes * m.rows);
+        const int64_t np = k->pack_q8(t, packed.data(), packed.data(), m.rows, 512);
+        std::vector<float> pk = fresh_y(m, a);
+        run_q8(*k, m, q, pk, 0, m.rows, packed.data(), np);
+        CHECK(ai00::test::first_mismatch(pk.data(), want.data(), static_cast<int64_t>(pk.size()),
+                                         1e-6, 1e-6) == -1);
+      }
+    }
+  }
+}
+
 TEST_CASE("unpack_q8_rows gives back the bytes pack_q8 rearranged, for any row range",
           "[cpu_kernels][matmul_q8][per_isa]") {
   std::mt19937 rng(3007);

@@ -85,3 +85,25 @@ TEST_CASE("the ISA forced by the environment is active", "[cpu_kernels][select][
   REQUIRE(t != nullptr);
   CHECK(std::string(t->name) == env);
 }
+
+// Run by ctest where the CPU is known (the aarch64 cross test under qemu -cpu max / cortex-a53):
+// the table chosen from what the CPU reports is AI00_EXPECT_ISA, and AI00_REFUSED_ISA, if set,
+// is compiled but refused.
+TEST_CASE("the ISA chosen for this CPU is the expected one", "[cpu_kernels][select][expect][.]") {
+  const char* want = std::getenv("AI00_EXPECT_ISA");
+  REQUIRE(want != nullptr);
+  REQUIRE(std::getenv("AI00_FORCE_ISA") == nullptr);
+  std::string err;
+  const ai00::internal::cpu::KernelTable* t = select_kernels("", &err);
+  REQUIRE(t != nullptr);
+  CHECK(std::string(t->name) == want);
+  if (const char* refused = std::getenv("AI00_REFUSED_ISA")) {
+    CHECK(select_kernels(refused, &err) == nullptr);
+    CHECK(err.find("not supported") != std::string::npos);
+    size_t n = 0;
+    const ai00::internal::cpu::KernelTable* const* all = ai00::internal::cpu::all_kernel_tables(&n);
+    bool compiled = false;
+    for (size_t i = 0; i < n; ++i) compiled = compiled || std::string(all[i]->name) == refused;
+    CHECK(compiled);
+  }
+}

@@ -52,9 +52,10 @@ struct ModelParams {
   // Rearranges the matrices that go through the int8 path (Q4_0/Q4_1/Q5_0/Q5_1/Q8_0 weights of
   // the projections, the LoRA down-projections, the FFN and the head) into the kernel table's
   // row-interleaved layout (kernels.h pack_q8) at load, where the table has one (avx512_vnni,
-  // avx512_bf16): same memory, 2 to 3x the int8 GEMM throughput (docs/model.md "Packed weights
-  // in the model"). Off: the stored bytes stay as they are, e.g. for convert_model, which
-  // reads the raw tensors. Results do not depend on it (fp32 activations included).
+  // avx512_bf16, avx2, avx2_vnni, neon64_dotprod): same memory, 1.7 to 3x the int8 GEMM
+  // throughput (docs/model.md "Packed weights in the model"). Off: the stored bytes stay as they
+  // are, e.g. for convert_model, which reads the raw tensors. Results do not depend on it (fp32
+  // activations included).
   bool pack_weights = true;
 };
 
