@@ -20,8 +20,9 @@ typedef struct ai00_model_params {
   /* Threads of the model's own pool; 1 (the default) runs everything on the calling thread.
    * Results do not depend on it. Must be >= 1. */
   int32_t n_threads;
-  /* NUL-terminated ISA name to force ("scalar", "sse2", "avx2", "avx512", "neon64") or NULL to
-   * choose the best one the CPU supports. Forcing an ISA the CPU lacks is
+  /* NUL-terminated kernel table to force ("scalar", "sse2", "avx2", "avx2_vnni", "avx512",
+   * "avx512_vnni", "avx512_bf16", "neon64", "neon64_dotprod"; docs/model.md "Kernels and ISAs")
+   * or NULL to choose the best one the CPU supports. Forcing a table the CPU lacks is
    * AI00_ERR_UNSUPPORTED, never a crash. */
   const char* forced_isa;
   /* NUL-terminated path of an RWKV World vocabulary (rwkv_vocab_v20230424.txt) to attach when
