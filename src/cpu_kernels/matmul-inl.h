@@ -82,7 +82,12 @@ struct TileAcc {
 // prefetches the same block of the row RT rows further down, i.e. of the next tile: rows of
 // quantized weights are short (2.3 KB at 4096 Q4_0 columns) and RT of them interleaved defeat
 // the hardware stream prefetchers (Q4_0 decode went from 3.5 to 12.8 GB/s on Zen 5; F16 gains
-// too). A prefetch past the matrix end never faults.
+// too). A prefetch past the matrix end never faults. The prefetch goes to L2 (prefetcht1): into
+// L1 (prefetcht0) each one holds an L1 miss buffer for the whole DRAM latency, and with RT rows
+// in flight those run out; rows of 768 columns (every matrix of a 0.1B model but the FFN value)
+// then streamed at 0.4-0.7 of the read bandwidth, and at 0.8-1.0 with prefetcht1 (F16, F32,
+// BF16 and the bf16 dot, 3072 x 768, 1 thread, Zen 5; docs/model.md "Where a decode token's
+// time goes").
 template <class A, class D, int RT, int NT, bool kPrefetch = false>
 void mm_blocks(const MatmulArgs& p, int64_t r0, int64_t t0, int64_t b0, int64_t b1,
                TileAcc<A, RT, NT>& out) {
@@ -102,7 +107,8 @@ void mm_blocks(const MatmulArgs& p, int64_t r0, int64_t t0, int64_t b0, int64_t 
       const uint8_t* blk = w[r] + b * D::kBytes;
       if constexpr (kPrefetch) {  // integer arithmetic: the address may lie past the matrix
         __builtin_prefetch(
-            reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(blk) + RT * p.w_row_bytes));
+            reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(blk) + RT * p.w_row_bytes), 0,
+            2);  // into L2 (prefetcht1), not L1: mm_blocks says why
       }
       const typename D::Head h = D::head(blk);
       unroll<kSub>([&](auto sub) {

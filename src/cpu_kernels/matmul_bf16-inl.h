@@ -47,7 +47,8 @@ void bf16_tile(const MatmulBf16Args& p, int64_t r0, int64_t t0) {
       const uint8_t* blk = w[r] + 64 * g;
       if constexpr (NT == 1) {
         __builtin_prefetch(
-            reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(blk) + RT * p.w_row_bytes));
+            reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(blk) + RT * p.w_row_bytes), 0,
+            2);  // into L2 (prefetcht1), not L1: mm_blocks says why
       }
       const __m512i wi = _mm512_loadu_si512(blk);
       const __m512bh wv = reinterpret_cast<const __m512bh&>(wi);

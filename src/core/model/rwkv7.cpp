@@ -231,6 +231,31 @@ void lerp_rows(const Pass& p, const float* x, const float* d, const float* m, fl
   for (int64_t t = 0; t < p.T; ++t) p.kt.lerp(x + t * p.C, d + t * p.C, m, y + t * p.C, p.C);
 }
 
+// Rows [r0, r1) of W asked for into L2 (a hint: no fault, no effect on results).
+void prefetch_rows(const Mat& W, int64_t r0, int64_t r1) {
+  if (W.data == nullptr || r0 >= r1) return;
+  const uint8_t* b = W.data + static_cast<size_t>(r0) * W.row_bytes;
+  const size_t n = static_cast<size_t>(r1 - r0) * W.row_bytes;
+  for (size_t o = 0; o < n; o += 64) __builtin_prefetch(b + o, 0, 2);
+}
+
+// Heads [h0, h1) of a head task: their 64-row slices of the LoRA up-projections and their WKV
+// states, asked for two heads before they are used. Each slice is a few KB, too short for the
+// hardware prefetchers and for the matvec's own prefetch (one tile of rows ahead), so without
+// this the up-projections ran at a third of the read bandwidth and every WKV state came from
+// L3 at full latency (docs/model.md "Where a decode token's time goes").
+void prefetch_heads(const Pass& p, const LayerWeights& w, int64_t l, int64_t h0, int64_t h1) {
+  if (h0 >= h1) return;
+  for (const Mat* m : {&w.w2, &w.a2, &w.g2, &w.v2}) prefetch_rows(*m, h0 * p.N, h1 * p.N);
+  const size_t head_bytes = static_cast<size_t>(p.N * p.N) * sizeof(float);
+  for (const PassSeg& sg : *p.segs) {
+    const char* S = reinterpret_cast<const char*>(sg.state->wkv(l) + h0 * p.N * p.N);
+    for (size_t o = 0; o < static_cast<size_t>(h1 - h0) * head_bytes; o += 64) {
+      __builtin_prefetch(S + o, 1, 2);
+    }
+  }
+}
+
 // Everything of time mix that is per head, for head h over the T rows (docs/model.md "Time
 // mix", "WKV-7"): the LoRA up-projections of the head's channels with their activations,
 // kk and the key update, the value residual, the WKV scan, GroupNorm, bonus and gate.
@@ -335,7 +360,12 @@ void time_mix(const Pass& p, const LayerWeights& w, int64_t l) {
   const double head_macs = static_cast<double>(p.T) * (static_cast<double>(p.C) * lora +
                                                        4.0 * static_cast<double>(p.H * p.N * p.N));
   run_items(p, head_macs, p.H, [&](int64_t begin, int64_t end) {
-    for (int64_t h = begin; h < end; ++h) head_step(p, w, l, h);
+    for (int64_t h = begin; h < end; ++h) {
+      // Heads 0 to 2 first, then each head asks for the one two ahead (the next tasks run on
+      // the same thread: the static partition gives each thread a run of heads).
+      prefetch_heads(p, w, l, h == 0 ? 0 : std::min(p.H, h + 2), std::min(p.H, h + 3));
+      head_step(p, w, l, h);
+    }
   });
   // Pass 3: x = x + (y * g) @ Wo.T
   run_pass(p, {{&w.output, s.y, s.tmp, [&](int64_t r0, int64_t r1) {
