@@ -7,6 +7,8 @@
 // logits per State) back to back, so both sides of the ratio see the same load on a shared
 // machine. Counters: batched_tok_s and alone_tok_s (N tokens per step / step time) and
 // speedup = batched_tok_s / alone_tok_s. The reported time is the batched step (manual time).
+// With 1 thread also batched_cpu_tok_s and speedup_cpu, the same from this thread's CPU time,
+// which holds better on a loaded machine.
 // Issue 12's goal: speedup >= 5 at N = 8 and >= 12 at N = 32 (stated, never asserted).
 //
 // Run: build/bench/bin/bench_batch [--benchmark_filter=0.1b]   (AI00_BENCH_SIZES=0.1b,0.4b)
@@ -20,6 +22,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +38,14 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// This thread's CPU time: with one thread the whole forward runs on it, so a ratio of CPU times
+// does not count the time other processes held the core (it still counts memory stalls).
+double thread_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 // The random model of `size` in `type`, written on first use (same path as bench_speed_table).
@@ -69,19 +80,23 @@ void BM_batch(benchmark::State& bs, std::string size, std::string type, int thre
   std::vector<float> logits(N * V);
   std::vector<uint32_t> tok(N);
   for (size_t i = 0; i < N; ++i) tok[i] = static_cast<uint32_t>(i * 37 % 200 + 1);
-  double t_batched = 0, t_alone = 0;
+  double t_batched = 0, t_alone = 0, c_batched = 0, c_alone = 0;
   std::vector<ai00::internal::BatchSegment> segs;
   for (size_t i = 0; i < N; ++i) segs.push_back({&batched[i], &tok[i], 1, logits.data() + i * V});
   const auto one_by_one = [&] {
     const auto t0 = Clock::now();
+    const double c0 = thread_seconds();
     for (size_t i = 0; i < N; ++i) {
       ai00::internal::forward(*model, alone[i], &tok[i], 1, logits.data() + i * V);
     }
+    c_alone += thread_seconds() - c0;
     return seconds_since(t0);
   };
   const auto together = [&] {
     const auto t0 = Clock::now();
+    const double c0 = thread_seconds();
     ai00::internal::forward_batch(*model, segs);
+    c_batched += thread_seconds() - c0;
     return seconds_since(t0);
   };
   // AI00_BENCH_BATCH_ONLY=1: time only the batched step (for profiling it with perf).
@@ -108,6 +123,10 @@ void BM_batch(benchmark::State& bs, std::string size, std::string type, int thre
   bs.counters["batched_tok_s"] = tokens / t_batched;
   bs.counters["alone_tok_s"] = tokens / t_alone;
   bs.counters["speedup"] = t_alone / t_batched;
+  if (threads == 1 && !batch_only) {  // CPU-time ratios (the other threads' time is not seen)
+    bs.counters["batched_cpu_tok_s"] = tokens / c_batched;
+    bs.counters["speedup_cpu"] = c_alone / c_batched;
+  }
 }
 
 std::vector<std::string> list_env(const char* name, const char* fallback) {
