@@ -8,7 +8,8 @@
 // machine. Counters: batched_tok_s and alone_tok_s (N tokens per step / step time) and
 // speedup = batched_tok_s / alone_tok_s. The reported time is the batched step (manual time).
 // With 1 thread also batched_cpu_tok_s and speedup_cpu, the same from this thread's CPU time,
-// which holds better on a loaded machine.
+// which holds better on a loaded machine. prefill512/<size>/<type>/threads:<n>: a 512-token
+// prompt into a fresh State, tokens/s and (1 thread) the same from CPU time.
 // Issue 12's goal: speedup >= 5 at N = 8 and >= 12 at N = 32 (stated, never asserted).
 //
 // Run: build/bench/bin/bench_batch [--benchmark_filter=0.1b]   (AI00_BENCH_SIZES=0.1b,0.4b)
@@ -64,7 +65,9 @@ std::string model_path(const std::string& size, const std::string& type) {
   return path;
 }
 
-void BM_batch(benchmark::State& bs, std::string size, std::string type, int threads, int n) {
+// The model of `type`, where a `-plain` suffix turns ModelParams::pack_weights off.
+std::shared_ptr<const ai00::internal::Model> load_model(const std::string& size, std::string type,
+                                                        int threads) {
   ai00::internal::ModelParams mp;
   mp.n_threads = threads;
   const std::string plain = "-plain";
@@ -73,7 +76,11 @@ void BM_batch(benchmark::State& bs, std::string size, std::string type, int thre
     type.resize(type.size() - plain.size());
     mp.pack_weights = false;
   }
-  auto model = ai00::internal::Model::load(model_path(size, type), mp);
+  return ai00::internal::Model::load(model_path(size, type), mp);
+}
+
+void BM_batch(benchmark::State& bs, std::string size, std::string type, int threads, int n) {
+  auto model = load_model(size, type, threads);
   const size_t V = static_cast<size_t>(model->config().vocab), N = static_cast<size_t>(n);
   std::vector<ai00::internal::State> batched, alone;
   for (size_t i = 0; i < N; ++i) batched.emplace_back(*model), alone.emplace_back(*model);
@@ -129,6 +136,28 @@ void BM_batch(benchmark::State& bs, std::string size, std::string type, int thre
   }
 }
 
+// Prefill of 512 tokens into a fresh State (the default chunk of 64), for the CPU-time rate of
+// the same small-M products on one thread: prefill_tok_s (wall) and prefill_cpu_tok_s.
+void BM_prefill(benchmark::State& bs, std::string size, std::string type, int threads) {
+  auto model = load_model(size, type, threads);
+  std::vector<uint32_t> prompt(512);
+  for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = static_cast<uint32_t>(i * 37 % 200 + 1);
+  std::vector<float> logits(static_cast<size_t>(model->config().vocab));
+  double wall = 0, cpu = 0;
+  for (auto _ : bs) {
+    ai00::internal::State st(*model);
+    const auto t0 = Clock::now();
+    const double c0 = thread_seconds();
+    ai00::internal::forward(*model, st, prompt.data(), prompt.size(), logits.data());
+    cpu += thread_seconds() - c0;
+    wall += seconds_since(t0);
+    bs.SetIterationTime(seconds_since(t0));
+  }
+  const double tokens = static_cast<double>(prompt.size()) * static_cast<double>(bs.iterations());
+  bs.counters["prefill_tok_s"] = tokens / wall;
+  if (threads == 1) bs.counters["prefill_cpu_tok_s"] = tokens / cpu;
+}
+
 std::vector<std::string> list_env(const char* name, const char* fallback) {
   const char* env = std::getenv(name);
   std::string s = env && *env ? env : fallback;
@@ -149,6 +178,12 @@ int main(int argc, char** argv) {
   for (const std::string& size : list_env("AI00_BENCH_SIZES", "0.1b")) {
     for (const std::string& type : list_env("AI00_BENCH_TYPES", "F32,Q8_0,Q8_0-plain")) {
       for (int threads : {1, 2}) {
+        benchmark::RegisterBenchmark(
+            ("prefill512/" + size + "/" + type + "/threads:" + std::to_string(threads)).c_str(),
+            BM_prefill, size, type, threads)
+            ->UseManualTime()
+            ->Unit(benchmark::kMillisecond)
+            ->MinTime(min_time);
         for (int n : {1, 2, 4, 8, 16, 32}) {
           const std::string name = "batch/" + size + "/" + type +
                                    "/threads:" + std::to_string(threads) +
