@@ -7,6 +7,9 @@
 // logits per State) back to back, so both sides of the ratio see the same load on a shared
 // machine. Counters: batched_tok_s and alone_tok_s (N tokens per step / step time) and
 // speedup = batched_tok_s / alone_tok_s. The reported time is the batched step (manual time).
+// With 1 thread also batched_cpu_tok_s and speedup_cpu, the same from this thread's CPU time,
+// which holds better on a loaded machine. prefill512/<size>/<type>/threads:<n>: a 512-token
+// prompt into a fresh State, tokens/s and (1 thread) the same from CPU time.
 // Issue 12's goal: speedup >= 5 at N = 8 and >= 12 at N = 32 (stated, never asserted).
 //
 // Run: build/bench/bin/bench_batch [--benchmark_filter=0.1b]   (AI00_BENCH_SIZES=0.1b,0.4b)
@@ -20,6 +23,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +39,14 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// This thread's CPU time: with one thread the whole forward runs on it, so a ratio of CPU times
+// does not count the time other processes held the core (it still counts memory stalls).
+double thread_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 // The random model of `size` in `type`, written on first use (same path as bench_speed_table).
@@ -53,7 +65,9 @@ std::string model_path(const std::string& size, const std::string& type) {
   return path;
 }
 
-void BM_batch(benchmark::State& bs, std::string size, std::string type, int threads, int n) {
+// The model of `type`, where a `-plain` suffix turns ModelParams::pack_weights off.
+std::shared_ptr<const ai00::internal::Model> load_model(const std::string& size, std::string type,
+                                                        int threads) {
   ai00::internal::ModelParams mp;
   mp.n_threads = threads;
   const std::string plain = "-plain";
@@ -62,26 +76,34 @@ void BM_batch(benchmark::State& bs, std::string size, std::string type, int thre
     type.resize(type.size() - plain.size());
     mp.pack_weights = false;
   }
-  auto model = ai00::internal::Model::load(model_path(size, type), mp);
+  return ai00::internal::Model::load(model_path(size, type), mp);
+}
+
+void BM_batch(benchmark::State& bs, std::string size, std::string type, int threads, int n) {
+  auto model = load_model(size, type, threads);
   const size_t V = static_cast<size_t>(model->config().vocab), N = static_cast<size_t>(n);
   std::vector<ai00::internal::State> batched, alone;
   for (size_t i = 0; i < N; ++i) batched.emplace_back(*model), alone.emplace_back(*model);
   std::vector<float> logits(N * V);
   std::vector<uint32_t> tok(N);
   for (size_t i = 0; i < N; ++i) tok[i] = static_cast<uint32_t>(i * 37 % 200 + 1);
-  double t_batched = 0, t_alone = 0;
+  double t_batched = 0, t_alone = 0, c_batched = 0, c_alone = 0;
   std::vector<ai00::internal::BatchSegment> segs;
   for (size_t i = 0; i < N; ++i) segs.push_back({&batched[i], &tok[i], 1, logits.data() + i * V});
   const auto one_by_one = [&] {
     const auto t0 = Clock::now();
+    const double c0 = thread_seconds();
     for (size_t i = 0; i < N; ++i) {
       ai00::internal::forward(*model, alone[i], &tok[i], 1, logits.data() + i * V);
     }
+    c_alone += thread_seconds() - c0;
     return seconds_since(t0);
   };
   const auto together = [&] {
     const auto t0 = Clock::now();
+    const double c0 = thread_seconds();
     ai00::internal::forward_batch(*model, segs);
+    c_batched += thread_seconds() - c0;
     return seconds_since(t0);
   };
   // AI00_BENCH_BATCH_ONLY=1: time only the batched step (for profiling it with perf).
@@ -108,6 +130,32 @@ void BM_batch(benchmark::State& bs, std::string size, std::string type, int thre
   bs.counters["batched_tok_s"] = tokens / t_batched;
   bs.counters["alone_tok_s"] = tokens / t_alone;
   bs.counters["speedup"] = t_alone / t_batched;
+  if (threads == 1 && !batch_only) {  // CPU-time ratios (the other threads' time is not seen)
+    bs.counters["batched_cpu_tok_s"] = tokens / c_batched;
+    bs.counters["speedup_cpu"] = c_alone / c_batched;
+  }
+}
+
+// Prefill of 512 tokens into a fresh State (the default chunk of 64), for the CPU-time rate of
+// the same small-M products on one thread: prefill_tok_s (wall) and prefill_cpu_tok_s.
+void BM_prefill(benchmark::State& bs, std::string size, std::string type, int threads) {
+  auto model = load_model(size, type, threads);
+  std::vector<uint32_t> prompt(512);
+  for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = static_cast<uint32_t>(i * 37 % 200 + 1);
+  std::vector<float> logits(static_cast<size_t>(model->config().vocab));
+  double wall = 0, cpu = 0;
+  for (auto _ : bs) {
+    ai00::internal::State st(*model);
+    const auto t0 = Clock::now();
+    const double c0 = thread_seconds();
+    ai00::internal::forward(*model, st, prompt.data(), prompt.size(), logits.data());
+    cpu += thread_seconds() - c0;
+    wall += seconds_since(t0);
+    bs.SetIterationTime(seconds_since(t0));
+  }
+  const double tokens = static_cast<double>(prompt.size()) * static_cast<double>(bs.iterations());
+  bs.counters["prefill_tok_s"] = tokens / wall;
+  if (threads == 1) bs.counters["prefill_cpu_tok_s"] = tokens / cpu;
 }
 
 std::vector<std::string> list_env(const char* name, const char* fallback) {
@@ -130,6 +178,12 @@ int main(int argc, char** argv) {
   for (const std::string& size : list_env("AI00_BENCH_SIZES", "0.1b")) {
     for (const std::string& type : list_env("AI00_BENCH_TYPES", "F32,Q8_0,Q8_0-plain")) {
       for (int threads : {1, 2}) {
+        benchmark::RegisterBenchmark(
+            ("prefill512/" + size + "/" + type + "/threads:" + std::to_string(threads)).c_str(),
+            BM_prefill, size, type, threads)
+            ->UseManualTime()
+            ->Unit(benchmark::kMillisecond)
+            ->MinTime(min_time);
         for (int n : {1, 2, 4, 8, 16, 32}) {
           const std::string name = "batch/" + size + "/" + type +
                                    "/threads:" + std::to_string(threads) +

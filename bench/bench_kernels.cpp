@@ -14,6 +14,8 @@
 //   "peak" = ops/s over the peak of the instruction the path uses (fp32 FMA for f32act, int8 dot
 //   for i8, bf16 dot for bf16dot), an op being one multiply or one add. Counters print "/s" but
 //   are ratios.
+// gemm/<isa>/<F32|F16>/f32act/64x64/T64 and 64x768/T64: the LoRA shapes of a 0.1B prefill chunk
+//   (one head's up-projection rows, a down-projection), same counters.
 // Run: build/bench/bin/bench_kernels --benchmark_min_time=0.2 [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 
@@ -324,18 +326,19 @@ void matvec(benchmark::State& state, const KernelTable* k, DType t, Path path, i
                                                   benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// GEMM: M = T tokens against one n x n matrix (2n^2 T ops per call), weights in cache after
-// the first call: the compute side of prefill and of batched decode.
-void gemm(benchmark::State& state, const KernelTable* k, DType t, Path path, int64_t n, int64_t T) {
+// GEMM: M = T tokens against one rows x cols matrix (2 rows cols T ops per call), weights in
+// cache after the first call: the compute side of prefill and of batched decode.
+void gemm(benchmark::State& state, const KernelTable* k, DType t, Path path, int64_t rows,
+          int64_t cols, int64_t T) {
   std::mt19937 rng(2);
-  std::vector<uint8_t> w = make_weights(t, n, n, rng);
-  MatmulRun run(k, path, t, n, n, T, rng);
+  std::vector<uint8_t> w = make_weights(t, rows, cols, rng);
+  MatmulRun run(k, path, t, rows, cols, T, rng);
   run.pack(w);
   for (auto _ : state) {
     run(w.data());
     benchmark::ClobberMemory();
   }
-  const double ops = 2.0 * static_cast<double>(n * n * T);
+  const double ops = 2.0 * static_cast<double>(rows * cols * T);
   state.counters["GOP/s"] =
       benchmark::Counter(ops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
   const double peak = path_peak(k, path);
@@ -451,8 +454,17 @@ void register_all() {
         for (int64_t T : {1, 8, 32, 128, 512}) {
           benchmark::RegisterBenchmark(
               ("gemm/" + name + "/2048x2048/T" + std::to_string(T)).c_str(), gemm, k, t, path,
-              int64_t{2048}, T)
+              int64_t{2048}, int64_t{2048}, T)
               ->Unit(benchmark::kMillisecond);
+        }
+        if (path != Path::F32Act || (t != DType::F32 && t != DType::F16)) continue;
+        // The LoRA shapes of a 0.1B prefill chunk (F32 and F16 in GGUF files): the
+        // up-projection of one head (64 rows, 64 columns) and a down-projection (64 x 768).
+        for (const auto& [rows, cols] : {std::pair<int64_t, int64_t>{64, 64}, {64, 768}}) {
+          benchmark::RegisterBenchmark(
+              ("gemm/" + name + "/" + std::to_string(rows) + "x" + std::to_string(cols) + "/T64")
+                  .c_str(),
+              gemm, k, t, path, rows, cols, int64_t{64});
         }
       }
     }

@@ -1,6 +1,7 @@
 // Kernel table for AVX-512 F/CD/DQ/BW + F16C + FMA (Skylake-X, Zen 4 and later).
-// The -inl.h kernels are instantiated here inside namespace ai00::internal::cpu::avx512 { namespace { } } so
-// none of their symbols can merge with another ISA's copy (docs/model.md "Kernels and ISAs").
+// The -inl.h kernels are instantiated here inside namespace ai00::internal::cpu::avx512 { namespace
+// { } } so none of their symbols can merge with another ISA's copy (docs/model.md "Kernels and
+// ISAs").
 #include <immintrin.h>
 
 #include <algorithm>
@@ -23,6 +24,7 @@ using Arch = xsimd::avx512bw;
 // clang-format off
 #include "cpu_kernels/simd_load-inl.h"
 #include "cpu_kernels/matmul_q-inl.h"
+#include "cpu_kernels/reduce-inl.h"
 #include "cpu_kernels/matmul-inl.h"
 #include "cpu_kernels/matmul_i8-inl.h"
 #include "cpu_kernels/elementwise-inl.h"

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "base/error.h"
 #include "core/model/model.h"
@@ -46,8 +47,12 @@ void validate(const Model& model, const State& state, const ScoreContext& ctx,
 }  // namespace
 
 double log_prob(const float* logits, size_t n, uint32_t token) {
-  double mx = -INFINITY;
-  for (size_t i = 0; i < n; ++i) mx = std::fmax(mx, static_cast<double>(logits[i]));
+  // The maximum in float, a plain comparison the compiler vectorises (std::fmax on doubles it
+  // does not): the same value, as float to double is exact. A NaN logit makes the sum NaN
+  // either way.
+  float mf = -INFINITY;
+  for (size_t i = 0; i < n; ++i) mf = logits[i] > mf ? logits[i] : mf;
+  const double mx = static_cast<double>(mf);
   double sum = 0;
   for (size_t i = 0; i < n; ++i) sum += std::exp(static_cast<double>(logits[i]) - mx);
   return static_cast<double>(logits[token]) - mx - std::log(sum);
@@ -82,11 +87,26 @@ std::vector<OptionScore> score_options(const Model& model, const State& state,
     segments.push_back({&copies.back(), c.data(), c.size() - 1, rows[k].data(), true});
   }
   if (!segments.empty()) forward_batch(model, segments, options);
-  std::vector<OptionScore> out(K);
+  // Every row's log-softmax (a pass over V logits in double each), in parallel over the rows
+  // on the Model's arena; each term is computed alone, then summed in token order as before.
+  std::vector<std::pair<size_t, size_t>> terms;  // (candidate, token index >= 1)
   for (size_t k = 0; k < K; ++k) {
+    for (size_t j = 1; j < candidates[k].size(); ++j) terms.emplace_back(k, j);
+  }
+  std::vector<double> lp(terms.size());
+  model.execute([&] {
+    model.parallel_blocks(static_cast<int64_t>(terms.size()), 1, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        const auto [k, j] = terms[static_cast<size_t>(i)];
+        lp[static_cast<size_t>(i)] = log_prob(rows[k].data() + (j - 1) * V, V, candidates[k][j]);
+      }
+    });
+  });
+  std::vector<OptionScore> out(K);
+  for (size_t k = 0, i = 0; k < K; ++k) {
     const std::vector<uint32_t>& c = candidates[k];
     double total = log_prob(first.data(), V, c[0]);
-    for (size_t j = 1; j < c.size(); ++j) total += log_prob(rows[k].data() + (j - 1) * V, V, c[j]);
+    for (size_t j = 1; j < c.size(); ++j) total += lp[i++];
     out[k].total_logprob = total;
     out[k].n_tokens = c.size();
     out[k].mean_logprob = total / static_cast<double>(c.size());
