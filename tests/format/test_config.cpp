@@ -248,7 +248,7 @@ think_a_lot = " ponder deeply"
   auto v1 = make_format("ai00-v1", cfg.value()).value();
   RenderOptions o;
   auto plain = v1->render(sample(), o).value();
-  CHECK(plain.prompt.substr(plain.prompt.size() - 26) == "<ai00:assistant>\nAnswer: ");
+  CHECK(plain.prompt.substr(plain.prompt.size() - 25) == "<ai00:assistant>\nAnswer: ");
   CHECK_FALSE(plain.constraints.thinking_open_in_prompt);
   o.thinking = Thinking::on;
   auto thinking = v1->render(sample(), o).value();
