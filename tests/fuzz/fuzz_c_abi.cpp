@@ -7,7 +7,7 @@
 //
 // Speed: loading the model costs more than the rest of a typical sequence, so "load" mostly
 // borrows one of two models loaded once per process (1 and 2 threads; a Model is immutable and
-// shared by design, ai00.h "Threads"). Operand bits ask for a freshly loaded handle instead
+// shared by design, ai00.h "Threading"). Operand bits ask for a freshly loaded handle instead
 // (owned by this sequence; freeing it makes its children's parent stale) or for a random
 // n_threads (refused before any file is read, or loaded). "Free" on a borrowed handle only
 // drops it.
@@ -80,14 +80,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     switch (op % 22) {
       case 0: {
         if (w.model) break;
-        if (!(a & 0xC0)) {  // borrow a long-lived model
+        const uint8_t how = a & 0xE0;  // 0x40 fresh, 0xC0 fresh with any n_threads, else borrow
+        if (how != 0x40 && how != 0xC0) {
           w.model = shared_model(1 + a % 2);
           w.owned = false;
           break;
         }
         ai00_model_params p;
         ai00_model_params_default(&p);
-        p.n_threads = (a & 0x80) ? static_cast<int32_t>(in.u32()) : 1 + a % 2;
+        p.n_threads = how == 0xC0 ? static_cast<int32_t>(in.u32()) : 1 + a % 2;
         ai00_model_load(&w.model, path.data(), path.size(), &p);
         w.owned = w.model != nullptr;
         break;
