@@ -26,6 +26,13 @@ out="${AI00_CAMPAIGN_DIR:-/work/fuzzlogs}"
 bindir="${AI00_CAMPAIGN_BIN:-$repo/build/fuzz/bin}"
 summary="$out/summary.txt"
 
+# max_len of a target: 8192, 131072 for state, or AI00_CAMPAIGN_MAXLEN.
+max_len_of() {
+  local m=8192
+  [ "$1" = state ] && m=131072
+  echo "${AI00_CAMPAIGN_MAXLEN:-$m}"
+}
+
 # record TARGET SECONDS EXIT_STATUS: appends the summary line of $out/TARGET.log.
 record() {
   local t="$1" seconds="$2" rc="$3" log="$out/$1.log" execs rss last cov ft corp result
@@ -48,12 +55,11 @@ record() {
   elif grep -aq 'ERROR: libFuzzer: deadly signal' "$log"; then result=crash
   else result="exit$rc"
   fi
-  local maxlen started
-  maxlen=$(head -c 4096 "$log" | grep -ao 'max_len=[0-9]*' | head -1 | cut -d= -f2)
-  started=$(date -u -d "@$(stat -c %W "$log" 2>/dev/null || echo 0)" +%FT%TZ 2>/dev/null)
+  local started
+  started=$(date -u -d "@$(($(stat -c %Y "$log") - seconds))" +%FT%TZ 2>/dev/null)
   printf '%-14s %10s %7s %8s %7s %9s %8s %7s %-8s %s\n' "$t" "${execs:-?}" "${cov:-?}" \
     "${ft:-?}" "${corp%%/*}" "${corp#*/}" "$seconds" "${rss:-?}" "$result" \
-    "$commit ${maxlen:-$2} ${started:-?}" >> "$summary"
+    "$commit $(max_len_of "$t") ${started:-?}" >> "$summary"
   echo "$t: $result, ${execs:-?} executions, cov ${cov:-?}, ft ${ft:-?}, ${seconds}s ($log)"
   [ "$result" = ok ]
 }
@@ -61,7 +67,7 @@ record() {
 # campaign TARGET RUNS: one libFuzzer run, then its summary line.
 campaign() {
   local t="$1" runs="$2" bin="$out/bin/fuzz_$1" log="$out/$1.log"
-  local scratch="$out/scratch/$1" artifacts="$out/artifacts/$1" maxlen=8192 t0 rc
+  local scratch="$out/scratch/$1" artifacts="$out/artifacts/$1" maxlen t0 rc
   if [ ! -x "$bindir/fuzz_$t" ]; then
     echo "$t: no binary $bindir/fuzz_$t" >&2
     return 1
@@ -70,8 +76,7 @@ campaign() {
   cp "$bindir/fuzz_$t" "$bin.tmp" && mv "$bin.tmp" "$bin"
   local dict=() extra=()
   [ -f "$repo/tests/fuzz/dict/$t.dict" ] && dict=(-dict="$repo/tests/fuzz/dict/$t.dict")
-  [ "$t" = state ] && maxlen=131072
-  maxlen="${AI00_CAMPAIGN_MAXLEN:-$maxlen}"
+  maxlen=$(max_len_of "$t")
   case "$t" in kbnf | json_schema) extra=(-entropic_scale_per_exec_time=1) ;; esac
   t0=$(date +%s)
   nice -n 19 "$bin" -runs="$runs" -timeout=30 -rss_limit_mb=2048 -max_len="$maxlen" \
@@ -103,5 +108,5 @@ main() {
   return $status
 }
 
-main "$@"
-exit $?
+# One line: bash has read it whole before main runs, so editing this file mid-campaign is safe.
+main "$@"; exit $?
