@@ -4,6 +4,14 @@
 // (they hold their own reference, ai00.h "Model"). Every call must return a status; none may
 // crash, leak or abort. Each byte of the input is one call (opcode) plus operands taken from
 // the following bytes.
+//
+// Speed: loading the model costs more than the rest of a typical sequence, so "load" mostly
+// borrows one of two models loaded once per process (1 and 2 threads; a Model is immutable and
+// shared by design, ai00.h "Threading"). Operand bits ask for a freshly loaded handle instead
+// (owned by this sequence; freeing it makes its children's parent stale) or for a random
+// n_threads (refused before any file is read, or loaded). "Free" on a borrowed handle only
+// drops it.
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -13,8 +21,23 @@
 
 namespace {
 
+// The long-lived models "load" borrows; never freed (the process ends).
+ai00_model* shared_model(int threads) {
+  static ai00_model* models[2] = {};
+  ai00_model*& m = models[threads - 1];
+  if (!m) {
+    const std::string path = ai00_fuzz::shared_dir() + "/models/tiny-rwkv-7v0-834K-FP32.bin";
+    ai00_model_params p;
+    ai00_model_params_default(&p);
+    p.n_threads = threads;
+    if (ai00_model_load(&m, path.data(), path.size(), &p) != AI00_OK) std::abort();
+  }
+  return m;
+}
+
 struct World {
   ai00_model* model = nullptr;
+  bool owned = false;  // model was loaded by this sequence (else borrowed from shared_model)
   ai00_state* states[3] = {};
   ai00_grammar* grammar = nullptr;
   ai00_chat_template* tmpl = nullptr;
@@ -26,7 +49,7 @@ struct World {
     for (ai00_state* s : states) ai00_state_free(s);
     ai00_grammar_free(grammar);
     ai00_chat_template_free(tmpl);
-    ai00_model_free(model);
+    if (owned) ai00_model_free(model);
   }
 };
 
@@ -57,15 +80,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     switch (op % 22) {
       case 0: {
         if (w.model) break;
+        const uint8_t how = a & 0xE0;  // 0x40 fresh, 0xC0 fresh with any n_threads, else borrow
+        if (how != 0x40 && how != 0xC0) {
+          w.model = shared_model(1 + a % 2);
+          w.owned = false;
+          break;
+        }
         ai00_model_params p;
         ai00_model_params_default(&p);
-        p.n_threads = (a & 0x80) ? static_cast<int32_t>(in.u32()) : 1 + a % 2;
+        p.n_threads = how == 0xC0 ? static_cast<int32_t>(in.u32()) : 1 + a % 2;
         ai00_model_load(&w.model, path.data(), path.size(), &p);
+        w.owned = w.model != nullptr;
         break;
       }
-      case 1:  // a stale parent: children keep working
-        ai00_model_free(w.model);
+      case 1:  // an owned model freed: a stale parent, children keep working
+        if (w.owned) ai00_model_free(w.model);
         w.model = nullptr;
+        w.owned = false;
         break;
       case 2:
         if (!st) ai00_state_new(&st, w.model);

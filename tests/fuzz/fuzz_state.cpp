@@ -29,9 +29,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ai00::internal::State s = record ? ai00::internal::State::deserialize(m, data, size)
                                      : ai00::internal::load_ai00_state_bytes(m, data, size, "f");
     // A loaded State holds finite values only.
-    for (int64_t l = 0; l < s.n_layer(); ++l)
-      for (int64_t i = 0; i < s.n_head() * s.head_size() * s.head_size(); ++i)
-        if (!std::isfinite(s.wkv(l)[i])) std::abort();
+    const int64_t n = s.n_head() * s.head_size() * s.head_size();
+    for (int64_t l = 0; l < s.n_layer(); ++l) {
+      const float* wkv = s.wkv(l);
+      for (int64_t i = 0; i < n; ++i)
+        if (!std::isfinite(wkv[i])) std::abort();
+    }
   } catch (const ai00::internal::Error&) {
   }
   return 0;

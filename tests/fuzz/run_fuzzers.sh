@@ -18,8 +18,11 @@ for t in "${targets[@]}"; do
   scratch="build/fuzz/scratch/$t"; artifacts="build/fuzz/artifacts/$t"
   rm -rf "$scratch"; mkdir -p "$scratch" "$artifacts"
   dict=(); [ -f "tests/fuzz/dict/$t.dict" ] && dict=(-dict="tests/fuzz/dict/$t.dict")
+  # The state seed (the tiny model's .state, 99,497 bytes) must fit whole: libFuzzer truncates
+  # inputs to -max_len, and a truncated State never loads.
+  maxlen=65536; [ "$t" = state ] && maxlen=131072
   if ! build/fuzz/bin/fuzz_"$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-      -max_len=65536 -print_final_stats=1 "${dict[@]}" -artifact_prefix="$artifacts/" \
+      -max_len="$maxlen" -print_final_stats=1 "${dict[@]}" -artifact_prefix="$artifacts/" \
       "$scratch" "tests/fuzz/corpus/$t" > "build/fuzz/$t.log" 2>&1; then
     echo "fuzz_$t: FAILED (see build/fuzz/$t.log, reproducer in $artifacts/)"
     tail -40 "build/fuzz/$t.log"

@@ -136,12 +136,21 @@ inline uint8_t byte_at(std::string_view s, size_t i) { return static_cast<uint8_
 
 void build_double_array(std::vector<Tokenizer::Node>& trie, std::vector<Tokenizer::Best>& best,
                         const Key* keys, size_t n_keys, const std::string& name);
-void build_first2(const std::vector<Tokenizer::Node>& trie, std::vector<uint32_t>& first2);
+void build_first2(const std::vector<Tokenizer::Node>& trie, const std::vector<Key>& keys,
+                  std::unique_ptr<uint32_t[]>& first2);
 
 // Lexicographic sort of the keys (the trie builder needs ascending labels at every depth): a
 // counting sort on the first two bytes, then std::sort inside each small bucket. Twice as fast as
-// one std::sort over 65K keys, which matters for the 30 ms load budget.
+// one std::sort over 65K keys, which matters for the 30 ms load budget. Below kBucketMin keys a
+// plain std::sort wins: the buckets cost two 257 KB tables and 130K steps whatever the count
+// (a byte-level or small GGUF vocabulary, loaded with every model).
 void sort_keys(std::vector<Key>& keys) {
+  constexpr size_t kBucketMin = 4096;
+  if (keys.size() < kBucketMin) {
+    std::sort(keys.begin(), keys.end(),
+              [](const Key& x, const Key& y) { return x.bytes < y.bytes; });
+    return;
+  }
   // Bucket b0 * 257 + 0 holds the one-byte key b0; b0 * 257 + 1 + b1 the keys starting b0 b1.
   constexpr size_t kBuckets = 256 * 257;
   auto bucket = [](std::string_view k) {
@@ -200,7 +209,7 @@ std::shared_ptr<const Tokenizer> Tokenizer::build(const std::vector<std::string_
   }
   sort_keys(keys);
   build_double_array(tok->trie_, tok->best_, keys.data(), keys.size(), name);
-  build_first2(tok->trie_, tok->first2_);
+  build_first2(tok->trie_, keys, tok->first2_);
   return tok;
 }
 
@@ -260,19 +269,24 @@ void build_double_array(std::vector<Tokenizer::Node>& trie_, std::vector<Tokeniz
   best_.resize(trie_.size(), Best{0, 0});
 }
 
-void build_first2(const std::vector<Tokenizer::Node>& trie_, std::vector<uint32_t>& first2_) {
+void build_first2(const std::vector<Tokenizer::Node>& trie_, const std::vector<Key>& keys,
+                  std::unique_ptr<uint32_t[]>& first2_) {
   // first2_[b0 << 8 | b1] = state << 2 | bytes consumed (0, 1 or 2) walking b0 b1 from the root.
-  first2_.assign(65536, 0);
+  // Only rows whose first byte starts a longer key need the 256 child probes; the others are
+  // one fill (a small vocabulary then builds in microseconds, not 65K probes).
+  bool deeper[256] = {};
+  for (const Key& k : keys)
+    if (k.bytes.size() > 1) deeper[byte_at(k.bytes, 0)] = true;
+  first2_.reset(new uint32_t[65536]());  // one memset (a vector fills element by element)
   for (uint32_t b0 = 0; b0 < 256; ++b0) {
     const uint32_t s1 = trie_[0].base + b0;
-    const bool has1 = trie_[s1].check == 0;
+    if (trie_[s1].check != 0) continue;  // no path: the row stays 0
+    uint32_t* row = first2_.get() + (b0 << 8);
+    std::fill(row, row + 256, s1 << 2 | 1);
+    if (!deeper[b0]) continue;
     for (uint32_t b1 = 0; b1 < 256; ++b1) {
-      uint32_t e = 0;
-      if (has1) {
-        const uint32_t s2 = trie_[s1].base + b1;
-        e = trie_[s2].check == s1 ? (s2 << 2 | 2) : (s1 << 2 | 1);
-      }
-      first2_[b0 << 8 | b1] = e;
+      const uint32_t s2 = trie_[s1].base + b1;
+      if (trie_[s2].check == s1) row[b1] = s2 << 2 | 2;
     }
   }
 }
@@ -300,7 +314,7 @@ void Tokenizer::encode_append(std::string_view bytes, std::vector<uint32_t>& out
   const auto* const begin = reinterpret_cast<const uint8_t*>(bytes.data());
   const uint8_t* const end = begin + bytes.size();
   const Node* const trie = trie_.data();
-  const uint32_t* const first2 = first2_.data();
+  const uint32_t* const first2 = first2_.get();
   const Best* const best = best_.data();
   // Ids go through a small stack buffer: appending a block costs 4 bytes per token, where
   // resizing `out` ahead would zero-fill 4 bytes per input byte.
@@ -415,9 +429,7 @@ std::string StreamDecoder::push(uint32_t id) {
   return out;
 }
 
-void StreamDecoder::flush(std::string& out) {
-  pending_.flush(out);
-}
+void StreamDecoder::flush(std::string& out) { pending_.flush(out); }
 
 std::string StreamDecoder::flush() {
   std::string out;

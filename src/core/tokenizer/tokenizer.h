@@ -115,7 +115,7 @@ class Tokenizer {
   std::vector<uint32_t> offsets_;  // [vocab_size + 1]: token i is pool_[offsets_[i], offsets_[i+1])
   std::vector<Node> trie_;         // double-array trie over the token bytes
   std::vector<Best> best_;         // per trie slot: the greedy match when the walk stops there
-  std::vector<uint32_t> first2_;   // [65536]: state after the first two bytes (see tokenizer.cpp)
+  std::unique_ptr<uint32_t[]> first2_;  // [65536]: state after the first two bytes (tokenizer.cpp)
   size_t max_len_ = 0;
 };
 
@@ -137,10 +137,10 @@ class StreamDecoder {
   void flush(std::string& out);
   std::string flush();
 
-  bool ended() const { return ended_; }                     // the last push was token 0
+  bool ended() const { return ended_; }                           // the last push was token 0
   size_t pending_bytes() const { return pending_.held_bytes(); }  // held back, at most 3
-  size_t position() const { return position_; }             // number of ids pushed
-  void reset();                                             // forget pending bytes and state
+  size_t position() const { return position_; }                   // number of ids pushed
+  void reset();                                                   // forget pending bytes and state
 
  private:
   std::shared_ptr<const Tokenizer> tok_;

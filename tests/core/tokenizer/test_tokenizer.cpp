@@ -3,6 +3,7 @@
 // streaming decoder. Loader and vocabulary-error tests are in test_tokenizer_vocab.cpp.
 #include <simdjson.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <random>
 #include <string>
@@ -10,8 +11,8 @@
 #include <vector>
 
 #include "base/error.h"
-#include "core/tokenizer/tokenizer.h"
 #include "base/utf8.h"
+#include "core/tokenizer/tokenizer.h"
 #include "fixtures.h"
 
 using namespace ai00::internal;
@@ -197,6 +198,36 @@ TEST_CASE("tokenizer greedy match equals brute force and round-trips random byte
   }
   const std::string spaces(1000, ' ');  // longest token is 128 spaces
   REQUIRE(tok->encode(spaces) == naive.encode(spaces));
+}
+
+// Small vocabularies take other build paths (std::sort instead of the bucket sort below 4096
+// keys; first-two-byte rows probed only under bytes that start a longer token): every single
+// byte plus a random sample of the World vocab's longer tokens, sizes around the threshold.
+TEST_CASE("tokenizer of a small vocabulary equals brute force on both sides of the sort switch",
+          "[core][tokenizer]") {
+  const auto world_tok = world();
+  std::vector<std::string> longer;
+  for (uint32_t id = 1; id < world_tok->vocab_size(); ++id)
+    if (world_tok->token_bytes(id).size() > 1) longer.emplace_back(world_tok->token_bytes(id));
+  std::mt19937 rng(7);
+  for (size_t n_keys : {256u, 300u, 4095u, 4096u, 4097u}) {
+    std::shuffle(longer.begin(), longer.end(), rng);
+    std::string bytes(256, '\0');
+    for (int b = 0; b < 256; ++b) bytes[b] = static_cast<char>(b);
+    std::vector<std::string_view> entries{std::string_view()};
+    for (int b = 0; b < 256; ++b) entries.push_back(std::string_view(bytes).substr(b, 1));
+    for (size_t i = 0; entries.size() <= n_keys; ++i) entries.push_back(longer[i]);
+    const auto tok = Tokenizer::build(entries, "sample");
+    REQUIRE(tok->vocab_size() == n_keys + 1);
+    const NaiveGreedy naive(*tok);
+    for (int iter = 0; iter < 300; ++iter) {
+      const std::string s = random_input(rng, *tok) + random_input(rng, *world_tok);
+      const std::vector<uint32_t> ids = tok->encode(s);
+      REQUIRE(ids == naive.encode(s));
+      REQUIRE(tok->decode(ids) == s);
+    }
+    for (size_t i = 257; i < entries.size(); i += 97) REQUIRE(tok->find(entries[i]) == uint32_t(i));
+  }
 }
 
 TEST_CASE("tokenizer decode stops at token 0 and rejects unknown ids", "[core][tokenizer]") {
