@@ -26,6 +26,7 @@ using Arch = xsimd::fma3<xsimd::avx2>;
 #include "cpu_kernels/matmul_q-inl.h"
 #include "cpu_kernels/matmul-inl.h"
 #include "cpu_kernels/matmul_i8-inl.h"
+#include "cpu_kernels/matmul_i8_packed_walk-inl.h"
 #include "cpu_kernels/matmul_i8_packed_avx2-inl.h"
 #include "cpu_kernels/elementwise-inl.h"
 #include "cpu_kernels/norm-inl.h"

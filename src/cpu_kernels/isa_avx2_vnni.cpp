@@ -23,6 +23,7 @@ namespace {
 // clang-format off
 #include "cpu_kernels/simd_load-inl.h"
 #include "cpu_kernels/matmul_i8-inl.h"
+#include "cpu_kernels/matmul_i8_packed_walk-inl.h"
 #include "cpu_kernels/matmul_i8_packed_avx2-inl.h"
 // clang-format on
 

@@ -25,6 +25,7 @@ namespace {
 // clang-format off
 #include "cpu_kernels/simd_load-inl.h"
 #include "cpu_kernels/matmul_i8-inl.h"
+#include "cpu_kernels/matmul_i8_packed_walk-inl.h"
 #include "cpu_kernels/matmul_i8_packed_neon-inl.h"
 // clang-format on
 

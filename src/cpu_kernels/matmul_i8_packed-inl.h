@@ -180,50 +180,17 @@ void pk_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
 // independent vpdpbusd chains; decode 4 groups (64 rows, the core's row block).
 constexpr int kPkGroups = 2, kPkToks = 4, kPkDecodeGroups = 4;
 
-template <DType kT, int RG, int NT>
-void pk_groups(const MatmulQ8Args& p, int64_t gb, int64_t ge, int64_t rb, int64_t re) {
-  int64_t g = gb;
-  for (; g + RG <= ge; g += RG) {
-    int64_t t = 0;
-    for (; t + NT <= p.T; t += NT) pk_tile<kT, RG, NT>(p, g, t, rb, re);
-    for (; t < p.T; ++t) pk_tile<kT, RG, 1>(p, g, t, rb, re);
+struct PkTile {
+  static constexpr int kPerGroup = 1, kParts = kPkGroups, kToks = kPkToks,
+                       kDecodeParts = kPkDecodeGroups;
+  template <DType kT, int R, int NT>
+  static void run(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t re) {
+    pk_tile<kT, R, NT>(p, g0, t0, rb, re);
   }
-  for (; g < ge; ++g) {
-    int64_t t = 0;
-    for (; t + NT <= p.T; t += NT) pk_tile<kT, 1, NT>(p, g, t, rb, re);
-    for (; t < p.T; ++t) pk_tile<kT, 1, 1>(p, g, t, rb, re);
-  }
-}
+};
 
-// Rows [row_begin, row_end): the packed ones by groups (partial groups masked at the store),
-// the plain rest with the plain kernel.
-template <DType kT>
-void pk_typed(const MatmulQ8Args& p) {
-  const int64_t pe = std::min(p.row_end, p.packed_rows);
-  if (p.row_begin < pe) {
-    const int64_t gb = p.row_begin / kQ8PackRows, ge = (pe + kQ8PackRows - 1) / kQ8PackRows;
-    if (p.T == 1) {
-      pk_groups<kT, kPkDecodeGroups, 1>(p, gb, ge, p.row_begin, pe);
-    } else {
-      pk_groups<kT, kPkGroups, kPkToks>(p, gb, ge, p.row_begin, pe);
-    }
-  }
-  if (pe < p.row_end) {
-    MatmulQ8Args rest = p;
-    rest.row_begin = std::max(p.row_begin, pe);
-    i8_typed<kT>(rest);
-  }
-}
-
-inline void matmul_q8_packed_impl(const MatmulQ8Args& p) {
-  if (p.T <= 0 || p.row_end <= p.row_begin) return;
-  if (p.packed_rows > 0 && p.wtype == DType::Q8_0) return pk_typed<DType::Q8_0>(p);
-  if (p.packed_rows > 0 && p.wtype == DType::Q4_0) return pk_typed<DType::Q4_0>(p);
-  if (p.packed_rows > 0 && p.wtype == DType::Q4_1) return pk_typed<DType::Q4_1>(p);
-  if (p.packed_rows > 0 && p.wtype == DType::Q5_0) return pk_typed<DType::Q5_0>(p);
-  if (p.packed_rows > 0 && p.wtype == DType::Q5_1) return pk_typed<DType::Q5_1>(p);
-  matmul_q8_impl(p);
-}
+// kernels.h matmul_q8 on the packed layout (matmul_i8_packed_walk-inl.h: the walk over groups).
+inline void matmul_q8_packed_impl(const MatmulQ8Args& p) { PackedWalk<PkTile>::run(p); }
 
 // kernels.h pack_q8: group by group through one group of scratch (so dst may equal src).
 template <DType kT>

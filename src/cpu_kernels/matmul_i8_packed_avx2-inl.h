@@ -245,47 +245,14 @@ void p8_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
 // 10 % slower (CPU-time rates, shared machine, interleaved runs).
 constexpr int kP8Halves = 2, kP8Toks = 4, kP8DecodeHalves = 4;
 
-template <DType kT, int RH, int NT>
-void p8_groups(const MatmulQ8Args& p, int64_t gb, int64_t ge, int64_t rb, int64_t re) {
-  int64_t g = gb;
-  for (; g + RH / 2 <= ge; g += RH / 2) {
-    int64_t t = 0;
-    for (; t + NT <= p.T; t += NT) p8_tile<kT, RH, NT>(p, g, t, rb, re);
-    for (; t < p.T; ++t) p8_tile<kT, RH, 1>(p, g, t, rb, re);
+struct P8Tile {
+  static constexpr int kPerGroup = 2, kParts = kP8Halves, kToks = kP8Toks,
+                       kDecodeParts = kP8DecodeHalves;
+  template <DType kT, int R, int NT>
+  static void run(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t re) {
+    p8_tile<kT, R, NT>(p, g0, t0, rb, re);
   }
-  for (; g < ge; ++g) {
-    int64_t t = 0;
-    for (; t + NT <= p.T; t += NT) p8_tile<kT, 2, NT>(p, g, t, rb, re);
-    for (; t < p.T; ++t) p8_tile<kT, 2, 1>(p, g, t, rb, re);
-  }
-}
+};
 
-// Rows [row_begin, row_end): the packed ones by groups (partial groups masked at the store),
-// the plain rest with the plain kernel.
-template <DType kT>
-void p8_typed(const MatmulQ8Args& p) {
-  const int64_t pe = std::min(p.row_end, p.packed_rows);
-  if (p.row_begin < pe) {
-    const int64_t gb = p.row_begin / kQ8PackRows, ge = (pe + kQ8PackRows - 1) / kQ8PackRows;
-    if (p.T == 1) {
-      p8_groups<kT, kP8DecodeHalves, 1>(p, gb, ge, p.row_begin, pe);
-    } else {
-      p8_groups<kT, kP8Halves, kP8Toks>(p, gb, ge, p.row_begin, pe);
-    }
-  }
-  if (pe < p.row_end) {
-    MatmulQ8Args rest = p;
-    rest.row_begin = std::max(p.row_begin, pe);
-    i8_typed<kT>(rest);
-  }
-}
-
-inline void matmul_q8_packed8_impl(const MatmulQ8Args& p) {
-  if (p.T <= 0 || p.row_end <= p.row_begin) return;
-  if (p.packed_rows > 0 && p.wtype == DType::Q8_0) return p8_typed<DType::Q8_0>(p);
-  if (p.packed_rows > 0 && p.wtype == DType::Q4_0) return p8_typed<DType::Q4_0>(p);
-  if (p.packed_rows > 0 && p.wtype == DType::Q4_1) return p8_typed<DType::Q4_1>(p);
-  if (p.packed_rows > 0 && p.wtype == DType::Q5_0) return p8_typed<DType::Q5_0>(p);
-  if (p.packed_rows > 0 && p.wtype == DType::Q5_1) return p8_typed<DType::Q5_1>(p);
-  matmul_q8_impl(p);
-}
+// kernels.h matmul_q8 on the packed layout (matmul_i8_packed_walk-inl.h: the walk over groups).
+inline void matmul_q8_packed8_impl(const MatmulQ8Args& p) { PackedWalk<P8Tile>::run(p); }

@@ -151,46 +151,14 @@ void pn_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
 // float accumulators; decode 2 groups (8 quarters) x 1 token.
 constexpr int kPnQuarters = 4, kPnToks = 3, kPnDecodeQuarters = 8;
 
-template <DType kT, int RQ, int NT>
-void pn_groups(const MatmulQ8Args& p, int64_t gb, int64_t ge, int64_t rb, int64_t re) {
-  int64_t g = gb;
-  for (; g + RQ / 4 <= ge; g += RQ / 4) {
-    int64_t t = 0;
-    for (; t + NT <= p.T; t += NT) pn_tile<kT, RQ, NT>(p, g, t, rb, re);
-    for (; t < p.T; ++t) pn_tile<kT, RQ, 1>(p, g, t, rb, re);
+struct PnTile {
+  static constexpr int kPerGroup = 4, kParts = kPnQuarters, kToks = kPnToks,
+                       kDecodeParts = kPnDecodeQuarters;
+  template <DType kT, int R, int NT>
+  static void run(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t re) {
+    pn_tile<kT, R, NT>(p, g0, t0, rb, re);
   }
-  for (; g < ge; ++g) {
-    int64_t t = 0;
-    for (; t + NT <= p.T; t += NT) pn_tile<kT, 4, NT>(p, g, t, rb, re);
-    for (; t < p.T; ++t) pn_tile<kT, 4, 1>(p, g, t, rb, re);
-  }
-}
+};
 
-// Rows [row_begin, row_end): the packed ones by groups, the plain rest with the plain kernel.
-template <DType kT>
-void pn_typed(const MatmulQ8Args& p) {
-  const int64_t pe = std::min(p.row_end, p.packed_rows);
-  if (p.row_begin < pe) {
-    const int64_t gb = p.row_begin / kQ8PackRows, ge = (pe + kQ8PackRows - 1) / kQ8PackRows;
-    if (p.T == 1) {
-      pn_groups<kT, kPnDecodeQuarters, 1>(p, gb, ge, p.row_begin, pe);
-    } else {
-      pn_groups<kT, kPnQuarters, kPnToks>(p, gb, ge, p.row_begin, pe);
-    }
-  }
-  if (pe < p.row_end) {
-    MatmulQ8Args rest = p;
-    rest.row_begin = std::max(p.row_begin, pe);
-    i8_typed<kT>(rest);
-  }
-}
-
-inline void matmul_q8_packed_neon_impl(const MatmulQ8Args& p) {
-  if (p.T <= 0 || p.row_end <= p.row_begin) return;
-  if (p.packed_rows > 0 && p.wtype == DType::Q8_0) return pn_typed<DType::Q8_0>(p);
-  if (p.packed_rows > 0 && p.wtype == DType::Q4_0) return pn_typed<DType::Q4_0>(p);
-  if (p.packed_rows > 0 && p.wtype == DType::Q4_1) return pn_typed<DType::Q4_1>(p);
-  if (p.packed_rows > 0 && p.wtype == DType::Q5_0) return pn_typed<DType::Q5_0>(p);
-  if (p.packed_rows > 0 && p.wtype == DType::Q5_1) return pn_typed<DType::Q5_1>(p);
-  matmul_q8_impl(p);
-}
+// kernels.h matmul_q8 on the packed layout (matmul_i8_packed_walk-inl.h: the walk over groups).
+inline void matmul_q8_packed_neon_impl(const MatmulQ8Args& p) { PackedWalk<PnTile>::run(p); }
