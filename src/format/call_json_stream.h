@@ -42,7 +42,7 @@ class CallJsonStream {
   std::string take_arguments();
 
  private:
-  // A JSON string's inside, decoded: escapes resolved, \uXXXX pairs joined into UTF-8.
+  // A JSON string's inside, decoded: escapes resolved, surrogate \u pairs joined into UTF-8.
   struct StringDecoder {
     int state = 0;      // 0: plain; 1: after '\'; 2-5: reading hex digit state-2
     uint32_t hex = 0;   // the \u digits so far

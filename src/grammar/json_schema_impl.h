@@ -346,6 +346,11 @@ struct SchemaConverter::Impl {
     }
   }
 
+  // The count keyword `kw` of o (minLength, maxItems, minContains, ...): nullopt when absent,
+  // else a whole number in [0, max]; anything else is a SchemaError at ptr/kw.
+  static std::optional<uint64_t> count_of(dom::object o, const char* kw, const std::string& ptr,
+                                          double max = 1e6);
+
   // ---- entry points ------------------------------------------------------------------------
   std::string rule_for(const std::string& pointer, Mode mode, const std::string& terminator,
                        const std::string& hint) {

@@ -291,18 +291,22 @@ std::string SchemaConverter::Impl::number_expr(dom::object o, const std::string&
 
 // ---- strings ---------------------------------------------------------------------------------
 
+std::optional<uint64_t> SchemaConverter::Impl::count_of(dom::object o, const char* kw,
+                                                        const std::string& ptr, double max) {
+  auto r = o[kw];
+  if (r.error()) return std::nullopt;
+  auto v = number_of(r.value_unsafe());
+  if (!v || *v < 0 || *v != std::floor(*v) || *v > max) {
+    const std::string bound = max == 1e6 ? "1e6" : std::to_string(static_cast<uint64_t>(max));
+    throw SchemaError{"`" + std::string(kw) + "` must be an integer in [0, " + bound + "] at " +
+                      ptr + "/" + kw};
+  }
+  return static_cast<uint64_t>(*v);
+}
+
 std::optional<std::pair<uint64_t, uint64_t>> SchemaConverter::Impl::length_bounds(
     dom::object o, const std::string& ptr) {
-  auto read = [&](const char* kw) -> std::optional<uint64_t> {
-    auto r = o[kw];
-    if (r.error()) return std::nullopt;
-    auto v = number_of(r.value_unsafe());
-    if (!v || *v < 0 || *v != std::floor(*v) || *v > 1e6)
-      throw SchemaError{"`" + std::string(kw) + "` must be an integer in [0, 1e6] at " + ptr + "/" +
-                        kw};
-    return static_cast<uint64_t>(*v);
-  };
-  auto lo = read("minLength"), hi = read("maxLength");
+  auto lo = count_of(o, "minLength", ptr), hi = count_of(o, "maxLength", ptr);
   if (!lo && !hi) return std::nullopt;
   if (lo && hi && *lo > *hi) throw SchemaError{"minLength > maxLength at " + show(ptr)};
   return std::make_pair(lo.value_or(0), hi.value_or(kUnbounded));
@@ -430,17 +434,8 @@ std::string SchemaConverter::Impl::contains_expr(dom::object o, const std::strin
       if (!o[kw].error()) unsupported("`" + std::string(kw) + "` without `contains`", ptr);
     return "";
   }
-  auto count = [&](const char* kw) -> std::optional<uint64_t> {
-    auto r = o[kw];
-    if (r.error()) return std::nullopt;
-    auto v = number_of(r.value_unsafe());
-    if (!v || *v < 0 || *v != std::floor(*v) || *v > 64)
-      throw SchemaError{"`" + std::string(kw) + "` must be an integer in [0, 64] at " + ptr + "/" +
-                        kw};
-    return static_cast<uint64_t>(*v);
-  };
-  const uint64_t min = count("minContains").value_or(1);
-  const std::optional<uint64_t> max = count("maxContains");
+  const uint64_t min = count_of(o, "minContains", ptr, 64).value_or(1);
+  const std::optional<uint64_t> max = count_of(o, "maxContains", ptr, 64);
   if (min == 0 && !max) return "";
   if (max && min > *max) throw EmptySchema{{"minContains > maxContains at " + show(ptr)}};
   for (const char* kw : {"prefixItems", "minItems", "maxItems", "uniqueItems"})
@@ -516,18 +511,9 @@ std::string SchemaConverter::Impl::array_expr(dom::object o, const std::string& 
       extra.clear();  // no value satisfies `items`: only the prefix
     }
   }
-  auto count = [&](const char* kw, uint64_t fallback) {
-    auto r = o[kw];
-    if (r.error()) return fallback;
-    auto v = number_of(r.value_unsafe());
-    if (!v || *v < 0 || *v != std::floor(*v) || *v > 1e6)
-      throw SchemaError{"`" + std::string(kw) + "` must be an integer in [0, 1e6] at " + ptr + "/" +
-                        kw};
-    return static_cast<uint64_t>(*v);
-  };
   const uint64_t k = prefix_rules.size();
-  const uint64_t min = count("minItems", 0);
-  uint64_t max = count("maxItems", kUnbounded);
+  const uint64_t min = count_of(o, "minItems", ptr).value_or(0);
+  uint64_t max = count_of(o, "maxItems", ptr).value_or(kUnbounded);
   if (extra.empty()) max = std::min(max, k);
   if (min > max) throw EmptySchema{{"no array length satisfies the item limits at " + show(ptr)}};
   if (max == 0) return empty_arr();

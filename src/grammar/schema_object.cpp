@@ -422,17 +422,8 @@ std::string additional_key(Impl& c, const std::string& ptr,
 std::string SchemaConverter::Impl::object_expr(dom::object o, const std::string& ptr) {
   std::vector<std::string> unlisted_required;
   ObjectShape shape = shape_of(o, ptr, &unlisted_required);
-  auto count = [&](const char* kw) -> std::optional<uint64_t> {
-    auto r = o[kw];
-    if (r.error()) return std::nullopt;
-    auto v = number_of(r.value_unsafe());
-    if (!v || *v < 0 || *v != std::floor(*v) || *v > 1e6)
-      throw SchemaError{"`" + std::string(kw) + "` must be an integer in [0, 1e6] at " + ptr + "/" +
-                        kw};
-    return static_cast<uint64_t>(*v);
-  };
-  const uint64_t min_p = count("minProperties").value_or(0);
-  const std::optional<uint64_t> max_p = count("maxProperties");
+  const uint64_t min_p = count_of(o, "minProperties", ptr).value_or(0);
+  const std::optional<uint64_t> max_p = count_of(o, "maxProperties", ptr);
   if (max_p && min_p > *max_p) throw EmptySchema{{"minProperties > maxProperties at " + show(ptr)}};
 
   // propertyNames: a regex over whole key texts; listed names it refuses cannot occur.

@@ -8,12 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ai00/ai00.h"
-
 #include "../c/c_check.h"
-#define CHECK_ERR(call, status, text) \
-  do {                                \
-    CHECK((call) == (status));        \
+#include "ai00/ai00.h"
+#define CHECK_ERR(call, status, text)                 \
+  do {                                                \
+    CHECK((call) == (status));                        \
     CHECK(strstr(ai00_last_error(), (text)) != NULL); \
   } while (0)
 
@@ -45,8 +44,8 @@ static void test_state_bytes(ai00_model* m) {
 }
 
 /* Runs a raw turn; returns the number of sampled tokens copied into `out`. */
-static size_t raw_turn(ai00_model* m, ai00_prefix_cache* cache, const char* prompt,
-                       uint32_t* out, size_t cap) {
+static size_t raw_turn(ai00_model* m, ai00_prefix_cache* cache, const char* prompt, uint32_t* out,
+                       size_t cap) {
   ai00_state* s = NULL;
   ai00_generator* g = NULL;
   ai00_generate_params p;
@@ -168,8 +167,8 @@ static void test_score(ai00_model* m, ai00_model* other) {
   p.n_logits = 100;
   CHECK_ERR(ai00_state_score_options(out, 3, m, s, cands, lens, 3, &p), AI00_ERR_INVALID_ARGUMENT,
             "100 logits given");
-  CHECK_ERR(ai00_state_score_options(out, 3, m, s, cands, lens, 3, NULL),
-            AI00_ERR_INVALID_ARGUMENT, "neither");
+  CHECK_ERR(ai00_state_score_options(out, 3, m, s, cands, lens, 3, NULL), AI00_ERR_INVALID_ARGUMENT,
+            "neither");
   p.n_logits = 512;
   p.context = hist;
   p.n_context = 3;

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "ai00/ai00.h"
-
 #include "c_check.h"
 
 static char g_model_path[1024];

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "ai00/ai00.h"
-
 #include "c_check.h"
 
 typedef struct progress_log {

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "ai00/ai00.h"
-
 #include "c_check.h"
 
 #define N_MEMBERS 5

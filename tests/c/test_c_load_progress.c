@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "ai00/ai00.h"
-
 #include "c_check.h"
 
 static char g_shared[2048];

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "ai00/ai00.h"
-
 #include "c_check.h"
 
 /* Both tools have finite arguments, so a forced call on the random fixture always closes. */

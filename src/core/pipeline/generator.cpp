@@ -52,10 +52,10 @@ Generator::Generator(std::shared_ptr<const Model> model, State& state, const Cha
   tokenizer_->encode_append(prompt_text_, prompt_tokens_);
   check_prompt();
   if (options.prefix_cache)
-    reuse_.configure(options.prefix_cache,
-                     chat_store_points(*request.format, request.conversation, request.render,
-                                       prompt_text_, r.prepend_token0, *tokenizer_,
-                                       prompt_tokens_));
+    reuse_.configure(
+        options.prefix_cache,
+        chat_store_points(*request.format, request.conversation, request.render, prompt_text_,
+                          r.prepend_token0, *tokenizer_, prompt_tokens_));
 
   if (options.penalize_history) {
     for (const format::Message& msg : request.conversation) {
@@ -358,7 +358,7 @@ void Generator::emit_text(const std::string& text) {
 
 void Generator::finish(format::FinishReason reason, std::string error) {
   if (finished_) return;
-  flush_pending();  // a token whose text is out enters the State before the turn ends
+  flush_pending();        // a token whose text is out enters the State before the turn ends
   if (finished_) return;  // its forward failed: finished with error
   finished_ = true;
   finish_after_.reset();

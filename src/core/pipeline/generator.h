@@ -262,15 +262,15 @@ class Generator {
   void init_common(const GenerateOptions& options);
   void check_prompt();
   void init_grammar(const GrammarContext& ctx);
-  SamplerState& sampler_state();     // the one stored in the State
-  Work prepare_prefill(size_t cap);  // the next prompt chunk
+  SamplerState& sampler_state();         // the one stored in the State
+  Work prepare_prefill(size_t cap);      // the next prompt chunk
   void complete_prefill(const Work& w);  // prefilled_ += n: the prefill-progress point
-  Work prepare_token();              // sample, emit; a Work with the token unless it ended
-  void emit_token(uint32_t t);       // decode, stops, parser, finish checks -> finish_after_
-  void complete_token();             // applies finish_after_ once the token is in the State
-  bool run_alone(const Work& w);     // w's forward on state_ alone + complete
-  void flush_pending();              // the forward of an emitted token, if one is pending
-  size_t work_once();                // a prefill chunk or a token; failures become finish(error)
+  Work prepare_token();                  // sample, emit; a Work with the token unless it ended
+  void emit_token(uint32_t t);           // decode, stops, parser, finish checks -> finish_after_
+  void complete_token();                 // applies finish_after_ once the token is in the State
+  bool run_alone(const Work& w);         // w's forward on state_ alone + complete
+  void flush_pending();                  // the forward of an emitted token, if one is pending
+  size_t work_once();  // a prefill chunk or a token; failures become finish(error)
   void emit_text(const std::string& text);
   void push_delta(format::MessageDelta d);
   void finish(format::FinishReason reason, std::string error = {});

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "base/error.h"
-#include "core/pipeline/generator.h"
 #include "core/model/model.h"
 #include "core/model/rwkv7.h"
 #include "core/model/state.h"
+#include "core/pipeline/generator.h"
 #include "core/tokenizer/tokenizer.h"
 #include "fixtures.h"
 
