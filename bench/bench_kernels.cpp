@@ -9,7 +9,7 @@
 // matvec/<isa>/<type>/<path> (T = 1, weights from DRAM: > 96 MiB of copies in rotation):
 //   counter "roofline" = (weight bytes/s) / read bandwidth. <path>: f32act (matmul, fp32
 //   activations), i8 (quantize_q8 + matmul_q8, quantization included), i8pk (the same on weights
-//   rearranged once by pack_q8, where the table has it), bf16dot (split_bf16 + matmul_bf16).
+//   rearranged once by pack_q8, where the table has it), bf16dot (round_bf16 + matmul_bf16).
 // gemm/<isa>/<type>/<path>/T<M> (2048 x 2048 weights, M = 1, 8, 32, 128, 512 tokens): counter
 //   "peak" = ops/s over the peak of the instruction the path uses (fp32 FMA for f32act, int8 dot
 //   for i8, bf16 dot for bf16dot), an op being one multiply or one add. Counters print "/s" but
@@ -252,7 +252,7 @@ std::vector<float> random_floats(size_t n, std::mt19937& rng, float lo = -1.0f, 
 }
 
 // One matmul call on table k along `path`, activations converted as the model does (once per
-// call: quantize_q8 / split_bf16 of the T input rows).
+// call: quantize_q8 / round_bf16 of the T input rows).
 struct MatmulRun {
   const KernelTable* k;
   Path path;
@@ -273,7 +273,7 @@ struct MatmulRun {
         x(random_floats(static_cast<size_t>(T_ * cols_), rng)),
         y(static_cast<size_t>(T_ * rows_)),
         xq(static_cast<size_t>(T_ * cols_ / 32 + 1)),
-        xs(static_cast<size_t>(T_ * 2 * cols_)) {}
+        xs(static_cast<size_t>(T_ * cols_)) {}
   // The i8pk path rearranges w in place once (kernels.h pack_q8), as a model load would.
   void pack(std::vector<uint8_t>& w) {
     if (path == Path::I8Packed) packed_rows = k->pack_q8(t, w.data(), w.data(), rows, cols);
@@ -290,9 +290,9 @@ struct MatmulRun {
       k->matmul_q8(p);
     } else if (path == Path::Bf16Dot) {
       for (int64_t i = 0; i < T; ++i)
-        k->split_bf16(x.data() + i * cols, xs.data() + i * 2 * cols, cols);
+        k->round_bf16(x.data() + i * cols, xs.data() + i * cols, cols);
       ai00::internal::cpu::MatmulBf16Args p;
-      p.w = w, p.w_row_bytes = rb, p.cols = cols, p.x = xs.data(), p.x_stride = 2 * cols,
+      p.w = w, p.w_row_bytes = rb, p.cols = cols, p.x = xs.data(), p.x_stride = cols,
       p.xf = x.data(), p.xf_stride = cols, p.y = y.data(), p.y_stride = rows, p.T = T,
       p.row_end = rows;
       k->matmul_bf16(p);
@@ -456,6 +456,16 @@ void register_all() {
               ("gemm/" + name + "/2048x2048/T" + std::to_string(T)).c_str(), gemm, k, t, path,
               int64_t{2048}, int64_t{2048}, T)
               ->Unit(benchmark::kMillisecond);
+        }
+        if (path == Path::Bf16Dot || path == Path::I8Packed) {
+          // A 0.1B prefill chunk of the block matrices (768 columns, 64 tokens): W_r and the
+          // FFN key, as the forward pass runs them (64-row blocks inside one call here).
+          for (const auto& [rows, cols] : {std::pair<int64_t, int64_t>{768, 768}, {3072, 768}}) {
+            benchmark::RegisterBenchmark(
+                ("gemm/" + name + "/" + std::to_string(rows) + "x" + std::to_string(cols) + "/T64")
+                    .c_str(),
+                gemm, k, t, path, rows, cols, int64_t{64});
+          }
         }
         if (path != Path::F32Act || (t != DType::F32 && t != DType::F16)) continue;
         // The LoRA shapes of a 0.1B prefill chunk (F32 and F16 in GGUF files): the

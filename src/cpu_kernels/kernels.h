@@ -10,7 +10,7 @@
 // Numerics: activations and accumulators are fp32; weights stay in their stored type (F16,
 // BF16, Q8_0, Q4_0, ...) and are widened in registers, block by block: a quantized matrix is
 // never expanded into an fp32 copy. The int8 and BF16 dot paths (matmul_q8, matmul_bf16) take
-// activations converted once per input row (quantize_q8, split_bf16) instead.
+// activations converted once per input row (quantize_q8, round_bf16) instead.
 #pragma once
 
 #include <cstddef>
@@ -164,17 +164,18 @@ constexpr bool matmul_q8_supports(DType t) {
 }
 
 // ---- BF16 dot path --------------------------------------------------------------------------
-// BF16 weights times activations split as x = hi + lo, both bf16 (hi = x rounded to bf16,
-// lo = x - hi rounded to bf16, round-to-nearest-even): two vdpbf16ps per weight pair keep about
-// 16 mantissa bits of x (docs/model.md "Integer and BF16 dot products"). split_bf16 writes, per
-// token row and per whole group g of 32 columns, hi[32] then lo[32] at xs[64 g]; the last
-// cols % 32 columns are multiplied in fp32 from xf.
+// BF16 weights times activations rounded once to bf16 (round-to-nearest-even): one vdpbf16ps
+// per 32 columns of a (row, token) pair, products and sums in fp32. Rounding keeps 8 mantissa
+// bits of each activation, so, like the int8 path, it is a documented approximation of the
+// fp32-activation product (docs/model.md "Integer and BF16 dot products"). round_bf16 writes,
+// per token row, bf16(x[c]) for the whole groups of 32 columns; the last cols % 32 columns are
+// multiplied in fp32 from xf.
 struct MatmulBf16Args {
   const uint8_t* w = nullptr;  // [rows][cols] BF16
   size_t w_row_bytes = 0;
   int64_t cols = 0;             // any width; the last cols % 32 columns are done in fp32
-  const uint16_t* x = nullptr;  // [T][x_stride] from split_bf16
-  int64_t x_stride = 0;         // uint16 elements between token rows (>= 2 * cols)
+  const uint16_t* x = nullptr;  // [T][x_stride] from round_bf16
+  int64_t x_stride = 0;         // uint16 elements between token rows (>= cols / 32 * 32)
   const float* xf = nullptr;    // [T][xf_stride] the fp32 activations (for the odd tail)
   int64_t xf_stride = 0;
   float* y = nullptr;  // [T][y_stride] fp32 (overwritten)
@@ -219,8 +220,8 @@ struct KernelTable {
   // packed kernel. Called at model load, not per token (it allocates one group of scratch).
   int64_t (*pack_q8)(DType t, const uint8_t* src, uint8_t* dst, int64_t rows, int64_t cols);
   // BF16 dot path; nullptr where the CPU has no native BF16 dot (use matmul then).
-  // split_bf16: x[n] -> xs[2 * (n / 32) * 32] (hi and lo, layout above MatmulBf16Args).
-  void (*split_bf16)(const float* x, uint16_t* xs, int64_t n);
+  // round_bf16: x[n] -> xs[(n / 32) * 32] bf16 (above MatmulBf16Args).
+  void (*round_bf16)(const float* x, uint16_t* xs, int64_t n);
   void (*matmul_bf16)(const MatmulBf16Args&);
 };
 

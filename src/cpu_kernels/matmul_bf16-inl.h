@@ -1,26 +1,33 @@
 // BF16 weights with vdpbf16ps (kernels.h MatmulBf16Args; docs/model.md "Integer and BF16 dot
 // products"). Only for TUs built with -mavx512bf16 (the avx512_bf16 table); included after
-// simd_load-inl.h inside that ISA's namespace.
+// simd_load-inl.h and reduce-inl.h inside that ISA's namespace.
 //
 // Each 32-column group of a weight row is one 512-bit register of bf16 pairs; per (row, token)
-// pair it meets the token's hi and lo halves in two vdpbf16ps into one 16-lane accumulator,
-// reduced at the end in a fixed order, then the last cols % 32 columns in fp32: the same bits
-// in every tile shape, row range and T.
+// pair it meets the token's bf16 activations in one vdpbf16ps into a 16-lane accumulator. The
+// accumulators of a tile are reduced 16 at a time by reduce16 (the tree of xsimd's hadd, so a
+// padded slot changes nothing), then the last cols % 32 columns are added in fp32: the same
+// bits in every tile shape, row range and T.
 
-// kernels.h split_bf16: hi = bf16(x), lo = bf16(x - hi), both round-to-nearest-even.
-inline void split_bf16_impl(const float* x, uint16_t* xs, int64_t n) {
-  for (int64_t g = 0; g < n / 32; ++g) {
-    for (int h = 0; h < 2; ++h) {
-      const __m512 v = _mm512_loadu_ps(x + 32 * g + 16 * h);
-      const __m256bh hi = _mm512_cvtneps_pbh(v);
-      const __m512 hf = _mm512_castsi512_ps(
-          _mm512_slli_epi32(_mm512_cvtepu16_epi32(reinterpret_cast<const __m256i&>(hi)), 16));
-      const __m256bh lo = _mm512_cvtneps_pbh(_mm512_sub_ps(v, hf));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(xs + 64 * g + 16 * h),
-                          reinterpret_cast<const __m256i&>(hi));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(xs + 64 * g + 32 + 16 * h),
-                          reinterpret_cast<const __m256i&>(lo));
+// kernels.h round_bf16: xs[c] = bf16(x[c]), round-to-nearest-even, for the whole groups of 32.
+inline void round_bf16_impl(const float* x, uint16_t* xs, int64_t n) {
+  for (int64_t c = 0; c + 32 <= n; c += 32) {
+    const __m512bh v = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(x + c + 16), _mm512_loadu_ps(x + c));
+    _mm512_storeu_si512(xs + c, reinterpret_cast<const __m512i&>(v));
+  }
+}
+
+// The sums of the RT x NT accumulators (pair (r, t) at sums[r * NT + t]), 16 at a time.
+template <int RT, int NT>
+[[gnu::always_inline]] inline void bf16_sums(const __m512 (&acc)[RT][NT], float* sums) {
+  constexpr int n = RT * NT;
+  for (int i0 = 0; i0 < n; i0 += 16) {
+    __m512 v[16];
+    for (int i = 0; i < 16; ++i) {
+      v[i] = i0 + i < n ? acc[(i0 + i) / NT][(i0 + i) % NT] : _mm512_setzero_ps();
     }
+    alignas(64) float lanes[16];
+    reduce16(v, lanes);
+    for (int i = 0; i < 16 && i0 + i < n; ++i) sums[i0 + i] = lanes[4 * (i % 4) + i / 4];
   }
 }
 
@@ -36,12 +43,10 @@ void bf16_tile(const MatmulBf16Args& p, int64_t r0, int64_t t0) {
   const uint16_t* x[NT];
   for (int t = 0; t < NT; ++t) x[t] = p.x + (t0 + t) * p.x_stride;
   for (int64_t g = 0; g < ng; ++g) {
-    __m512bh xh[NT], xl[NT];
+    __m512bh xv[NT];
     for (int t = 0; t < NT; ++t) {
-      const __m512i h = _mm512_loadu_si512(x[t] + 64 * g);
-      const __m512i l = _mm512_loadu_si512(x[t] + 64 * g + 32);
-      xh[t] = reinterpret_cast<const __m512bh&>(h);
-      xl[t] = reinterpret_cast<const __m512bh&>(l);
+      const __m512i h = _mm512_loadu_si512(x[t] + 32 * g);
+      xv[t] = reinterpret_cast<const __m512bh&>(h);
     }
     for (int r = 0; r < RT; ++r) {
       const uint8_t* blk = w[r] + 64 * g;
@@ -52,15 +57,14 @@ void bf16_tile(const MatmulBf16Args& p, int64_t r0, int64_t t0) {
       }
       const __m512i wi = _mm512_loadu_si512(blk);
       const __m512bh wv = reinterpret_cast<const __m512bh&>(wi);
-      for (int t = 0; t < NT; ++t) {
-        acc[r][t] = _mm512_dpbf16_ps(acc[r][t], wv, xh[t]);
-        acc[r][t] = _mm512_dpbf16_ps(acc[r][t], wv, xl[t]);
-      }
+      for (int t = 0; t < NT; ++t) acc[r][t] = _mm512_dpbf16_ps(acc[r][t], wv, xv[t]);
     }
   }
+  float sums[RT * NT];
+  bf16_sums<RT, NT>(acc, sums);
   for (int r = 0; r < RT; ++r) {
     for (int t = 0; t < NT; ++t) {
-      float sum = _mm512_reduce_add_ps(acc[r][t]);
+      float sum = sums[r * NT + t];
       const float* xf = p.xf + (t0 + t) * p.xf_stride;
       for (int64_t c = ng * 32; c < p.cols; ++c)
         sum += bf16_to_float(read_u16(w[r] + 2 * c)) * xf[c];
@@ -69,6 +73,8 @@ void bf16_tile(const MatmulBf16Args& p, int64_t r0, int64_t t0) {
   }
 }
 
+// Prefill tile RT x NT: each weight register meets NT tokens, each activation register RT rows
+// (accumulators + activations + one weight register fit the 32 zmm registers).
 inline void matmul_bf16_impl(const MatmulBf16Args& p) {
   if (p.T <= 0 || p.row_end <= p.row_begin) return;
   constexpr int RT = 4, NT = 4, kDecodeRows = 8;

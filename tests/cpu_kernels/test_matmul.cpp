@@ -640,24 +640,32 @@ TEST_CASE("the int8 path stays close to fp32 activations", "[cpu_kernels][matmul
 
 // ---- BF16 dot path (kernels.h MatmulBf16Args) ------------------------------------------------
 
-TEST_CASE("matmul_bf16 matches the fp32-activation product where the ISA has it",
+TEST_CASE("matmul_bf16 matches the product with bf16-rounded activations where the ISA has it",
           "[cpu_kernels][matmul_bf16][per_isa]") {
   std::mt19937 rng(3005);
   int tested = 0;
   for (const KernelTable* k : ai00::test::runnable_tables()) {
     if (k->matmul_bf16 == nullptr) {
-      CHECK(k->split_bf16 == nullptr);
+      CHECK(k->round_bf16 == nullptr);
       continue;
     }
     ++tested;
-    for (int64_t cols : {1, 31, 32, 33, 100, 512, 2100}) {
-      for (int64_t T : {1, 3, 6}) {
+    for (int64_t cols : {1, 31, 32, 33, 100, 512, 768, 2100}) {
+      for (int64_t T : {1, 3, 4, 6, 9}) {
         const Matrix m = make_matrix(DType::BF16, 37, cols, rng);
         const Acts a = make_acts(T, cols, rng);
-        const int64_t xs_stride = 2 * cols + 7;
+        const int64_t xs_stride = cols + 7, whole = cols / 32 * 32;
         std::vector<uint16_t> xs(static_cast<size_t>(T * xs_stride), 0);
+        Acts rounded = a;  // what the kernel multiplies: whole groups in bf16, the tail in fp32
         for (int64_t tt = 0; tt < T; ++tt) {
-          k->split_bf16(a.x.data() + tt * a.stride, xs.data() + tt * xs_stride, cols);
+          k->round_bf16(a.x.data() + tt * a.stride, xs.data() + tt * xs_stride, cols);
+          for (int64_t c = 0; c < whole; ++c) {
+            float& v = rounded.x[static_cast<size_t>(tt * a.stride + c)];
+            const uint16_t want = ai00::internal::f32_to_bf16(v);
+            INFO(k->name << ": round_bf16 of " << v << " at column " << c);
+            REQUIRE(xs[static_cast<size_t>(tt * xs_stride + c)] == want);
+            v = ai00::internal::bf16_to_f32(want);
+          }
         }
         auto run_bf16 = [&](std::vector<float>& y, int64_t r0, int64_t r1, int64_t t0, int64_t nt) {
           ai00::internal::cpu::MatmulBf16Args p;
@@ -678,8 +686,10 @@ TEST_CASE("matmul_bf16 matches the fp32-activation product where the ISA has it"
         std::vector<float> got = fresh_y(m, a), split = fresh_y(m, a);
         run_bf16(got, 0, m.rows, 0, T);
         INFO(k->name << ", cols = " << cols << ", T = " << T);
-        // x = hi + lo keeps ~16 bits of each activation: 2^-16 of sum |w x| at most.
-        check_against_values(got, m, a, 1.6e-5);
+        // Exact products of the rounded activations, summed in fp32 (error ~2^-24 per add).
+        check_against_values(got, m, rounded, 4e-6);
+        // Against fp32 activations: rounding moves each activation by at most 2^-8 of itself.
+        check_against_values(got, m, a, 1.0 / 256.0);
         for (auto [r0, r1] : {std::pair<int64_t, int64_t>{0, 5}, {5, 6}, {6, 23}, {23, 37}}) {
           run_bf16(split, r0, r1, 0, T);
         }

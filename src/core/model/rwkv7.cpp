@@ -37,7 +37,7 @@ struct Workspace {
   float* h;                            // [T][F] FFN hidden
   bool fp32_act = false;               // ForwardOptions::fp32_activations
   // Converted activations of each matrix product of a pass, by job index: [T][cols / 32] int8
-  // blocks (matmul_q8) or [T][2 * cols] bf16 hi/lo halves (matmul_bf16). Grown on first use.
+  // blocks (matmul_q8) or [T][cols] bf16 (matmul_bf16). Grown on first use.
   std::vector<std::vector<cpu::BlockQ8>> xq;
   std::vector<std::vector<uint16_t>> xs;
   std::vector<float> logits;  // [R][V] head output when several segments ask for logits
@@ -136,9 +136,9 @@ void convert_activations(const Pass& p, size_t j, DotPath path, const Mat& W, co
   } else if (path == DotPath::bf16) {
     if (p.ws.xs.size() <= j) p.ws.xs.resize(j + 1);
     auto& xs = p.ws.xs[j];
-    xs.resize(static_cast<size_t>(p.T * 2 * W.cols));
+    xs.resize(static_cast<size_t>(p.T * W.cols));
     for (int64_t t = 0; t < p.T; ++t)
-      p.kt.split_bf16(x + t * W.cols, xs.data() + t * 2 * W.cols, W.cols);
+      p.kt.round_bf16(x + t * W.cols, xs.data() + t * W.cols, W.cols);
   }
 }
 
@@ -154,7 +154,7 @@ void job_rows(const Pass& p, size_t j, DotPath path, const Mat& W, const float* 
   } else if (path == DotPath::bf16) {
     cpu::MatmulBf16Args a;
     a.w = W.data, a.w_row_bytes = W.row_bytes, a.cols = W.cols;
-    a.x = p.ws.xs[j].data(), a.x_stride = 2 * W.cols;
+    a.x = p.ws.xs[j].data(), a.x_stride = W.cols;
     a.xf = x, a.xf_stride = W.cols, a.y = y, a.y_stride = W.rows, a.T = p.T;
     a.row_begin = r0, a.row_end = r1;
     p.kt.matmul_bf16(a);

@@ -29,9 +29,9 @@ struct ForwardOptions {
   size_t chunk = 0;  // rows (tokens of all segments) per internal pass (bounds scratch); 0 = 64
   // Q4_0/Q4_1/Q5_0/Q5_1/Q8_0 weights multiply activations quantized per 32-block to int8
   // (logits within 0.1 of fp32 activations), BF16 weights (where the kernel table has a BF16
-  // dot) activations split into two bf16 halves; true keeps fp32 activations for every type,
-  // the exact path the reference comparisons use (docs/model.md "Integer and BF16 dot
-  // products").
+  // dot) activations rounded once to bf16 (the same rule); true keeps fp32 activations for
+  // every type, the exact path the reference comparisons use (docs/model.md "Integer and BF16
+  // dot products").
   bool fp32_activations = false;
 };
 

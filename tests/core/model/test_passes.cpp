@@ -59,7 +59,7 @@ TEST_CASE("a token is 5 passes per block plus the head, identical on 1 and 2 thr
   const std::string dir = ai00::test::temp_dir();
   const ModelConfig c = medium_config();
   const std::vector<uint32_t> toks = {1, 17, 900, 3, 64, 511, 2, 1000};
-  for (DType t : {DType::F16, DType::Q8_0}) {
+  for (DType t : {DType::F16, DType::BF16, DType::Q8_0}) {
     const std::string path = dir + "/m-" + dtype_name(t) + ".gguf";
     ai00::bench::write_random_model(path, c, 7, t);
     INFO(dtype_name(t));

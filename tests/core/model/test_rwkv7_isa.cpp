@@ -77,19 +77,21 @@ TEST_CASE("every supported ISA reproduces the fixtures", "[core][rwkv7][per_isa]
   }
 }
 
-TEST_CASE("the BF16 dot path stays within 2e-5 of fp32 activations where the ISA has it",
+TEST_CASE("the BF16 dot path stays within 0.1 of fp32 activations where the ISA has it",
           "[core][rwkv7][per_isa]") {
+  // docs/model.md "Integer and BF16 dot products": activations rounded once to bf16, the
+  // accuracy rule of the int8 path (logits within 0.1 of the fp32-activation result).
   const std::vector<uint32_t> tokens = {0x22, 0x69, 0x6E, 0x20, 0x74, 0x68, 0x65};
   for (const std::string& isa : supported_isas()) {
     std::string err;
     const bool has_bf16 = cpu::select_kernels(isa, &err)->matmul_bf16 != nullptr;
     const std::vector<float> exact = run("tiny-rwkv-7v0-834K-BF16.pth", isa, tokens, true);
-    const std::vector<float> split = run("tiny-rwkv-7v0-834K-BF16.pth", isa, tokens, false);
-    const double d = max_abs_diff(split.data(), exact.data(), exact.size());
+    const std::vector<float> dot = run("tiny-rwkv-7v0-834K-BF16.pth", isa, tokens, false);
+    const double d = max_abs_diff(dot.data(), exact.data(), exact.size());
     INFO(isa);
     WARN(isa << ": BF16 .pth bf16 dot vs fp32 activations, max |diff| = " << d);
-    // hi + lo keeps ~16 bits of each activation (measured 4.9e-6 on this file, avx512_bf16).
-    CHECK(d <= 2e-5);
+    CHECK(d <= 0.1);
+    if (has_bf16) CHECK(d > 0.0);    // the bf16 dot really ran
     if (!has_bf16) CHECK(d == 0.0);  // no BF16 dot: the fp32 path either way
   }
 }
@@ -101,8 +103,9 @@ TEST_CASE("the int8 path on every supported ISA stays within 0.1 of fp32 activat
   const test::RandFixture fx = test::load_rand_fixture();
   const std::vector<uint32_t> tiny_tokens = {0x22, 0x69, 0x6E, 0x20, 0x74, 0x68, 0x65};
   for (const std::string& isa : supported_isas()) {
-    for (const char* file : {"rand-rwkv7-c128-l3-v512-Q8_0.gguf", "rand-rwkv7-c128-l3-v512-Q4_0.gguf",
-                             "tiny-rwkv-7v0-834K-Q5_0.bin", "tiny-rwkv-7v0-834K-Q5_1.bin"}) {
+    for (const char* file :
+         {"rand-rwkv7-c128-l3-v512-Q8_0.gguf", "rand-rwkv7-c128-l3-v512-Q4_0.gguf",
+          "tiny-rwkv-7v0-834K-Q5_0.bin", "tiny-rwkv-7v0-834K-Q5_1.bin"}) {
       const bool tiny = std::string(file).rfind("tiny", 0) == 0;
       const std::vector<uint32_t>& tokens = tiny ? tiny_tokens : fx.tokens;
       const std::vector<float> exact = run(file, isa, tokens, true);
