@@ -220,22 +220,19 @@ class SubsetBuilder {
     // The budget may run out on the very first state of this terminal: report it, never go on
     // with an automaton that has no states.
     if (add_state(std::move(init), /*initial=*/true, 0) == Dfa::kDead) return error_;
-    std::vector<uint32_t> seeds, next;
+    std::vector<uint32_t> next;
+    std::vector<std::vector<uint32_t>> seeds(dfa_.num_classes);  // per byte class
     for (size_t s = 0; s < sets_.size(); ++s) {
       if (!expand_[s]) continue;
+      successors(sets_[s], seeds);
       for (uint32_t c = 0; c < dfa_.num_classes; ++c) {
-        seeds.clear();
-        uint8_t b = class_rep_[c];
         // #ex text is valid UTF-8 (docs/grammar.md "Semantics"): its automaton runs a UTF-8
         // decoder beside the subsets; other terminals take bytes as their regex says.
-        const int u8 = mode_ == Mode::complement ? utf8_next(utf8_[s], b) : 0;
+        const int u8 = mode_ == Mode::complement ? utf8_next(utf8_[s], class_rep_[c]) : 0;
         if (u8 < 0) continue;
-        for (uint32_t q : sets_[s])
-          for (const Edge& e : nfa_.states[q])
-            if (e.kind == EdgeKind::byte && e.lo <= b && b <= e.hi) seeds.push_back(e.to);
-        if (mode_ == Mode::complement) seeds.push_back(nfa_.start);
-        if (seeds.empty()) continue;
-        closure(seeds, false, false, next);
+        if (mode_ == Mode::complement) seeds[c].push_back(nfa_.start);
+        if (seeds[c].empty()) continue;
+        closure(seeds[c], false, false, next);
         uint32_t t = lookup_or_add(next, static_cast<uint8_t>(u8));
         if (t == Dfa::kDead && !error_.message.empty()) return error_;
         dfa_.next[s * dfa_.num_classes + c] = t;
@@ -293,6 +290,21 @@ class SubsetBuilder {
       if (b == 0 || cut[b]) class_rep_.push_back(static_cast<uint8_t>(b));
     }
     dfa_.num_classes = cls + 1;
+  }
+
+  // seeds[c] = the NFA states one byte of class c leads to from `set`, for every class at once:
+  // each byte edge covers a run of whole classes (make_classes cuts at every edge's ends), so
+  // one walk over the set's edges replaces a walk per class (a terminal with many classes and
+  // wide subsets, e.g. a `pattern` of several alternatives under `.*`, spent most of its
+  // construction testing every edge against every class).
+  void successors(const std::vector<uint32_t>& set, std::vector<std::vector<uint32_t>>& seeds) {
+    for (std::vector<uint32_t>& v : seeds) v.clear();
+    for (uint32_t q : set)
+      for (const Edge& e : nfa_.states[q]) {
+        if (e.kind != EdgeKind::byte) continue;
+        for (uint32_t c = dfa_.byte_class[e.lo]; c <= dfa_.byte_class[e.hi]; ++c)
+          seeds[c].push_back(e.to);
+      }
   }
 
   // Epsilon closure; start asserts only at the start, end asserts only for the final check.

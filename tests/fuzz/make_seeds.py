@@ -158,7 +158,9 @@ for i, o in enumerate(outputs):
         put("format_parser", "seed-%d-%d" % (i, fmt), bytes([fmt | (i & 1) << 4]) + bytes([1, 3, 7, 2, 15, 5, 0, 9]) + o.encode())
 
 # ---- C ABI call sequences ------------------------------------------------------------------
-put("c_abi", "seed-generate", bytes([0, 1, 2, 0, 10, 0, 16, 0x40, 18, 2, 18, 2, 18, 2, 20, 0]))
+# generate (16): operand, then the prompt byte (length % 16, chunk 1 + (byte >> 4) % 8) and the prompt
+put("c_abi", "seed-generate",
+    bytes([0, 1, 2, 0, 10, 0, 16, 0x40, 0x25]) + b"hello" + bytes([18, 2, 18, 2, 18, 2, 20, 0]))
 put("c_abi", "seed-chat", bytes([0, 0, 2, 0, 14, 0, 15, 16, 17, 16, 18, 1, 19, 0, 18, 1, 20, 0]))
 put("c_abi", "seed-stale-model", bytes([0, 0x40, 2, 0, 10, 4, 1, 0, 4, 0, 5, 1, 12, 3, 0x61, 0x62, 0x63, 7, 40, 3, 1, 3, 0]))
 put("c_abi", "seed-sample", bytes([0, 0, 2, 0, 5, 0x81, 1, 2, 3, 6, 0, 6, 255, 21, 200, 0x68, 0x69]))
