@@ -21,7 +21,10 @@
 //
 // Usage: bench_speed_table [--sizes 0.1b,0.4b] [--types F32,...] [--threads 1,2]
 //                          [--dir DIR] [--decode N] [--prefill N] [--seed S] [--regen]
-//                          [--pack on|off|on,off]
+//                          [--pack on|off|on,off] [--repeat R]
+// --prefill 0 prints decode rows only. --repeat R times decode R times per row (each after its
+// own bandwidth probe) and keeps the best tokens/s and the best bandwidth: on a loaded machine
+// the best of several is the closest to what a quiet one gives, on both sides of the ratio.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -263,7 +266,7 @@ int main(int argc, char** argv) {
   std::vector<int> threads = {1, 2};
   const char* tmp = std::getenv("TMPDIR");
   std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/ai00-bench-models";
-  int n_decode = 48, n_prefill = 512;
+  int n_decode = 48, n_prefill = 512, n_repeat = 1;
   uint64_t seed = 1;
   bool regen = false;
   std::vector<bool> packs = {true};
@@ -286,6 +289,8 @@ int main(int argc, char** argv) {
       n_decode = std::stoi(next());
     else if (a == "--prefill")
       n_prefill = std::stoi(next());
+    else if (a == "--repeat")
+      n_repeat = std::max(1, std::stoi(next()));
     else if (a == "--seed")
       seed = std::stoull(next());
     else if (a == "--regen")
@@ -365,9 +370,6 @@ int main(int argc, char** argv) {
       }
       for (int t : threads) {
         for (bool pack : packs) {
-          // The limits again, right before this row, so that both sides of each ratio see the
-          // same load on a shared machine.
-          const double row_bw = read_gbps(bw_buf, t);
           ai00::internal::ModelParams mp;
           mp.n_threads = t;
           mp.pack_weights = pack;
@@ -377,30 +379,41 @@ int main(int argc, char** argv) {
           ai00::internal::State st(*model);
           uint32_t tok = 1;
           for (int i = 0; i < 4; ++i) ai00::internal::forward(*model, st, &tok, 1, logits.data());
-          const uint64_t fj0 = model->fork_join_count();
-          auto t0 = Clock::now();
-          for (int i = 0; i < n_decode; ++i) {
-            tok = (tok * 7919 + 13) % 60000 + 1;
-            ai00::internal::forward(*model, st, &tok, 1, logits.data());
-          }
-          const double decode_tps = n_decode / seconds_since(t0);
-          const double fj = double(model->fork_join_count() - fj0) / n_decode;
-          std::vector<uint32_t> prompt(static_cast<size_t>(n_prefill));
-          for (size_t i = 0; i < prompt.size(); ++i)
-            prompt[i] = static_cast<uint32_t>((i * 7919 + 5) % 60000 + 1);
-          double best = 1e30;
-          for (int rep = 0; rep < 2; ++rep) {
-            ai00::internal::State fresh(*model);
+          // The read bandwidth again right before each repeat, so that both sides of the ratio
+          // see the same load on a shared machine; the row keeps the best of each.
+          double row_bw = 0, decode_tps = 0, fj = 0;
+          Clock::time_point t0;
+          for (int rep = 0; rep < n_repeat; ++rep) {
+            row_bw = std::max(row_bw, read_gbps(bw_buf, t));
+            const uint64_t fj0 = model->fork_join_count();
             t0 = Clock::now();
-            ai00::internal::forward(*model, fresh, prompt.data(), prompt.size(), logits.data());
-            best = std::min(best, seconds_since(t0));
+            for (int i = 0; i < n_decode; ++i) {
+              tok = (tok * 7919 + 13) % 60000 + 1;
+              ai00::internal::forward(*model, st, &tok, 1, logits.data());
+            }
+            decode_tps = std::max(decode_tps, n_decode / seconds_since(t0));
+            fj = double(model->fork_join_count() - fj0) / n_decode;
           }
-          const double prefill_tps = n_prefill / best;
+          // --prefill 0: decode rows only (no prefill timing, no peak re-measured).
+          double prefill_tps = 0;
+          if (n_prefill > 0) {
+            std::vector<uint32_t> prompt(static_cast<size_t>(n_prefill));
+            for (size_t i = 0; i < prompt.size(); ++i)
+              prompt[i] = static_cast<uint32_t>((i * 7919 + 5) % 60000 + 1);
+            double best = 1e30;
+            for (int rep = 0; rep < 2; ++rep) {
+              ai00::internal::State fresh(*model);
+              t0 = Clock::now();
+              ai00::internal::forward(*model, fresh, prompt.data(), prompt.size(), logits.data());
+              best = std::min(best, seconds_since(t0));
+            }
+            prefill_tps = n_prefill / best;
+          }
           const bool fp = *type == DType::F32 || *type == DType::F16 ||
                           (*type == DType::BF16 && bf16.fn == nullptr);
           const Peak& peak = fp ? fma : *type == DType::BF16 ? bf16 : i8;
           double row_peak = 0;
-          if (peak.fn != nullptr)
+          if (peak.fn != nullptr && n_prefill > 0)
             row_peak = measure_peak(peak.what, peak.fn, peak.ops, kPeakIters / 4).g[t];
           const double ops = 2.0 * block_macs(*model) * prefill_tps / 1e9;
           char ratio[32] = "n/a";
