@@ -352,11 +352,17 @@ int main(int argc, char** argv) {
                 size.c_str(), (long long)cfg.n_embd, (long long)cfg.n_layer, (long long)cfg.vocab,
                 (long long)cfg.d_w, (long long)cfg.d_a, (long long)cfg.d_v, (long long)cfg.d_g,
                 (unsigned long long)seed);
-    std::printf(
-        "| type | threads | packed | MB/token | decode tok/s | read GB/s | of DRAM roofline | "
-        "prefill-%d tok/s | peak G/s | of peak | peak used | fork-joins/token |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-        n_prefill);
+    if (n_prefill > 0) {
+      std::printf(
+          "| type | threads | packed | MB/token | decode tok/s | read GB/s | of DRAM roofline | "
+          "prefill-%d tok/s | peak G/s | of peak | peak used | fork-joins/token |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+          n_prefill);
+    } else {
+      std::printf(
+          "| type | threads | packed | MB/token | decode tok/s | read GB/s | of DRAM roofline | "
+          "fork-joins/token |\n|---|---|---|---|---|---|---|---|\n");
+    }
     std::fflush(stdout);
     for (const std::string& tname : types) {
       const auto type = ai00::internal::dtype_from_name(tname);
@@ -421,6 +427,13 @@ int main(int argc, char** argv) {
           bool any_packed = false;
           for (int64_t l = 0; l < model->config().n_layer; ++l)
             any_packed = any_packed || model->layer(l).key.packed_rows > 0;
+          if (n_prefill == 0) {
+            std::printf("| %s | %d | %s | %.1f | %.1f | %.1f | %.1f %% | %.1f |\n", tname.c_str(),
+                        t, any_packed ? "yes" : "no", bytes / 1e6, decode_tps, row_bw,
+                        100.0 * bytes * decode_tps / 1e9 / row_bw, fj);
+            std::fflush(stdout);
+            continue;
+          }
           std::printf(
               "| %s | %d | %s | %.1f | %.1f | %.1f | %.1f %% | %.1f | %.0f | %s | %s | %.1f |\n",
               tname.c_str(), t, any_packed ? "yes" : "no", bytes / 1e6, decode_tps, row_bw,
