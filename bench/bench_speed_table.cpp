@@ -22,9 +22,12 @@
 // Usage: bench_speed_table [--sizes 0.1b,0.4b] [--types F32,...] [--threads 1,2]
 //                          [--dir DIR] [--decode N] [--prefill N] [--seed S] [--regen]
 //                          [--pack on|off|on,off] [--repeat R]
-// --prefill 0 prints decode rows only. --repeat R times decode R times per row (each after its
-// own bandwidth probe) and keeps the best tokens/s and the best bandwidth: on a loaded machine
-// the best of several is the closest to what a quiet one gives, on both sides of the ratio.
+// --prefill 0 prints decode rows only, with on 1 thread the same ratio on CPU time as well
+// (decode tokens per second of the thread's CPU time against a read probe timed the same way:
+// on a loaded machine the time the thread waited for a core drops out of both). --repeat R times
+// decode R times per row (each after its own bandwidth probe) and keeps the best tokens/s and the
+// best bandwidth: on a loaded machine the best of several is the closest to what a quiet one gives,
+// on both sides of the ratio.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,6 +37,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -82,6 +86,29 @@ double read_gbps(const std::vector<uint64_t>& buf, int threads) {
                       }
                       g_sink += a ^ b ^ c ^ d;
                     }));
+  }
+  return static_cast<double>(buf.size() * 8) / best / 1e9;
+}
+
+// This thread's CPU time in seconds: time the scheduler gave it, not time it waited.
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// The 1-thread read bandwidth on this thread's CPU time (best of 5), the yardstick of the
+// decode-only table's CPU-time ratio.
+double read_gbps_cpu(const std::vector<uint64_t>& buf) {
+  double best = 1e30;
+  for (int rep = 0; rep < 5; ++rep) {
+    const double c0 = thread_cpu_seconds();
+    uint64_t a = 0, b = 0, c = 0, d = 0;
+    for (size_t i = 0; i + 4 <= buf.size(); i += 4) {
+      a ^= buf[i], b += buf[i + 1], c ^= buf[i + 2], d += buf[i + 3];
+    }
+    g_sink += a ^ b ^ c ^ d;
+    best = std::min(best, thread_cpu_seconds() - c0);
   }
   return static_cast<double>(buf.size() * 8) / best / 1e9;
 }
@@ -361,7 +388,8 @@ int main(int argc, char** argv) {
     } else {
       std::printf(
           "| type | threads | packed | MB/token | decode tok/s | read GB/s | of DRAM roofline | "
-          "fork-joins/token |\n|---|---|---|---|---|---|---|---|\n");
+          "fork-joins/token | CPU-time tok/s | CPU-time read GB/s | of DRAM roofline (CPU time) "
+          "|\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     }
     std::fflush(stdout);
     for (const std::string& tname : types) {
@@ -387,17 +415,22 @@ int main(int argc, char** argv) {
           for (int i = 0; i < 4; ++i) ai00::internal::forward(*model, st, &tok, 1, logits.data());
           // The read bandwidth again right before each repeat, so that both sides of the ratio
           // see the same load on a shared machine; the row keeps the best of each.
-          double row_bw = 0, decode_tps = 0, fj = 0;
+          // On 1 thread the forward runs on this thread, so its CPU time is the decode's, and
+          // both sides of a CPU-time ratio leave out the time the thread waited for a core.
+          double row_bw = 0, decode_tps = 0, fj = 0, cpu_bw = 0, cpu_tps = 0;
           Clock::time_point t0;
           for (int rep = 0; rep < n_repeat; ++rep) {
             row_bw = std::max(row_bw, read_gbps(bw_buf, t));
+            if (t == 1) cpu_bw = std::max(cpu_bw, read_gbps_cpu(bw_buf));
             const uint64_t fj0 = model->fork_join_count();
             t0 = Clock::now();
+            const double c0 = thread_cpu_seconds();
             for (int i = 0; i < n_decode; ++i) {
               tok = (tok * 7919 + 13) % 60000 + 1;
               ai00::internal::forward(*model, st, &tok, 1, logits.data());
             }
             decode_tps = std::max(decode_tps, n_decode / seconds_since(t0));
+            cpu_tps = std::max(cpu_tps, n_decode / (thread_cpu_seconds() - c0));
             fj = double(model->fork_join_count() - fj0) / n_decode;
           }
           // --prefill 0: decode rows only (no prefill timing, no peak re-measured).
@@ -428,9 +461,14 @@ int main(int argc, char** argv) {
           for (int64_t l = 0; l < model->config().n_layer; ++l)
             any_packed = any_packed || model->layer(l).key.packed_rows > 0;
           if (n_prefill == 0) {
-            std::printf("| %s | %d | %s | %.1f | %.1f | %.1f | %.1f %% | %.1f |\n", tname.c_str(),
-                        t, any_packed ? "yes" : "no", bytes / 1e6, decode_tps, row_bw,
-                        100.0 * bytes * decode_tps / 1e9 / row_bw, fj);
+            char cpu[96] = "– | – | –";  // 2 threads: CPU time is not the decode's time
+            if (t == 1) {
+              std::snprintf(cpu, sizeof cpu, "%.1f | %.1f | %.1f %%", cpu_tps, cpu_bw,
+                            100.0 * bytes * cpu_tps / 1e9 / cpu_bw);
+            }
+            std::printf("| %s | %d | %s | %.1f | %.1f | %.1f | %.1f %% | %.1f | %s |\n",
+                        tname.c_str(), t, any_packed ? "yes" : "no", bytes / 1e6, decode_tps,
+                        row_bw, 100.0 * bytes * decode_tps / 1e9 / row_bw, fj, cpu);
             std::fflush(stdout);
             continue;
           }
