@@ -106,15 +106,9 @@ template <class A, class D, int RT, int NT, bool kPrefetch = false>
     for (int r = 0; r < RT; ++r) {
       const uint8_t* blk = w[r] + b * D::kBytes;
       if constexpr (kPrefetch) {  // integer arithmetic: the address may lie past the matrix
-        // One prefetch per 64 bytes of a row (every other block of F16/BF16 on zmm). One per
-        // block, twice per cache line, streamed the F16 head (65536 x 768) at 0.59-0.69 of the
-        // read bandwidth against 0.68-0.81 this way, 3072 x 768 at 0.65-0.77 against 0.70-0.81
-        // (bench_kernels, three runs each, the shared 2-core machine under load).
-        constexpr int64_t kEvery = D::kBytes >= 64 ? 1 : static_cast<int64_t>(64 / D::kBytes);
-        const uintptr_t ahead = reinterpret_cast<uintptr_t>(blk) + RT * p.w_row_bytes;
-        // into L2 (prefetcht1), not L1: the comment above mm_blocks says why
-        if (kEvery == 1 || b % kEvery == 0)
-          __builtin_prefetch(reinterpret_cast<const void*>(ahead), 0, 2);
+        __builtin_prefetch(
+            reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(blk) + RT * p.w_row_bytes), 0,
+            2);  // into L2 (prefetcht1), not L1: mm_blocks says why
       }
       const typename D::Head h = D::head(blk);
       unroll<kSub>([&](auto sub) {
