@@ -79,41 +79,14 @@ struct Pass {
   const std::vector<PassSeg>* segs;
 };
 
-// Item k of `cut` (cut[0] = 0, cut[parts] = n): the item boundary closest to k / parts of the
-// total cost, given cum[i] = cost of items [0, i].
-std::vector<int64_t> cost_cuts(const std::vector<double>& cum, int64_t parts) {
-  const int64_t n = static_cast<int64_t>(cum.size());
-  std::vector<int64_t> cut(static_cast<size_t>(parts + 1), n);
-  cut[0] = 0;
-  for (int64_t k = 1; k < parts; ++k) {
-    const double target = cum.back() * static_cast<double>(k) / static_cast<double>(parts);
-    int64_t j = std::lower_bound(cum.begin(), cum.end(), target) - cum.begin();  // ends >= target
-    const double before = j == 0 ? 0.0 : cum[static_cast<size_t>(j - 1)];
-    if (j < n && cum[static_cast<size_t>(j)] - target < target - before) ++j;
-    cut[static_cast<size_t>(k)] = std::max(cut[static_cast<size_t>(k - 1)], std::min(j, n));
-  }
-  return cut;
-}
-
-// Runs body(begin, end) over the fixed items [0, n): on the calling thread when the pass is
-// small, else as one fork-join in the Model's arena. Without `cum` the items are split evenly by
-// count; with it (cum[i] = cost of items [0, i]) each thread takes one run of items of about
-// equal cost. Either way an item's result does not depend on who runs it.
+// Runs body(begin, end) over the fixed items [0, n) (one item per block): on the calling thread
+// when the pass is small, else as one fork-join in the Model's arena.
 void run_items(const Pass& p, double macs, int64_t n,
-               const std::function<void(int64_t, int64_t)>& body,
-               const std::vector<double>* cum = nullptr) {
+               const std::function<void(int64_t, int64_t)>& body) {
   if (macs < kMinParallelMacs) {
     body(0, n);
-  } else if (cum == nullptr || p.m.n_threads() <= 1) {
-    p.m.parallel_blocks(n, 1, body);
   } else {
-    const int64_t parts = std::min<int64_t>(p.m.n_threads(), n);
-    const std::vector<int64_t> cut = cost_cuts(*cum, parts);
-    p.m.parallel_blocks(parts, 1, [&](int64_t b0, int64_t b1) {
-      for (int64_t b = b0; b < b1; ++b) {
-        body(cut[static_cast<size_t>(b)], cut[static_cast<size_t>(b + 1)]);
-      }
-    });
+    p.m.parallel_blocks(n, 1, body);
   }
 }
 
@@ -199,39 +172,28 @@ struct MatJob {
   std::function<void(int64_t, int64_t)> post;
 };
 
-// Every job's rows in fixed blocks of kRowBlock, all in one parallel pass. In decode (T = 1) the
-// threads split the blocks by weight bytes, not by count: a pass mixes matrices of different
-// types (Q4_0 W_r W_k W_v with the F16 LoRA down-projections: 27.6 KB against 98 KB per block at
-// C 768), and an even split by count left one thread 1.6 times the other's bytes.
+// Every job's rows in fixed blocks of kRowBlock, all in one parallel pass.
 void run_pass(const Pass& p, const std::vector<MatJob>& jobs) {
   std::vector<std::pair<size_t, int64_t>> tasks;  // (job, first row)
-  std::vector<double> cum;                        // weight bytes of tasks [0, i]
   std::vector<DotPath> paths(jobs.size());
   double macs = 0;
   for (size_t j = 0; j < jobs.size(); ++j) {
     const Mat& W = *jobs[j].W;
     paths[j] = dot_path(p, W);
     convert_activations(p, j, paths[j], W, jobs[j].x);
-    for (int64_t r = 0; r < W.rows; r += kRowBlock) {
-      tasks.emplace_back(j, r);
-      const double rows = static_cast<double>(std::min(kRowBlock, W.rows - r));
-      cum.push_back((cum.empty() ? 0.0 : cum.back()) + rows * static_cast<double>(W.row_bytes));
-    }
+    for (int64_t r = 0; r < W.rows; r += kRowBlock) tasks.emplace_back(j, r);
     macs += static_cast<double>(W.rows) * static_cast<double>(W.cols) * static_cast<double>(p.T);
   }
-  run_items(
-      p, macs, static_cast<int64_t>(tasks.size()),
-      [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) {
-          const size_t j = tasks[static_cast<size_t>(i)].first;
-          const MatJob& job = jobs[j];
-          const int64_t r0 = tasks[static_cast<size_t>(i)].second;
-          const int64_t r1 = std::min(job.W->rows, r0 + kRowBlock);
-          job_rows(p, j, paths[j], *job.W, job.x, job.y, r0, r1);
-          if (job.post) job.post(r0, r1);
-        }
-      },
-      p.T == 1 ? &cum : nullptr);
+  run_items(p, macs, static_cast<int64_t>(tasks.size()), [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const size_t j = tasks[static_cast<size_t>(i)].first;
+      const MatJob& job = jobs[j];
+      const int64_t r0 = tasks[static_cast<size_t>(i)].second;
+      const int64_t r1 = std::min(job.W->rows, r0 + kRowBlock);
+      job_rows(p, j, paths[j], *job.W, job.x, job.y, r0, r1);
+      if (job.post) job.post(r0, r1);
+    }
+  });
 }
 
 // f(y_t + r0, r1 - r0) for every row t of a [T][stride] buffer: a post step on columns [r0, r1).
