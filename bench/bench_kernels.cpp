@@ -6,7 +6,8 @@
 //   int8 dot         vpdpbusd (zmm, avx512_vnni; ymm, avx2_vnni) and pmaddubsw + pmaddwd +
 //                    paddd (avx2),
 //   bf16 dot         vdpbf16ps (zmm, avx512_bf16).
-// matvec/<isa>/<type>/<path> (T = 1, weights from DRAM: > 96 MiB of copies in rotation):
+// matvec/<isa>/<type>/<path>/<rows>x<cols> (T = 1, weights from DRAM: > 96 MiB of copies in
+//   rotation; 4096x4096 and the 0.1B decode shapes 768x768, 3072x768, 768x3072, 65536x768):
 //   counter "roofline" = (weight bytes/s) / read bandwidth. <path>: f32act (matmul, fp32
 //   activations), i8 (quantize_q8 + matmul_q8, quantization included), i8pk (the same on weights
 //   rearranged once by pack_q8, where the table has it), bf16dot (round_bf16 + matmul_bf16).
@@ -307,13 +308,14 @@ struct MatmulRun {
 
 // Decode matvec: T = 1, over copies of the matrix totalling >= 96 MiB (3x L3), one per call in
 // turn, so each call streams its weights from DRAM.
-void matvec(benchmark::State& state, const KernelTable* k, DType t, Path path, int64_t n) {
+void matvec(benchmark::State& state, const KernelTable* k, DType t, Path path, int64_t rows,
+            int64_t cols) {
   std::mt19937 rng(1);
-  const size_t bytes = ai00::internal::dtype_row_bytes_or_zero(t, n) * static_cast<size_t>(n);
+  const size_t bytes = ai00::internal::dtype_row_bytes_or_zero(t, cols) * static_cast<size_t>(rows);
   const size_t copies = std::max<size_t>(1, (96u << 20) / bytes + 1);
   std::vector<std::vector<uint8_t>> w;
-  for (size_t i = 0; i < copies; ++i) w.push_back(make_weights(t, n, n, rng));
-  MatmulRun run(k, path, t, n, n, 1, rng);
+  for (size_t i = 0; i < copies; ++i) w.push_back(make_weights(t, rows, cols, rng));
+  MatmulRun run(k, path, t, rows, cols, 1, rng);
   for (std::vector<uint8_t>& wi : w) run.pack(wi);
   size_t i = 0;
   for (auto _ : state) {
@@ -448,9 +450,18 @@ void register_all() {
       for (Path path : paths) {
         const std::string name = isa + "/" + wtype_name(t) + "/" + path_name(path);
         benchmark::RegisterBenchmark(("matvec/" + name + "/4096x4096").c_str(), matvec, k, t, path,
-                                     int64_t{4096})
+                                     int64_t{4096}, int64_t{4096})
             ->Unit(benchmark::kMillisecond);
         if (isa == "scalar") continue;  // minutes per iteration
+        // The decode shapes of a 0.1B model (docs/model.md "Where a decode token's time goes"):
+        // rows of 768 columns (r/k/v/o, FFN key, the head) and of 3072 (FFN value).
+        for (const auto& [rows, cols] :
+             {std::pair<int64_t, int64_t>{768, 768}, {3072, 768}, {768, 3072}, {65536, 768}}) {
+          benchmark::RegisterBenchmark(
+              ("matvec/" + name + "/" + std::to_string(rows) + "x" + std::to_string(cols)).c_str(),
+              matvec, k, t, path, rows, cols)
+              ->Unit(benchmark::kMicrosecond);
+        }
         for (int64_t T : {1, 8, 32, 128, 512}) {
           benchmark::RegisterBenchmark(
               ("gemm/" + name + "/2048x2048/T" + std::to_string(T)).c_str(), gemm, k, t, path,

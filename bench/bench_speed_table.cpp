@@ -21,7 +21,13 @@
 //
 // Usage: bench_speed_table [--sizes 0.1b,0.4b] [--types F32,...] [--threads 1,2]
 //                          [--dir DIR] [--decode N] [--prefill N] [--seed S] [--regen]
-//                          [--pack on|off|on,off]
+//                          [--pack on|off|on,off] [--repeat R]
+// --prefill 0 prints decode rows only, with on 1 thread the same ratio on CPU time as well
+// (decode tokens per second of the thread's CPU time against a read probe timed the same way:
+// on a loaded machine the time the thread waited for a core drops out of both). --repeat R times
+// decode R times per row (each after its own bandwidth probe) and keeps the best tokens/s and the
+// best bandwidth: on a loaded machine the best of several is the closest to what a quiet one gives,
+// on both sides of the ratio.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,6 +37,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -79,6 +86,29 @@ double read_gbps(const std::vector<uint64_t>& buf, int threads) {
                       }
                       g_sink += a ^ b ^ c ^ d;
                     }));
+  }
+  return static_cast<double>(buf.size() * 8) / best / 1e9;
+}
+
+// This thread's CPU time in seconds: time the scheduler gave it, not time it waited.
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// The 1-thread read bandwidth on this thread's CPU time (best of 5), the yardstick of the
+// decode-only table's CPU-time ratio.
+double read_gbps_cpu(const std::vector<uint64_t>& buf) {
+  double best = 1e30;
+  for (int rep = 0; rep < 5; ++rep) {
+    const double c0 = thread_cpu_seconds();
+    uint64_t a = 0, b = 0, c = 0, d = 0;
+    for (size_t i = 0; i + 4 <= buf.size(); i += 4) {
+      a ^= buf[i], b += buf[i + 1], c ^= buf[i + 2], d += buf[i + 3];
+    }
+    g_sink += a ^ b ^ c ^ d;
+    best = std::min(best, thread_cpu_seconds() - c0);
   }
   return static_cast<double>(buf.size() * 8) / best / 1e9;
 }
@@ -263,7 +293,7 @@ int main(int argc, char** argv) {
   std::vector<int> threads = {1, 2};
   const char* tmp = std::getenv("TMPDIR");
   std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/ai00-bench-models";
-  int n_decode = 48, n_prefill = 512;
+  int n_decode = 48, n_prefill = 512, n_repeat = 1;
   uint64_t seed = 1;
   bool regen = false;
   std::vector<bool> packs = {true};
@@ -286,6 +316,8 @@ int main(int argc, char** argv) {
       n_decode = std::stoi(next());
     else if (a == "--prefill")
       n_prefill = std::stoi(next());
+    else if (a == "--repeat")
+      n_repeat = std::max(1, std::stoi(next()));
     else if (a == "--seed")
       seed = std::stoull(next());
     else if (a == "--regen")
@@ -347,11 +379,18 @@ int main(int argc, char** argv) {
                 size.c_str(), (long long)cfg.n_embd, (long long)cfg.n_layer, (long long)cfg.vocab,
                 (long long)cfg.d_w, (long long)cfg.d_a, (long long)cfg.d_v, (long long)cfg.d_g,
                 (unsigned long long)seed);
-    std::printf(
-        "| type | threads | packed | MB/token | decode tok/s | read GB/s | of DRAM roofline | "
-        "prefill-%d tok/s | peak G/s | of peak | peak used | fork-joins/token |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-        n_prefill);
+    if (n_prefill > 0) {
+      std::printf(
+          "| type | threads | packed | MB/token | decode tok/s | read GB/s | of DRAM roofline | "
+          "prefill-%d tok/s | peak G/s | of peak | peak used | fork-joins/token |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+          n_prefill);
+    } else {
+      std::printf(
+          "| type | threads | packed | MB/token | decode tok/s | read GB/s | of DRAM roofline | "
+          "fork-joins/token | CPU-time tok/s | CPU-time read GB/s | of DRAM roofline (CPU time) "
+          "|\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    }
     std::fflush(stdout);
     for (const std::string& tname : types) {
       const auto type = ai00::internal::dtype_from_name(tname);
@@ -365,9 +404,6 @@ int main(int argc, char** argv) {
       }
       for (int t : threads) {
         for (bool pack : packs) {
-          // The limits again, right before this row, so that both sides of each ratio see the
-          // same load on a shared machine.
-          const double row_bw = read_gbps(bw_buf, t);
           ai00::internal::ModelParams mp;
           mp.n_threads = t;
           mp.pack_weights = pack;
@@ -377,30 +413,46 @@ int main(int argc, char** argv) {
           ai00::internal::State st(*model);
           uint32_t tok = 1;
           for (int i = 0; i < 4; ++i) ai00::internal::forward(*model, st, &tok, 1, logits.data());
-          const uint64_t fj0 = model->fork_join_count();
-          auto t0 = Clock::now();
-          for (int i = 0; i < n_decode; ++i) {
-            tok = (tok * 7919 + 13) % 60000 + 1;
-            ai00::internal::forward(*model, st, &tok, 1, logits.data());
-          }
-          const double decode_tps = n_decode / seconds_since(t0);
-          const double fj = double(model->fork_join_count() - fj0) / n_decode;
-          std::vector<uint32_t> prompt(static_cast<size_t>(n_prefill));
-          for (size_t i = 0; i < prompt.size(); ++i)
-            prompt[i] = static_cast<uint32_t>((i * 7919 + 5) % 60000 + 1);
-          double best = 1e30;
-          for (int rep = 0; rep < 2; ++rep) {
-            ai00::internal::State fresh(*model);
+          // The read bandwidth again right before each repeat, so that both sides of the ratio
+          // see the same load on a shared machine; the row keeps the best of each.
+          // On 1 thread the forward runs on this thread, so its CPU time is the decode's, and
+          // both sides of a CPU-time ratio leave out the time the thread waited for a core.
+          double row_bw = 0, decode_tps = 0, fj = 0, cpu_bw = 0, cpu_tps = 0;
+          Clock::time_point t0;
+          for (int rep = 0; rep < n_repeat; ++rep) {
+            row_bw = std::max(row_bw, read_gbps(bw_buf, t));
+            if (t == 1) cpu_bw = std::max(cpu_bw, read_gbps_cpu(bw_buf));
+            const uint64_t fj0 = model->fork_join_count();
             t0 = Clock::now();
-            ai00::internal::forward(*model, fresh, prompt.data(), prompt.size(), logits.data());
-            best = std::min(best, seconds_since(t0));
+            const double c0 = thread_cpu_seconds();
+            for (int i = 0; i < n_decode; ++i) {
+              tok = (tok * 7919 + 13) % 60000 + 1;
+              ai00::internal::forward(*model, st, &tok, 1, logits.data());
+            }
+            decode_tps = std::max(decode_tps, n_decode / seconds_since(t0));
+            cpu_tps = std::max(cpu_tps, n_decode / (thread_cpu_seconds() - c0));
+            fj = double(model->fork_join_count() - fj0) / n_decode;
           }
-          const double prefill_tps = n_prefill / best;
+          // --prefill 0: decode rows only (no prefill timing, no peak re-measured).
+          double prefill_tps = 0;
+          if (n_prefill > 0) {
+            std::vector<uint32_t> prompt(static_cast<size_t>(n_prefill));
+            for (size_t i = 0; i < prompt.size(); ++i)
+              prompt[i] = static_cast<uint32_t>((i * 7919 + 5) % 60000 + 1);
+            double best = 1e30;
+            for (int rep = 0; rep < 2; ++rep) {
+              ai00::internal::State fresh(*model);
+              t0 = Clock::now();
+              ai00::internal::forward(*model, fresh, prompt.data(), prompt.size(), logits.data());
+              best = std::min(best, seconds_since(t0));
+            }
+            prefill_tps = n_prefill / best;
+          }
           const bool fp = *type == DType::F32 || *type == DType::F16 ||
                           (*type == DType::BF16 && bf16.fn == nullptr);
           const Peak& peak = fp ? fma : *type == DType::BF16 ? bf16 : i8;
           double row_peak = 0;
-          if (peak.fn != nullptr)
+          if (peak.fn != nullptr && n_prefill > 0)
             row_peak = measure_peak(peak.what, peak.fn, peak.ops, kPeakIters / 4).g[t];
           const double ops = 2.0 * block_macs(*model) * prefill_tps / 1e9;
           char ratio[32] = "n/a";
@@ -408,6 +460,18 @@ int main(int argc, char** argv) {
           bool any_packed = false;
           for (int64_t l = 0; l < model->config().n_layer; ++l)
             any_packed = any_packed || model->layer(l).key.packed_rows > 0;
+          if (n_prefill == 0) {
+            char cpu[96] = "– | – | –";  // 2 threads: CPU time is not the decode's time
+            if (t == 1) {
+              std::snprintf(cpu, sizeof cpu, "%.1f | %.1f | %.1f %%", cpu_tps, cpu_bw,
+                            100.0 * bytes * cpu_tps / 1e9 / cpu_bw);
+            }
+            std::printf("| %s | %d | %s | %.1f | %.1f | %.1f | %.1f %% | %.1f | %s |\n",
+                        tname.c_str(), t, any_packed ? "yes" : "no", bytes / 1e6, decode_tps,
+                        row_bw, 100.0 * bytes * decode_tps / 1e9 / row_bw, fj, cpu);
+            std::fflush(stdout);
+            continue;
+          }
           std::printf(
               "| %s | %d | %s | %.1f | %.1f | %.1f | %.1f %% | %.1f | %.0f | %s | %s | %.1f |\n",
               tname.c_str(), t, any_packed ? "yes" : "no", bytes / 1e6, decode_tps, row_bw,

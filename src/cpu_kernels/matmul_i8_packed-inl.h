@@ -8,9 +8,7 @@
 // register are 16 rows: 8 vpdpbusd (4 columns each, the activation's 4 bytes broadcast) form
 // the 16 exact block sums of one token, then one conversion, one multiply and one FMA serve all
 // 16 rows. A tile of RG groups x NT tokens reuses each weight load NT times and each broadcast
-// RG times. Decode needs no software prefetch (unlike the plain layout, matmul-inl.h
-// mm_blocks): a group is one contiguous stream of 16 rows, which the hardware prefetchers follow;
-// prefetching 1 or 4 KB ahead measured no better (Zen 5, shared machine).
+// RG times. Decode prefetches the next tile into L2 (pk_tile says why).
 //
 // Numerics per (row, token): isum = sum_e c[e] q[e] - offset * sum(q) exactly in int32, then
 // acc = fma(dw * d, float(isum), acc) block by block in column order: the same chain whatever
@@ -105,7 +103,24 @@ void pk_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
   for (int g = 0; g < RG; ++g) {
     for (int t = 0; t < NT; ++t) acc[g][t] = accm[g][t] = _mm512_setzero_ps();
   }
+  // Decode: the next tile (the RG groups after these, contiguous in memory, whether this call
+  // or the caller's next row block reads them) is asked for into L2 at the pace this tile is
+  // read (one group-block of each of its groups per step). Four interleaved streams of one
+  // group each are too short for the hardware prefetchers at 768 columns (6.9 KB per Q4_0
+  // group): the 0.1B matrices streamed at 0.5-0.65 of the read bandwidth, and at 0.8-1.0 with
+  // this (Q4_0 3072 x 768 and 65536 x 768, bench_kernels, three runs each, the shared 2-core
+  // machine under load); into L1 (prefetcht0) it was no better than none, as on the float path
+  // (matmul-inl.h mm_blocks). Only rows inside the matrix's packed rows are asked for.
+  const uint8_t* ahead = nullptr;
+  if (NT == 1 && (g0 + 2 * RG) * kQ8PackRows <= p.packed_rows) ahead = w[0] + RG * gbytes;
+  constexpr size_t kTileBlk = RG * P::kGroupBlk;
   for (int64_t b = 0; b < nblk; ++b) {
+    if (ahead != nullptr) {
+      const uint8_t* a = ahead + static_cast<size_t>(b) * kTileBlk;
+      for (size_t o = 0; o < kTileBlk; o += 64) {
+        _mm_prefetch(reinterpret_cast<const char*>(a + o), _MM_HINT_T1);
+      }
+    }
     __m512i is[RG][NT];
     for (int t = 0; t < NT; ++t) {
       const __m512i init = _mm512_set1_epi32(-x[t][b].sum * P::kOffset);
