@@ -81,12 +81,12 @@ struct TileAcc {
 // feeds NT FMAs, into RT * NT independent chains. With kPrefetch (decode), each block also
 // prefetches the same block of the row RT rows further down, i.e. of the next tile: rows of
 // quantized weights are short (2.3 KB at 4096 Q4_0 columns) and RT of them interleaved defeat
-// the hardware stream prefetchers (Q4_0 decode went from 3.5 to 12.8 GB/s on Zen 5; F16 gains
+// the hardware stream prefetchers (Q4_0 decode went from 3.5 to 12.8 GB/s on Zen 4 (EPYC, CPU family 25 model 17); F16 gains
 // too). A prefetch past the matrix end never faults. The prefetch goes to L2 (prefetcht1): into
 // L1 (prefetcht0) each one holds an L1 miss buffer for the whole DRAM latency, and with RT rows
 // in flight those run out; rows of 768 columns (every matrix of a 0.1B model but the FFN value)
 // then streamed at 0.4-0.7 of the read bandwidth, and at 0.8-1.0 with prefetcht1 (F16, F32,
-// BF16 and the bf16 dot, 3072 x 768, 1 thread, Zen 5; docs/model.md "Where a decode token's
+// BF16 and the bf16 dot, 3072 x 768, 1 thread, Zen 4 (EPYC, CPU family 25 model 17); docs/model.md "Where a decode token's
 // time goes").
 template <class A, class D, int RT, int NT, bool kPrefetch = false>
 [[gnu::always_inline]] inline void mm_blocks(const MatmulArgs& p, int64_t r0, int64_t t0,
