@@ -91,6 +91,44 @@ inline __mmask16 pk_mask(int64_t g, int64_t rb, int64_t re) {
   return static_cast<__mmask16>(below_hi & ~below_lo);
 }
 
+// T > 1 (batched decode, prefill): the token tiles of a group tile ask for the walk's next
+// group tile (the `bytes` after these groups, contiguous) into L2, each full token tile its
+// share of the lines, spread over its blocks. At small T a tile's arithmetic does not hide the
+// DRAM latency of its group streams: without the hint a batched step of 8 States spent half of
+// the kernel's time waiting on weight loads, and with the whole next tile asked for by the first
+// token tile it waited on the prefetches instead (docs/batching.md "Where a batched step's time
+// goes"). Decode (T = 1) stays without: one token tile streams its groups as fast as they come
+// (header comment). Integer arithmetic: the lines may lie past the matrix (a prefetch never
+// faults).
+constexpr int kPkToks = 4;  // the prefill tile's tokens (PkTile below)
+
+struct PkAhead {
+  uintptr_t first = 0;  // first line of this tile's share, 0 = none
+  int64_t lines = 0;    // lines of the share
+  void block(int64_t b, int64_t nblk) const {
+    if (first == 0) return;
+    const int64_t l0 = lines * b / nblk, l1 = lines * (b + 1) / nblk;
+    for (int64_t l = l0; l < l1; ++l) {
+      __builtin_prefetch(reinterpret_cast<const void*>(first + 64 * static_cast<uintptr_t>(l)), 0,
+                         2);  // prefetcht1: into L2
+    }
+  }
+};
+
+inline PkAhead pk_ahead(const MatmulQ8Args& p, uintptr_t next, size_t bytes, int64_t t0, int NT) {
+  PkAhead a;
+  int64_t share = -1, shares = 1;  // the full token tiles share the lines; T < 4: the only one
+  if (p.T >= kPkToks && NT == kPkToks) share = t0 / kPkToks, shares = p.T / kPkToks;
+  if (p.T > 1 && p.T < kPkToks && t0 == 0) share = 0;
+  if (share < 0) return a;
+  const uintptr_t begin = next & ~uintptr_t{63};
+  const int64_t total = static_cast<int64_t>((next + bytes - begin + 63) / 64);
+  const int64_t l0 = total * share / shares, l1 = total * (share + 1) / shares;
+  a.first = begin + 64 * static_cast<uintptr_t>(l0);
+  a.lines = l1 - l0;
+  return a;
+}
+
 // Groups [g0, g0 + RG) x tokens [t0, t0 + NT), all blocks.
 template <DType kT, int RG, int NT>
 void pk_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t re) {
@@ -105,7 +143,10 @@ void pk_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
   for (int g = 0; g < RG; ++g) {
     for (int t = 0; t < NT; ++t) acc[g][t] = accm[g][t] = _mm512_setzero_ps();
   }
+  const PkAhead ahead =
+      pk_ahead(p, reinterpret_cast<uintptr_t>(w[0]) + RG * gbytes, RG * gbytes, t0, NT);
   for (int64_t b = 0; b < nblk; ++b) {
+    ahead.block(b, nblk);
     __m512i is[RG][NT];
     for (int t = 0; t < NT; ++t) {
       const __m512i init = _mm512_set1_epi32(-x[t][b].sum * P::kOffset);
@@ -178,7 +219,7 @@ void pk_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
 
 // Register tiles: prefill 2 groups (32 rows) x 4 tokens: 8 int32 + 8 float accumulators, 8
 // independent vpdpbusd chains; decode 4 groups (64 rows, the core's row block).
-constexpr int kPkGroups = 2, kPkToks = 4, kPkDecodeGroups = 4;
+constexpr int kPkGroups = 2, kPkDecodeGroups = 4;
 
 struct PkTile {
   static constexpr int kPerGroup = 1, kParts = kPkGroups, kToks = kPkToks,
