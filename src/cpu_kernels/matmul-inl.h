@@ -78,17 +78,17 @@ struct TileAcc {
 };
 
 // Adds blocks [b0, b1) of rows r0.. and tokens t0.. to `out`: each decoded weight sub-batch
-// feeds NT FMAs, into RT * NT independent chains. With kPrefetch (decode), each block also
-// prefetches the same block of the row RT rows further down, i.e. of the next tile: rows of
-// quantized weights are short (2.3 KB at 4096 Q4_0 columns) and RT of them interleaved defeat
-// the hardware stream prefetchers (Q4_0 decode went from 3.5 to 12.8 GB/s on Zen 4 (EPYC, CPU family 25 model 17); F16 gains
-// too). A prefetch past the matrix end never faults. The prefetch goes to L2 (prefetcht1): into
-// L1 (prefetcht0) each one holds an L1 miss buffer for the whole DRAM latency, and with RT rows
-// in flight those run out; rows of 768 columns (every matrix of a 0.1B model but the FFN value)
-// then streamed at 0.4-0.7 of the read bandwidth, and at 0.8-1.0 with prefetcht1 (F16, F32,
-// BF16 and the bf16 dot, 3072 x 768, 1 thread, Zen 4 (EPYC, CPU family 25 model 17); docs/model.md "Where a decode token's
-// time goes").
-template <class A, class D, int RT, int NT, bool kPrefetch = false>
+// feeds NT FMAs, into RT * NT independent chains. With kPrefetch, each block also prefetches
+// the same block of the row kAhead rows further down: in decode RT, the next tile; at T > 1
+// one panel (mm_panel). Rows of quantized weights are short (2.3 KB at 4096 Q4_0 columns) and
+// RT of them interleaved defeat the hardware stream prefetchers (Q4_0 decode went from 3.5 to
+// 12.8 GB/s on Zen 4; F16 gains too). A prefetch past the matrix end never faults. The prefetch
+// goes to L2 (prefetcht1): into L1 (prefetcht0) each one holds an L1 miss buffer for the whole DRAM
+// latency, and with RT rows in flight those run out; rows of 768 columns (every matrix of a 0.1B
+// model but the FFN value) then streamed at 0.4-0.7 of the read bandwidth, and at 0.8-1.0 with
+// prefetcht1 (F16, F32, BF16 and the bf16 dot, 3072 x 768, 1 thread, Zen 4; docs/model.md "Where a
+// decode token's time goes").
+template <class A, class D, int RT, int NT, bool kPrefetch = false, int kAhead = RT>
 [[gnu::always_inline]] inline void mm_blocks(const MatmulArgs& p, int64_t r0, int64_t t0,
                                              int64_t b0, int64_t b1, TileAcc<A, RT, NT>& out) {
   using B = FB<A>;
@@ -106,9 +106,10 @@ template <class A, class D, int RT, int NT, bool kPrefetch = false>
     for (int r = 0; r < RT; ++r) {
       const uint8_t* blk = w[r] + b * D::kBytes;
       if constexpr (kPrefetch) {  // integer arithmetic: the address may lie past the matrix
-        __builtin_prefetch(
-            reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(blk) + RT * p.w_row_bytes), 0,
-            2);  // into L2 (prefetcht1), not L1: mm_blocks says why
+        __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(blk) +
+                                                         kAhead * p.w_row_bytes),
+                           0,
+                           2);  // into L2 (prefetcht1), not L1: mm_blocks says why
       }
       const typename D::Head h = D::head(blk);
       unroll<kSub>([&](auto sub) {
@@ -191,9 +192,36 @@ void mm_rows_decode(const MatmulArgs& p, int64_t rb, int64_t re) {
 constexpr int64_t kPanelRows = 16;
 constexpr int64_t kChunkCols = 1024;
 
-// Tokens [t0, t0 + NT) for the rows [pr, pe) of one panel (pe - pr <= kPanelRows).
+// Which row tiles of a panel ask for the next panel (mm_panel): at T > 1 the panel's full token
+// tiles share its row tiles, tile i asked for by token tile i % shares, so the weight stream
+// of the next panel spreads over the arithmetic of this one instead of waiting on the first
+// token tile. share < 0: none (decode has its own hint, the tail tokens none).
+struct PanelAhead {
+  int64_t share = -1, shares = 1;
+  bool asks(int64_t tile) const { return share >= 0 && tile % shares == share; }
+};
+
+// Row tile i of a panel: RT rows x NT tokens over blocks [b0, b1), with the next panel's
+// same blocks asked for into L2 when `ahead` says so.
 template <class A, class D, int RT, int NT>
-void mm_panel(const MatmulArgs& p, int64_t pr, int64_t pe, int64_t t0) {
+[[gnu::always_inline]] inline void mm_panel_tile(const MatmulArgs& p, int64_t r, int64_t t0,
+                                                 int64_t b0, int64_t b1, bool ahead,
+                                                 TileAcc<A, RT, NT>& acc) {
+  constexpr int kPanel = RT * static_cast<int>(kPanelRows / RT);
+  if (ahead) {
+    mm_blocks<A, D, RT, NT, true, kPanel>(p, r, t0, b0, b1, acc);
+  } else {
+    mm_blocks<A, D, RT, NT>(p, r, t0, b0, b1, acc);
+  }
+}
+
+// Tokens [t0, t0 + NT) for the rows [pr, pe) of one panel (pe - pr <= kPanelRows). The row
+// tiles `ahead` names ask for the same blocks of the rows one panel further down into L2, as
+// decode does one tile ahead (mm_blocks): at small T (batched decode of a few States) a panel's
+// rows otherwise arrive at DRAM latency, RT interleaved streams the hardware prefetchers do not
+// keep ahead of, and the arithmetic waits (docs/batching.md "Where a batched step's time goes").
+template <class A, class D, int RT, int NT>
+void mm_panel(const MatmulArgs& p, int64_t pr, int64_t pe, int64_t t0, PanelAhead ahead) {
   const int64_t nblk = p.cols / D::kBlock;
   const int64_t chunk = std::max<int64_t>(1, kChunkCols / D::kBlock);
   // One chunk (every matrix of a 0.1B model but W_fv): each tile's accumulators stay in
@@ -205,7 +233,7 @@ void mm_panel(const MatmulArgs& p, int64_t pr, int64_t pe, int64_t t0) {
     for (; r + RT <= pe; r += RT) {
       TileAcc<A, RT, NT> acc;
       acc.zero();
-      mm_blocks<A, D, RT, NT>(p, r, t0, 0, nblk, acc);
+      mm_panel_tile<A, D, RT, NT>(p, r, t0, 0, nblk, ahead.asks((r - pr) / RT), acc);
       mm_finish<A, D, RT, NT>(p, r, t0, acc);
     }
     for (; r < pe; ++r) {
@@ -224,7 +252,9 @@ void mm_panel(const MatmulArgs& p, int64_t pr, int64_t pe, int64_t t0) {
   for (int64_t i = 0; i < nrest; ++i) rest[i].zero();
   for (int64_t b0 = 0; b0 < nblk; b0 += chunk) {
     const int64_t b1 = std::min(nblk, b0 + chunk);
-    for (int64_t i = 0; i < ntile; ++i) mm_blocks<A, D, RT, NT>(p, pr + i * RT, t0, b0, b1, acc[i]);
+    for (int64_t i = 0; i < ntile; ++i) {
+      mm_panel_tile<A, D, RT, NT>(p, pr + i * RT, t0, b0, b1, ahead.asks(i), acc[i]);
+    }
     for (int64_t i = 0; i < nrest; ++i) {
       mm_blocks<A, D, 1, NT>(p, pr + ntile * RT + i, t0, b0, b1, rest[i]);
     }
@@ -246,19 +276,22 @@ void matmul_typed(const MatmulArgs& p) {
   constexpr int RT = FB<A>::size >= 16 ? 4 : 3;
   constexpr int NT = 4;
   constexpr int64_t kPanel = RT * (kPanelRows / RT);  // whole tiles only
+  const int64_t full = p.T / NT;                      // full token tiles: they share the hint
   for (int64_t pr = p.row_begin; pr < p.row_end; pr += kPanel) {
     const int64_t pe = std::min(pr + kPanel, p.row_end);
     int64_t t = 0;
-    for (; t + NT <= p.T; t += NT) mm_panel<A, D, RT, NT>(p, pr, pe, t);
+    for (; t + NT <= p.T; t += NT) mm_panel<A, D, RT, NT>(p, pr, pe, t, {t / NT, full});
+    // The last T - t < 4 tokens; when T < 4 they are the panel's only token tile.
+    const PanelAhead tail = t == 0 ? PanelAhead{0, 1} : PanelAhead{};
     switch (p.T - t) {
       case 3:
-        mm_panel<A, D, RT, 3>(p, pr, pe, t);
+        mm_panel<A, D, RT, 3>(p, pr, pe, t, tail);
         break;
       case 2:
-        mm_panel<A, D, RT, 2>(p, pr, pe, t);
+        mm_panel<A, D, RT, 2>(p, pr, pe, t, tail);
         break;
       case 1:
-        mm_panel<A, D, RT, 1>(p, pr, pe, t);
+        mm_panel<A, D, RT, 1>(p, pr, pe, t, tail);
         break;
       default:
         break;

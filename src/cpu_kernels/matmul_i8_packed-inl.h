@@ -8,7 +8,7 @@
 // register are 16 rows: 8 vpdpbusd (4 columns each, the activation's 4 bytes broadcast) form
 // the 16 exact block sums of one token, then one conversion, one multiply and one FMA serve all
 // 16 rows. A tile of RG groups x NT tokens reuses each weight load NT times and each broadcast
-// RG times. Decode prefetches the next tile into L2 (pk_tile says why).
+// RG times. Each tile prefetches the next one into L2 (pk_ahead says why).
 //
 // Numerics per (row, token): isum = sum_e c[e] q[e] - offset * sum(q) exactly in int32, then
 // acc = fma(dw * d, float(isum), acc) block by block in column order: the same chain whatever
@@ -89,6 +89,50 @@ inline __mmask16 pk_mask(int64_t g, int64_t rb, int64_t re) {
   return static_cast<__mmask16>(below_hi & ~below_lo);
 }
 
+// T > 1 (batched decode, prefill): the token tiles of a group tile ask for the walk's next
+// group tile (the `bytes` after these groups, contiguous) into L2, each full token tile its
+// share of the lines, spread over its blocks. At small T a tile's arithmetic does not hide the
+// DRAM latency of its group streams: without the hint a batched step of 8 States spent half of
+// the kernel's time waiting on weight loads, and with the whole next tile asked for by the first
+// token tile it waited on the prefetches instead (docs/batching.md "Where a batched step's time
+// goes"). Decode (T = 1): the one token tile asks for the whole next tile, and only inside the
+// matrix's packed rows (`next_inside`). Four interleaved streams of one group each are too short
+// for the hardware prefetchers at 768 columns (6.9 KB per Q4_0 group): the 0.1B matrices
+// streamed at 0.5-0.65 of the read bandwidth, and at 0.8-1.0 with this (Q4_0 3072 x 768 and
+// 65536 x 768, bench_kernels, three runs each, the shared 2-core machine under load); into L1
+// (prefetcht0) it was no better than none, as on the float path (matmul-inl.h mm_blocks).
+// Integer arithmetic: at T > 1 the lines may lie past the matrix (a prefetch never faults).
+constexpr int kPkToks = 4;  // the prefill tile's tokens (PkTile below)
+
+struct PkAhead {
+  uintptr_t first = 0;  // first line of this tile's share, 0 = none
+  int64_t lines = 0;    // lines of the share
+  void block(int64_t b, int64_t nblk) const {
+    if (first == 0) return;
+    const int64_t l0 = lines * b / nblk, l1 = lines * (b + 1) / nblk;
+    for (int64_t l = l0; l < l1; ++l) {
+      __builtin_prefetch(reinterpret_cast<const void*>(first + 64 * static_cast<uintptr_t>(l)), 0,
+                         2);  // prefetcht1: into L2
+    }
+  }
+};
+
+inline PkAhead pk_ahead(const MatmulQ8Args& p, uintptr_t next, size_t bytes, int64_t t0, int NT,
+                        bool next_inside) {
+  PkAhead a;
+  int64_t share = -1, shares = 1;  // the full token tiles share the lines; T < 4: the only one
+  if (p.T == 1 && next_inside) share = 0;
+  if (p.T >= kPkToks && NT == kPkToks) share = t0 / kPkToks, shares = p.T / kPkToks;
+  if (p.T > 1 && p.T < kPkToks && t0 == 0) share = 0;
+  if (share < 0) return a;
+  const uintptr_t begin = next & ~uintptr_t{63};
+  const int64_t total = static_cast<int64_t>((next + bytes - begin + 63) / 64);
+  const int64_t l0 = total * share / shares, l1 = total * (share + 1) / shares;
+  a.first = begin + 64 * static_cast<uintptr_t>(l0);
+  a.lines = l1 - l0;
+  return a;
+}
+
 // Groups [g0, g0 + RG) x tokens [t0, t0 + NT), all blocks.
 template <DType kT, int RG, int NT>
 void pk_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t re) {
@@ -103,24 +147,10 @@ void pk_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
   for (int g = 0; g < RG; ++g) {
     for (int t = 0; t < NT; ++t) acc[g][t] = accm[g][t] = _mm512_setzero_ps();
   }
-  // Decode: the next tile (the RG groups after these, contiguous in memory, whether this call
-  // or the caller's next row block reads them) is asked for into L2 at the pace this tile is
-  // read (one group-block of each of its groups per step). Four interleaved streams of one
-  // group each are too short for the hardware prefetchers at 768 columns (6.9 KB per Q4_0
-  // group): the 0.1B matrices streamed at 0.5-0.65 of the read bandwidth, and at 0.8-1.0 with
-  // this (Q4_0 3072 x 768 and 65536 x 768, bench_kernels, three runs each, the shared 2-core
-  // machine under load); into L1 (prefetcht0) it was no better than none, as on the float path
-  // (matmul-inl.h mm_blocks). Only rows inside the matrix's packed rows are asked for.
-  const uint8_t* ahead = nullptr;
-  if (NT == 1 && (g0 + 2 * RG) * kQ8PackRows <= p.packed_rows) ahead = w[0] + RG * gbytes;
-  constexpr size_t kTileBlk = RG * P::kGroupBlk;
+  const PkAhead ahead = pk_ahead(p, reinterpret_cast<uintptr_t>(w[0]) + RG * gbytes, RG * gbytes,
+                                 t0, NT, (g0 + 2 * RG) * kQ8PackRows <= p.packed_rows);
   for (int64_t b = 0; b < nblk; ++b) {
-    if (ahead != nullptr) {
-      const uint8_t* a = ahead + static_cast<size_t>(b) * kTileBlk;
-      for (size_t o = 0; o < kTileBlk; o += 64) {
-        _mm_prefetch(reinterpret_cast<const char*>(a + o), _MM_HINT_T1);
-      }
-    }
+    ahead.block(b, nblk);
     __m512i is[RG][NT];
     for (int t = 0; t < NT; ++t) {
       const __m512i init = _mm512_set1_epi32(-x[t][b].sum * P::kOffset);
@@ -193,7 +223,7 @@ void pk_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
 
 // Register tiles: prefill 2 groups (32 rows) x 4 tokens: 8 int32 + 8 float accumulators, 8
 // independent vpdpbusd chains; decode 4 groups (64 rows, the core's row block).
-constexpr int kPkGroups = 2, kPkToks = 4, kPkDecodeGroups = 4;
+constexpr int kPkGroups = 2, kPkDecodeGroups = 4;
 
 struct PkTile {
   static constexpr int kPerGroup = 1, kParts = kPkGroups, kToks = kPkToks,
