@@ -27,6 +27,7 @@ uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
 constexpr size_t kModelParamsV1Size = offsetof(ai00_model_params, vocab_path) + sizeof(void*);
 constexpr size_t kModelParamsV2Size =
     offsetof(ai00_model_params, progress_user_data) + sizeof(void*);
+constexpr size_t kActivationsEnd = offsetof(ai00_model_params, activations) + sizeof(int32_t);
 
 // ai00_model_params.activations as ModelParams::fp32_activations; another value is refused.
 bool exact_activations(int32_t activations) {
@@ -68,7 +69,7 @@ AI00_API ai00_status ai00_model_load(ai00_model** out_model, const char* path, s
       p.n_threads = params->n_threads;
       if (params->forced_isa != nullptr) p.forced_isa = params->forced_isa;
       if (params->vocab_path != nullptr) p.vocab_path = params->vocab_path;
-      if (params->struct_size >= sizeof(ai00_model_params))
+      if (params->struct_size >= kActivationsEnd)
         p.fp32_activations = exact_activations(params->activations);
       if (params->struct_size >= kModelParamsV2Size && params->progress != nullptr) {
         const auto cb = params->progress;
