@@ -22,8 +22,21 @@ std::shared_ptr<GrammarCache> grammar_cache(const ai00_model& handle) {
 
 namespace {
 uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
-// 0.1's ai00_model_params ended at vocab_path; progress and its user data came in 0.2.
+// 0.1's ai00_model_params ended at vocab_path; progress and its user data came in 0.2,
+// activations in 0.4.
 constexpr size_t kModelParamsV1Size = offsetof(ai00_model_params, vocab_path) + sizeof(void*);
+constexpr size_t kModelParamsV2Size =
+    offsetof(ai00_model_params, progress_user_data) + sizeof(void*);
+constexpr size_t kActivationsEnd = offsetof(ai00_model_params, activations) + sizeof(int32_t);
+
+// ai00_model_params.activations as ModelParams::fp32_activations; another value is refused.
+bool exact_activations(int32_t activations) {
+  if (activations == AI00_ACTIVATIONS_DOT) return false;
+  if (activations == AI00_ACTIVATIONS_EXACT) return true;
+  throw ai00::internal::InvalidArgument(
+      "ai00_model_load: ai00_model_params.activations is " + std::to_string(activations) +
+      ", expected AI00_ACTIVATIONS_DOT (0) or AI00_ACTIVATIONS_EXACT (1)");
+}
 }  // namespace
 
 extern "C" {
@@ -34,7 +47,7 @@ AI00_API ai00_status ai00_model_params_default(ai00_model_params* out_params) {
     ai00_model_params d{};
     d.struct_size = sizeof(ai00_model_params);
     d.n_threads = 1;
-    ai00::internal::abi::write_default(out_params, d, kModelParamsV1Size);
+    ai00::internal::abi::write_default(out_params, d, {kModelParamsV1Size, kModelParamsV2Size});
     return AI00_OK;
   } catch (...) {
     return ai00::internal::abi::handle_exception(nullptr);
@@ -56,7 +69,9 @@ AI00_API ai00_status ai00_model_load(ai00_model** out_model, const char* path, s
       p.n_threads = params->n_threads;
       if (params->forced_isa != nullptr) p.forced_isa = params->forced_isa;
       if (params->vocab_path != nullptr) p.vocab_path = params->vocab_path;
-      if (params->struct_size >= sizeof(ai00_model_params) && params->progress != nullptr) {
+      if (params->struct_size >= kActivationsEnd)
+        p.fp32_activations = exact_activations(params->activations);
+      if (params->struct_size >= kModelParamsV2Size && params->progress != nullptr) {
         const auto cb = params->progress;
         void* const ud = params->progress_user_data;
         p.progress = [cb, ud, file](uint64_t done, uint64_t total) {

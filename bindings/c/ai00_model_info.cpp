@@ -64,6 +64,7 @@ std::string describe(const ai00::internal::Model& model) {
   o.add("state_bytes", c.state_floats() * 4);
   const ai00::internal::Tokenizer* tok = model.tokenizer();
   o.add("tokenizer_vocab", tok ? std::to_string(tok->vocab_size()) : std::string("null"));
+  o.add("activations", quoted(model.fp32_activations() ? "exact" : "dot"));
   return o.close();
 }
 

@@ -6,6 +6,7 @@ package ai00
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"math"
@@ -1031,4 +1032,39 @@ func TestToolChoiceNamedAndStreamed(t *testing.T) {
 	if !errors.As(err, &e) || e.Status != ErrInvalidArgument || !strings.Contains(e.Message, "`get_wether`") {
 		t.Fatalf("%v", err)
 	}
+}
+
+// ModelOptions.Activations: ActivationsExact gives the fp64 reference logits of the Q8_0 fixture
+// after its first three tokens, the default ActivationsDot does not; InfoJSON says which; a
+// value outside the enum is ErrInvalidArgument naming the field.
+func TestExactActivationsGiveTheReferenceLogits(t *testing.T) {
+	path := filepath.Join(sharedDir(), "models", "rand-rwkv7-c128-l3-v512-Q8_0.gguf")
+	raw, err := os.ReadFile(filepath.Join(sharedDir(), "models", "rand-rwkv7-c128-l3-v512-Q8_0-logits.bin"))
+	ok(t, err)
+	maxDiff := func(a Activations) (float64, string) {
+		m, err := LoadModel(path, &ModelOptions{Activations: a})
+		ok(t, err)
+		defer m.Close()
+		s, err := NewState(m)
+		ok(t, err)
+		defer s.Close()
+		logits, err := s.Eval([]uint32{0, 69, 66})
+		ok(t, err)
+		d := 0.0
+		for i, v := range logits {
+			ref := math.Float32frombits(binary.LittleEndian.Uint32(raw[(2*512+i)*4:]))
+			d = math.Max(d, math.Abs(float64(v)-float64(ref)))
+		}
+		j, err := m.InfoJSON()
+		ok(t, err)
+		return d, j
+	}
+	if d, j := maxDiff(ActivationsExact); d > 2e-5 || !strings.Contains(j, `"activations": "exact"`) {
+		t.Fatalf("exact: max |diff| %g, %s", d, j)
+	}
+	if d, j := maxDiff(ActivationsDot); d <= 1e-4 || !strings.Contains(j, `"activations": "dot"`) {
+		t.Fatalf("dot: max |diff| %g, %s", d, j)
+	}
+	_, err = LoadModel(path, &ModelOptions{Activations: 7})
+	wantStatus(t, err, ErrInvalidArgument, "ai00_model_params.activations")
 }

@@ -26,7 +26,22 @@ type ModelOptions struct {
 	// Returning false cancels the load (ErrCancelled, no Model); a panic in it cancels the load
 	// too and is re-raised once the library has returned.
 	Progress func(done, total uint64) bool
+	// Activations of every evaluation on the model: ActivationsDot (the zero value, the
+	// default) or ActivationsExact. Another value fails the load with ErrInvalidArgument.
+	Activations Activations
 }
+
+// Activations are the activations of the matrix products on quantized and BF16 weights
+// (ai00_activations).
+type Activations int32
+
+const (
+	// ActivationsDot: int8 / bf16 dot products where the weights allow (logits within about
+	// 0.05 of exact, so greedy tokens can differ where the top two logits are that close).
+	ActivationsDot Activations = C.AI00_ACTIVATIONS_DOT
+	// ActivationsExact: fp32 activations everywhere, the reference computation's logits; slower.
+	ActivationsExact Activations = C.AI00_ACTIVATIONS_EXACT
+)
 
 // ModelInfo is the shape of a loaded model (ai00_model_info).
 type ModelInfo struct {
@@ -56,6 +71,7 @@ func LoadModel(path string, opts *ModelOptions) (*Model, error) {
 			p.forced_isa = C.CString(opts.ForcedISA)
 			defer C.free(unsafe.Pointer(p.forced_isa))
 		}
+		p.activations = C.int32_t(opts.Activations)
 		if opts.VocabPath != "" {
 			p.vocab_path = C.CString(opts.VocabPath)
 			defer C.free(unsafe.Pointer(p.vocab_path))

@@ -10,6 +10,7 @@
 //
 //   ai00::ModelOptions options;
 //   options.n_threads = 4;
+//   options.activations = ai00::Activations::exact;  // optional: fp32 activations
 //   ai00::Model model = ai00::Model::load("rwkv7-g1-1.5b.gguf", options);
 //   std::vector<uint32_t> ids = model.tokenize("Hello");
 //   ai00_model_info info = model.info();  // n_layer, n_embd, n_vocab, state_bytes, ...
@@ -46,6 +47,12 @@ struct Limits : ai00_limits {
   void apply() const { detail::check(ai00_limits_set(this)); }
 };
 
+// ai00_activations: the activations of the matrix products on quantized and BF16 weights.
+enum class Activations : int32_t {
+  dot = AI00_ACTIVATIONS_DOT,     // int8 / bf16 dot products (default): logits within ~0.05
+  exact = AI00_ACTIVATIONS_EXACT  // fp32 activations: the reference's logits, slower
+};
+
 struct ModelOptions {
   int32_t n_threads = 1;   // pool size; 1 = the calling thread only. Results never depend on it
   std::string forced_isa;  // "" = best supported; "scalar", "avx2", ... to force
@@ -54,6 +61,9 @@ struct ModelOptions {
   // only, is (total, total). Return false to stop (load then throws AI00_ERR_CANCELLED); an
   // exception it throws stops the load and is rethrown by load.
   std::function<bool(uint64_t, uint64_t)> progress;
+  // For every evaluation on the model (ai00_model_params.activations): exact for greedy output
+  // identical to the reference computation; info_json() reports it as "activations".
+  Activations activations = Activations::dot;
 };
 
 namespace detail {
@@ -84,6 +94,7 @@ class Model {
     p.n_threads = options.n_threads;
     p.forced_isa = options.forced_isa.empty() ? nullptr : options.forced_isa.c_str();
     p.vocab_path = options.vocab_path.empty() ? nullptr : options.vocab_path.c_str();
+    p.activations = static_cast<int32_t>(options.activations);
     detail::ProgressRelay ctx{&options.progress, nullptr};
     if (options.progress) {
       p.progress = &detail::ProgressRelay::call;

@@ -19,9 +19,11 @@ static int failures = 0;
 
 static void check_layouts(void) {
   if (sizeof(void*) != 8) return; /* golden values are LP64 */
-  EXPECT(sizeof(ai00_model_params) == 40);
+  EXPECT(sizeof(ai00_model_params) == 48);
   EXPECT(offsetof(ai00_model_params, progress) == 24);
   EXPECT(offsetof(ai00_model_params, progress_user_data) == 32);
+  EXPECT(offsetof(ai00_model_params, activations) == 40); /* appended in 0.4: 0.2's size is 40 */
+  EXPECT(AI00_ACTIVATIONS_DOT == 0 && AI00_ACTIVATIONS_EXACT == 1);
   EXPECT(offsetof(ai00_model_params, forced_isa) == 8);
   EXPECT(offsetof(ai00_model_params, vocab_path) == 16);
   EXPECT(sizeof(ai00_model_info) == 40);

@@ -47,6 +47,29 @@ TEST_CASE("model load, info, tokenizer round trip", "[cpp][model]") {
   CHECK(ai00::library_version() == AI00_VERSION_NUMBER);
 }
 
+// ModelOptions::activations reaches the model: exact gives the fp64 reference logits of the Q8_0
+// fixture after its first three tokens, the default dot (int8 dot products) does not.
+TEST_CASE("model options choose exact activations", "[cpp][model]") {
+  const std::string path = ai00::test::shared_path("models/rand-rwkv7-c128-l3-v512-Q8_0.gguf");
+  const std::vector<float> all = ai00::test::read_f32(
+      ai00::test::shared_path("models/rand-rwkv7-c128-l3-v512-Q8_0-logits.bin"));
+  REQUIRE(all.size() == 32u * 512u);
+  auto max_diff = [&](ai00::Activations a) {
+    ai00::ModelOptions o;
+    o.activations = a;
+    ai00::Model m = ai00::Model::load(path, o);
+    const bool exact = a == ai00::Activations::exact;
+    CHECK(m.info_json().find(exact ? "\"activations\": \"exact\"" : "\"activations\": \"dot\"") !=
+          std::string::npos);
+    ai00::State st(m);
+    const std::vector<float> logits = st.eval({0, 69, 66});
+    return ai00::test::max_abs_diff(logits.data(), all.data() + 2 * 512, 512);
+  };
+  CHECK(ai00::ModelOptions().activations == ai00::Activations::dot);
+  CHECK(max_diff(ai00::Activations::exact) <= 2e-5);
+  CHECK(max_diff(ai00::Activations::dot) > 1e-4);
+}
+
 TEST_CASE("errors are ai00::Error with the status and the message", "[cpp][errors]") {
   try {
     ai00::Model::load("/nonexistent/model.gguf");

@@ -173,7 +173,8 @@ AI00_COMMAND("chat",
              "    [--max-line-bytes N (65536)] [--config FILE ([prompts] TOML)]\n"
              "    [--preset NAME (math|chat|creative|ai00, or [presets.NAME] of --config)]\n"
              "    [sampler flags of `ai00 generate`, which override the preset] [--show-sampler]\n"
-             "    [--seed N] [--max-tokens N] [--threads N]\n"
+             "    [--seed N] [--max-tokens N] [--threads N] [--isa NAME]\n"
+             "    [--activations dot|exact (default dot; exact: fp32)]\n"
              "  Interactive: each stdin line is a user message; the reply streams to stdout\n"
              "  (reasoning and tool calls to stderr). A line the format cannot carry, or\n"
              "  longer than --max-line-bytes, is refused on stderr and the session goes on.",

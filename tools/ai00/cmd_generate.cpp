@@ -58,8 +58,8 @@ AI00_COMMAND(
     "    [--sampler nucleus|typical|mirostat|greedy] [--temperature T] [--top-p P]\n"
     "    [--top-k K] [--min-p P] [--presence X] [--frequency X] [--decay D]\n"
     "    [--repetition R] [--ban-eos] [--seed N] [--max-tokens N] [--stop S]\n"
-    "    [--threads N] [--isa NAME] [--grammar FILE(.kbnf|.json)] [--state-in FILE]\n"
-    "    [--state-out FILE] [--quiet]\n"
+    "    [--threads N] [--isa NAME] [--activations dot|exact (default dot; exact: fp32)]\n"
+    "    [--grammar FILE(.kbnf|.json)] [--state-in FILE] [--state-out FILE] [--quiet]\n"
     "  Streams the continuation of TEXT to stdout (token counts and finish to stderr).\n"
     "  Sampler flags override the preset's fields.",
     run_generate);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "command.h"
+#include "generate_flags.h"
 
 namespace {
 
@@ -62,11 +63,13 @@ void write_file(const std::string& path, const std::vector<float>& v) {
 }
 
 int run_logits(const std::vector<std::string>& argv) {
-  ai00::cli::Args args(argv, {"--model", "--tokens", "--state-file", "--threads", "--isa", "--out"},
-                       {"--all"});
+  ai00::cli::Args args(
+      argv, {"--model", "--tokens", "--state-file", "--threads", "--isa", "--out", "--activations"},
+      {"--all"});
   ai00::ModelOptions options;
   options.n_threads = static_cast<int32_t>(args.get_int("--threads", 1, 1, INT32_MAX));
   options.forced_isa = args.get("--isa").value_or("");
+  options.activations = ai00::cli::activations_flag(args);
   const std::vector<uint32_t> tokens = parse_tokens(args.require("--tokens"));
   const std::string out_path = args.require("--out");
   const ai00::Model model = ai00::Model::load(args.require("--model"), options);
@@ -81,6 +84,6 @@ int run_logits(const std::vector<std::string>& argv) {
 
 AI00_COMMAND("logits",
              "  logits --model PATH --tokens ID,ID,... --out FILE [--state-file FILE] [--all]\n"
-             "         [--threads N] [--isa NAME]\n"
+             "         [--threads N] [--isa NAME] [--activations dot|exact]\n"
              "      write the float32 logits of the last token (every token with --all) to FILE",
              run_logits);

@@ -56,13 +56,14 @@ sigset_t block_stop_signals() {
 int serve_command(const std::vector<std::string>& args) {
   // The model and sampler flags of `ai00 generate` (the sampler ones are the defaults of every
   // request) plus the server's own; --seed and --stop are per request only.
-  const std::vector<std::string> flags = {
+  std::vector<std::string> flags = {
       "--model",      "--vocab",          "--threads",       "--isa",        "--preset",
       "--sampler",    "--temperature",    "--top-p",         "--top-k",      "--min-p",
       "--presence",   "--frequency",      "--decay",         "--repetition", "--max-tokens",
       "--host",       "--port",           "--config",        "--api-key",    "--format",
       "--parallel",   "--queue",          "--queue-timeout", "--max-body",   "--max-tokens-limit",
       "--model-name", "--prefix-cache-mb"};
+  flags.push_back("--activations");  // a model flag, as for generate (load_model_flag)
   const Args a(args, flags, {});
   const std::string format = a.get("--format").value_or("ai00-v1");
   const std::string config = a.get("--config") ? read_text_file(*a.get("--config")) : "";
@@ -109,7 +110,8 @@ int serve_command(const std::vector<std::string>& args) {
 
 AI00_COMMAND(
     "serve",
-    "  serve --model FILE [--vocab FILE] [--threads N] [--host 127.0.0.1] [--port 8080 (0: any)]\n"
+    "  serve --model FILE [--vocab FILE] [--threads N] [--isa NAME] [--activations dot|exact]\n"
+    "      [--host 127.0.0.1] [--port 8080 (0: any)]\n"
     "      [--format ai00-v1|goose|openchatml|ai00-v0] [--config prompts.toml] [--api-key KEY]\n"
     "      [--parallel 4] [--queue 64] [--queue-timeout 120] [--max-body 4194304]\n"
     "      [--max-tokens 256] [--max-tokens-limit 4096] [--model-name NAME]\n"

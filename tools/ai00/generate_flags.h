@@ -1,6 +1,7 @@
 // Flags shared by `ai00 generate` and `ai00 chat`: the model, the sampler and the turn settings,
-// turned into the public C++ API's types (include/ai00/ai00.hpp). These subcommands use only
-// the public API, like any application would.
+// turned into the public C++ API's types (include/ai00/ai00.hpp); --activations also by every
+// other command that loads a model (info, logits, serve). These subcommands use only the public
+// API, like any application would.
 #pragma once
 
 #include <ai00/ai00.hpp>
@@ -18,8 +19,16 @@ inline const std::vector<std::string>& sampler_value_flags() {
   static const std::vector<std::string> flags = {
       "--model",       "--vocab",      "--threads", "--isa",        "--preset",   "--sampler",
       "--temperature", "--top-p",      "--top-k",   "--min-p",      "--presence", "--frequency",
-      "--decay",       "--repetition", "--seed",    "--max-tokens", "--stop"};
+      "--decay",       "--repetition", "--seed",    "--max-tokens", "--stop",     "--activations"};
   return flags;
+}
+
+// --activations dot|exact (default dot): ai00_model_params.activations. UsageError otherwise.
+inline ai00::Activations activations_flag(const Args& args) {
+  const std::string v = args.get("--activations").value_or("dot");
+  if (v == "dot") return ai00::Activations::dot;
+  if (v == "exact") return ai00::Activations::exact;
+  throw UsageError("--activations must be dot or exact, got '" + v + "'");
 }
 
 inline ai00::Model load_model_flag(const Args& args) {
@@ -27,6 +36,7 @@ inline ai00::Model load_model_flag(const Args& args) {
   mo.n_threads = static_cast<int32_t>(args.get_int("--threads", 1, 1, INT32_MAX));
   mo.vocab_path = args.get("--vocab").value_or("");
   mo.forced_isa = args.get("--isa").value_or("");
+  mo.activations = activations_flag(args);
   return ai00::Model::load(args.require("--model"), mo);
 }
 

@@ -31,6 +31,10 @@ namespace Ai00
     /// tool_choice): Auto (text, or text then calls), None (no call), Required (the reply is the
     /// call block), Named (as Required, every call to GenerateOptions.ToolName).</summary>
     public enum ToolChoice { Auto = 0, None = 1, Required = 2, Named = 3 }
+    /// <summary>ai00_activations: Dot (default) multiplies quantized / BF16 weights with int8 /
+    /// bf16 activations (logits within about 0.05 of Exact); Exact keeps fp32 activations (the
+    /// reference computation's logits, slower).</summary>
+    public enum Activations { Dot = 0, Exact = 1 }
     public enum SamplerMethod { Nucleus = 0, Typical = 1, MirostatV2 = 2, Greedy = 3 }
     public enum SamplerPreset { Chat = 0, Math = 1, Creative = 2, Ai00Server = 3 }
     public enum ThinkingStart { Optional = 0, Forced = 1, ForcedPartial = 2 }
@@ -255,8 +259,9 @@ namespace Ai00
     {
         Model(IntPtr h) : base(h) { }
 
-        public static Model Load(string path, int threads = 1, string forcedIsa = null, string vocabPath = null)
-            => Load(path, null, default(CancellationToken), threads, forcedIsa, vocabPath);
+        public static Model Load(string path, int threads = 1, string forcedIsa = null, string vocabPath = null,
+                                 Activations activations = Activations.Dot)
+            => Load(path, null, default(CancellationToken), threads, forcedIsa, vocabPath, activations);
 
         /// <summary>Loads with progress: <paramref name="progress"/> gets the fraction of tensor
         /// data read (0 to 1, never decreasing, exactly 1 once on success, as the last report)
@@ -265,11 +270,13 @@ namespace Ai00
         /// thrown by <c>Report</c> stops it too and is rethrown. The delegate handed to the
         /// library is kept alive for the call.</summary>
         public static Model Load(string path, IProgress<float> progress, CancellationToken cancel = default(CancellationToken),
-                                 int threads = 1, string forcedIsa = null, string vocabPath = null)
+                                 int threads = 1, string forcedIsa = null, string vocabPath = null,
+                                 Activations activations = Activations.Dot)
         {
             var p = new ModelParams { struct_size = (uint)Marshal.SizeOf(typeof(ModelParams)) };
             Lib.Check(Native.ai00_model_params_default(ref p));
             p.n_threads = threads;
+            p.activations = (int)activations;
             Exception error = null;
             ProgressCallback cb = null;
             if (progress != null || cancel.CanBeCanceled)

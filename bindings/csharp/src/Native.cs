@@ -12,6 +12,7 @@ namespace Ai00.Interop
     {
         public uint struct_size; public int n_threads; public IntPtr forced_isa; public IntPtr vocab_path;
         public IntPtr progress; public IntPtr progress_user_data;
+        public int activations;
     }
 
     [StructLayout(LayoutKind.Sequential)]

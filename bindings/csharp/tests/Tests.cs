@@ -471,6 +471,33 @@ namespace Ai00.Tests
             }
         }
 
+        // Activations.Exact gives the fp64 reference logits of the Q8_0 fixture after its first
+        // three tokens, the default Dot does not; InfoJson says which; a value outside the enum
+        // is InvalidArgument naming the field.
+        public static void TestExactActivations()
+        {
+            string path = Path.Combine(Fixtures.Shared, "models", "rand-rwkv7-c128-l3-v512-Q8_0.gguf");
+            byte[] raw = File.ReadAllBytes(Path.Combine(Fixtures.Shared, "models", "rand-rwkv7-c128-l3-v512-Q8_0-logits.bin"));
+            Func<Activations, double> maxDiff = a =>
+            {
+                using (var m = Model.Load(path, activations: a))
+                using (var s = m.NewState())
+                {
+                    Assert.Contains("\"activations\": \"" + (a == Activations.Exact ? "exact" : "dot") + "\"", m.InfoJson);
+                    float[] logits = s.Eval(new uint[] { 0, 69, 66 });
+                    double d = 0;
+                    for (int i = 0; i < logits.Length; ++i)
+                        d = Math.Max(d, Math.Abs(logits[i] - BitConverter.ToSingle(raw, (2 * 512 + i) * 4)));
+                    return d;
+                }
+            };
+            double exact = maxDiff(Activations.Exact), dot = maxDiff(Activations.Dot);
+            Assert.True(exact <= 2e-5, "exact max |diff| " + exact + " <= 2e-5");
+            Assert.True(dot > 1e-4, "dot max |diff| " + dot + " > 1e-4");
+            Assert.Contains("ai00_model_params.activations",
+                Assert.Throws(Status.InvalidArgument, () => Model.Load(path, activations: (Activations)7)).LibraryMessage);
+        }
+
         public static void TestBadInputErrors()
         {
             var e = Assert.Throws(Status.IO, () => Model.Load("/nonexistent/model.gguf"));

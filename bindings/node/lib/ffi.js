@@ -34,7 +34,7 @@ koffi.struct('ai00_limits', {
 koffi.proto('int32_t ai00_progress_callback(uint64_t done, uint64_t total, void *user_data)');
 koffi.struct('ai00_model_params', {
   struct_size: 'uint32_t', n_threads: 'int32_t', forced_isa: 'const char *', vocab_path: 'const char *',
-  progress: 'ai00_progress_callback *', progress_user_data: 'void *',
+  progress: 'ai00_progress_callback *', progress_user_data: 'void *', activations: 'int32_t',
 });
 koffi.struct('ai00_convert_params', {
   struct_size: 'uint32_t', weight_type: 'int32_t', file_format: 'int32_t', overwrite: 'int32_t',

@@ -24,6 +24,10 @@ const FinishReason = Object.freeze({
 const GrammarMode = Object.freeze({ AUTOMATIC: 0, NONE: 1, STRUCTURAL: 2, SCHEMA_AWARE: 3 });
 // ai00_tool_choice; the `toolChoice` option also takes `{ name }` for NAMED.
 const ToolChoice = Object.freeze({ AUTO: 0, NONE: 1, REQUIRED: 2, NAMED: 3 });
+// ai00_activations: DOT (default) multiplies quantized / BF16 weights with int8 / bf16
+// activations (logits within about 0.05 of EXACT); EXACT keeps fp32 activations (the reference
+// computation's logits, slower).
+const Activations = Object.freeze({ DOT: 0, EXACT: 1 });
 const SamplerMethod = Object.freeze({ NUCLEUS: 0, TYPICAL: 1, MIROSTAT_V2: 2, GREEDY: 3 });
 const Preset = Object.freeze({ CHAT: 0, MATH: 1, CREATIVE: 2, AI00_SERVER: 3 });
 const ThinkingStart = Object.freeze({ OPTIONAL: 0, FORCED: 1, FORCED_PARTIAL: 2 });
@@ -203,13 +207,17 @@ class Model extends Handle {
   /** Loads a model (GGUF, safetensors, rwkv.cpp .bin, .pth). `progress(done, total)` (bytes of
    * tensor data) is called synchronously: `done` never decreases and the last call, on success
    * only, is (total, total). Returning true cancels (CancelledError); an exception it throws
-   * cancels the load and is rethrown. */
-  constructor(path, { threads = 1, forcedIsa = null, vocabPath = null, progress = null } = {}) {
+   * cancels the load and is rethrown. `activations` (an Activations) applies to every evaluation
+   * on the model; another value is an InvalidArgumentError naming the field. */
+  constructor(path, {
+    threads = 1, forcedIsa = null, vocabPath = null, progress = null, activations = Activations.DOT,
+  } = {}) {
     const p = { struct_size: koffi.sizeof('ai00_model_params') };
     check(fn.ai00_model_params_default(p));
     p.n_threads = threads;
     p.forced_isa = forcedIsa;
     p.vocab_path = vocabPath;
+    p.activations = activations;
     const cb = progressCallback(progress);
     p.progress = cb.callback;
     p.progress_user_data = null;
@@ -1085,7 +1093,7 @@ class Batch extends Handle {
 module.exports = {
   PrefixCache, StateBundle, Batch, BatchEventKind, scoreOptions, scoreTexts,
   Status, Thinking, DeltaKind, FinishReason, GrammarMode, ToolChoice, SamplerMethod, Preset, ThinkingStart, CheckVerdict, FORMATS,
-  WeightType, FileFormat, Limits, convertModel, defaultSchemaOptions,
+  Activations, WeightType, FileFormat, Limits, convertModel, defaultSchemaOptions,
   Ai00Error, InvalidArgumentError, IOError, ModelFileError, FormatError, GrammarError, MismatchError, UnsupportedError,
   CancelledError, BufferTooSmallError, OutOfMemoryError, InternalError,
   version, abiVersion, capabilities, statusString, lastError, finishReasonName,

@@ -377,3 +377,30 @@ test('tool choice: a named tool, streamed calls, an unknown name', () => {
     (e) => e instanceof ai00.InvalidArgumentError && e.message.includes('`get_wether`'));
   tmpl.close();
 });
+
+test('exact activations give the reference logits', () => {
+  // Activations.EXACT: the fp64 reference logits of the Q8_0 fixture after its first three
+  // tokens; the default DOT (int8 dot products) is farther; infoJson says which; another value
+  // is refused naming the field.
+  const file = path.join(SHARED, 'models', 'rand-rwkv7-c128-l3-v512-Q8_0.gguf');
+  const raw = fs.readFileSync(path.join(SHARED, 'models', 'rand-rwkv7-c128-l3-v512-Q8_0-logits.bin'));
+  const maxDiff = (activations) => {
+    const m = new ai00.Model(file, { activations });
+    try {
+      const name = activations === ai00.Activations.EXACT ? 'exact' : 'dot';
+      assert.equal(m.infoJson().activations, name);
+      const s = m.newState();
+      const logits = s.eval([0, 69, 66]);
+      s.close();
+      let d = 0;
+      for (let i = 0; i < logits.length; ++i) d = Math.max(d, Math.abs(logits[i] - raw.readFloatLE((2 * 512 + i) * 4)));
+      return d;
+    } finally {
+      m.close();
+    }
+  };
+  assert.ok(maxDiff(ai00.Activations.EXACT) <= 2e-5);
+  assert.ok(maxDiff(ai00.Activations.DOT) > 1e-4);
+  assert.throws(() => new ai00.Model(file, { activations: 7 }),
+    (e) => e instanceof ai00.InvalidArgumentError && e.message.includes('ai00_model_params.activations'));
+});

@@ -27,7 +27,7 @@ __all__ = [
     "Ai00Error", "InvalidArgumentError", "Ai00IOError", "ModelFileError", "FormatError",
     "GrammarError", "MismatchError", "UnsupportedError", "CancelledError", "BufferTooSmallError",
     "OutOfMemoryError", "InternalError", "Status", "Thinking", "DeltaKind", "FinishReason",
-    "GrammarMode", "ToolChoice", "SamplerMethod", "Preset", "ThinkingStart", "CheckVerdict", "Delta",
+    "GrammarMode", "ToolChoice", "Activations", "SamplerMethod", "Preset", "ThinkingStart", "CheckVerdict", "Delta",
     "ModelInfo", "CheckResult", "SamplerParams", "SchemaOptions", "Model", "State",
     "ChatTemplate", "Rendered", "OutputParser", "Grammar", "Tokenizer", "Generator",
     "version", "abi_version", "status_string", "last_error", "finish_reason_name", "FORMATS",
@@ -114,6 +114,14 @@ class ToolChoice(enum.IntEnum):
     NONE = 1      # the tools are listed in the prompt, no call may be made
     REQUIRED = 2  # the reply is the call block: at least one call
     NAMED = 3     # as REQUIRED, every call to the named tool (pass the name as tool_choice)
+
+
+class Activations(enum.IntEnum):
+    """ai00_activations: DOT (default) multiplies quantized / BF16 weights with int8 / bf16
+    activations (logits within about 0.05 of EXACT); EXACT keeps fp32 activations (the reference
+    computation's logits, slower)."""
+    DOT = 0
+    EXACT = 1
 
 
 class SamplerMethod(enum.IntEnum):
@@ -432,17 +440,20 @@ class Model(_Handle):
 
     def __init__(self, path: Union[str, os.PathLike], *, n_threads: int = 1,
                  forced_isa: Optional[str] = None, vocab_path: Optional[str] = None,
-                 progress: Optional[Callable[[int, int], Optional[bool]]] = None):
+                 progress: Optional[Callable[[int, int], Optional[bool]]] = None,
+                 activations: int = Activations.DOT):
         """Loads a weight file. `progress(done, total)` (bytes of tensor data) is called on this
         thread; `done` never decreases and the last call, on success only, is (total, total).
         Returning True cancels (CancelledError); an exception raised by `progress` cancels the
-        load and is re-raised."""
+        load and is re-raised. `activations` (an Activations) applies to every evaluation on
+        the model; another value is InvalidArgumentError naming the field."""
         p = _ffi.ModelParams()
         p.struct_size = ctypes.sizeof(p)
         _check(lib.ai00_model_params_default(byref(p)))
         p.n_threads = n_threads
         p.forced_isa = _text(forced_isa) if forced_isa else None
         p.vocab_path = _text(os.fspath(vocab_path)) if vocab_path else None
+        p.activations = int(activations)
         cb, error = _progress_callback(progress)
         p.progress = cb
         h = c_void_p()

@@ -37,7 +37,7 @@ ProgressCallback = CFUNCTYPE(c_int32, c_uint64, c_uint64, c_void_p)
 class ModelParams(Structure):
     _fields_ = [("struct_size", c_uint32), ("n_threads", c_int32), ("forced_isa", c_char_p),
                 ("vocab_path", c_char_p), ("progress", ProgressCallback),
-                ("progress_user_data", c_void_p)]
+                ("progress_user_data", c_void_p), ("activations", c_int32)]
 
 
 class ConvertParamsC(Structure):

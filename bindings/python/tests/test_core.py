@@ -432,3 +432,24 @@ def test_capabilities():
     assert set(ai00.FORMATS) <= set(caps["chat_formats"])
     assert "Q8_0" in caps["weight_types"] and "json_schema" in caps["grammar"]
     assert isinstance(caps["int8_dot"], bool) and isinstance(caps["bf16_dot"], bool)
+
+
+def test_exact_activations_give_the_reference_logits():
+    """Activations.EXACT gives the fp64 reference logits of the Q8_0 fixture after its first
+    three tokens, the default DOT does not; info_json says which; another value is refused."""
+    import struct
+    path = SHARED / "models" / "rand-rwkv7-c128-l3-v512-Q8_0.gguf"
+    raw = (SHARED / "models" / "rand-rwkv7-c128-l3-v512-Q8_0-logits.bin").read_bytes()
+    ref = struct.unpack("<512f", raw[2 * 512 * 4:3 * 512 * 4])
+
+    def max_diff(activations):
+        m = ai00.Model(path, activations=activations)
+        name = "exact" if activations == ai00.Activations.EXACT else "dot"
+        assert m.info_json()["activations"] == name
+        logits = ai00.State(m).eval([0, 69, 66])
+        return max(abs(a - b) for a, b in zip(logits, ref))
+
+    assert max_diff(ai00.Activations.EXACT) <= 2e-5
+    assert max_diff(ai00.Activations.DOT) > 1e-4
+    with pytest.raises(ai00.InvalidArgumentError, match="ai00_model_params.activations"):
+        ai00.Model(path, activations=7)

@@ -91,7 +91,7 @@ pub use generator::{Canceller, Deltas, Delta, FinishReason, GenerateParams, Gene
                     GrammarMode, ToolCall};
 pub use grammar::{CheckResult, CheckVerdict, Grammar, GrammarParams, SchemaOptions,
                   ThinkingStart, ToolGrammarParams};
-pub use model::{Model, ModelInfo, ModelParams};
+pub use model::{Activations, Model, ModelInfo, ModelParams};
 pub use parser::{OutputParser, ParseOptions};
 pub use sampler::{SamplerMethod, SamplerParams, SamplerPreset};
 pub use state::State;

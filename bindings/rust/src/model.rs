@@ -4,6 +4,17 @@ use crate::{c_path, check, copy_cstr, static_str, sys, two_call, Result};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// Activations of the matrix products on quantized and BF16 weights (`ai00_activations`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Activations {
+    /// int8 / bf16 dot products where the weights allow (the default): logits within about
+    /// 0.05 of `Exact`, so greedy tokens can differ where the top two logits are that close.
+    #[default]
+    Dot,
+    /// fp32 activations everywhere: the reference computation's logits, slower.
+    Exact,
+}
+
 /// Load options (`ai00_model_params`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModelParams {
@@ -13,6 +24,8 @@ pub struct ModelParams {
     pub forced_isa: Option<String>,
     /// An RWKV World vocabulary file for a weight file that carries none.
     pub vocab_path: Option<PathBuf>,
+    /// Activations of every evaluation on the model (`Activations::Dot` by default).
+    pub activations: Activations,
 }
 
 impl Default for ModelParams {
@@ -22,7 +35,12 @@ impl Default for ModelParams {
             sys::ai00_model_params_default(raw.as_mut_ptr());
             raw.assume_init()
         };
-        ModelParams { n_threads: raw.n_threads, forced_isa: None, vocab_path: None }
+        let activations = if raw.activations == sys::AI00_ACTIVATIONS_EXACT {
+            Activations::Exact
+        } else {
+            Activations::Dot
+        };
+        ModelParams { n_threads: raw.n_threads, forced_isa: None, vocab_path: None, activations }
     }
 }
 
@@ -93,6 +111,10 @@ impl Model {
         raw.n_threads = params.n_threads;
         raw.forced_isa = isa.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
         raw.vocab_path = vocab.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
+        raw.activations = match params.activations {
+            Activations::Dot => sys::AI00_ACTIVATIONS_DOT,
+            Activations::Exact => sys::AI00_ACTIVATIONS_EXACT,
+        };
         let mut ctx = progress.map(|f| ProgressCtx { f, panic: None });
         if let Some(ctx) = ctx.as_mut() {
             raw.progress = Some(progress_trampoline);

@@ -64,6 +64,7 @@ pub struct ai00_model_params {
     pub vocab_path: *const c_char,
     pub progress: ai00_progress_callback,
     pub progress_user_data: *mut c_void,
+    pub activations: i32,
 }
 
 #[repr(C)]
@@ -235,6 +236,8 @@ pub struct ai00_generate_params {
     pub parallel_tool_calls: i32,
 }
 
+pub const AI00_ACTIVATIONS_DOT: i32 = 0;
+pub const AI00_ACTIVATIONS_EXACT: i32 = 1;
 pub const AI00_TOOL_CHOICE_AUTO: i32 = 0;
 pub const AI00_TOOL_CHOICE_NONE: i32 = 1;
 pub const AI00_TOOL_CHOICE_REQUIRED: i32 = 2;

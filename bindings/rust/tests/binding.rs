@@ -805,3 +805,29 @@ fn tool_choice_named_and_streamed() {
     assert_eq!(err.status, Status::InvalidArgument);
     assert!(err.message.contains("`get_wether`"), "{}", err.message);
 }
+
+// ai00_model_params.activations: Exact gives the fp64 reference logits of the Q8_0 fixture after
+// its first three tokens, the default Dot (int8 dot products) does not; info_json says which.
+#[test]
+fn exact_activations_give_the_reference_logits() {
+    let path = shared_dir().join("models/rand-rwkv7-c128-l3-v512-Q8_0.gguf");
+    let bytes = std::fs::read(shared_dir().join("models/rand-rwkv7-c128-l3-v512-Q8_0-logits.bin"))
+        .unwrap();
+    let reference: Vec<f32> = bytes[2 * 512 * 4..3 * 512 * 4]
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    assert_eq!(ModelParams::default().activations, Activations::Dot);
+    let max_diff = |p: &ModelParams| -> (f32, String) {
+        let model = Model::load_with(&path, p).unwrap();
+        let logits = State::new(&model).unwrap().eval(&[0, 69, 66]).unwrap();
+        let d = logits.iter().zip(&reference).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+        (d, model.info_json().unwrap())
+    };
+    let (exact, json) = max_diff(&ModelParams { activations: Activations::Exact, ..Default::default() });
+    assert!(exact <= 2e-5, "exact: max |diff| {exact}");
+    assert!(json.contains("\"activations\": \"exact\""), "{json}");
+    let (dot, json) = max_diff(&ModelParams::default());
+    assert!(dot > 1e-4, "dot: max |diff| {dot}");
+    assert!(json.contains("\"activations\": \"dot\""), "{json}");
+}

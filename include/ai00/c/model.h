@@ -14,6 +14,21 @@ extern "C" {
  * Model
  * ========================================================================================== */
 
+/* Activations of the matrix products (ai00_model_params.activations; docs/model.md "Integer and
+ * BF16 dot products"). Only quantized (Q4_0/Q4_1/Q5_0/Q5_1/Q8_0) and BF16 weights differ; F32
+ * and F16 weights always multiply fp32 activations. */
+typedef enum ai00_activations {
+  /* The default. Quantized weights multiply activations quantized per 32-block to int8 (int8
+   * dot products), BF16 weights activations rounded once to bf16 where the kernel table has a
+   * BF16 dot (avx512_bf16): logits within about 0.05 of EXACT (measured on random 0.1B/0.4B
+   * models), so greedy tokens can differ where the top two logits are closer than that. */
+  AI00_ACTIVATIONS_DOT = 0,
+  /* fp32 activations everywhere, the weights widened in registers: the logits of the reference
+   * computation (up to float rounding), for greedy output identical to it. Slower on quantized
+   * and BF16 weights, mostly in prefill (docs/model.md "Integer and BF16 dot products"). */
+  AI00_ACTIVATIONS_EXACT = 1
+} ai00_activations;
+
 /* Load options. Fill with ai00_model_params_default() first; fields are only ever appended. */
 typedef struct ai00_model_params {
   uint32_t struct_size; /* sizeof(ai00_model_params) of the caller's header */
@@ -40,12 +55,19 @@ typedef struct ai00_model_params {
    * file that fails to parse fails before the first call. Must not throw or longjmp. */
   int32_t (*progress)(uint64_t done, uint64_t total, void* user_data);
   void* progress_user_data; /* passed to progress */
+  /* Appended in 0.4 (a smaller struct_size loads with AI00_ACTIVATIONS_DOT): */
+  /* An ai00_activations, for every evaluation on this model (ai00_state_eval, generators,
+   * batches, scoring): AI00_ACTIVATIONS_DOT (the default) or AI00_ACTIVATIONS_EXACT. Another
+   * value is AI00_ERR_INVALID_ARGUMENT naming ai00_model_params.activations. ai00_model_info_json
+   * reports it as "activations": "dot" or "exact". */
+  int32_t activations;
 } ai00_model_params;
 
 /* Fills *out_params with the defaults (struct_size set, n_threads 1, no forced ISA, no
- * vocabulary path, no progress). Set struct_size = sizeof(ai00_model_params) (or zero the
- * struct) first: a struct_size equal to the size an older header published (24, without the
- * progress fields) is kept and only that much is written (docs/abi.md "Versioned structs"). */
+ * vocabulary path, no progress, AI00_ACTIVATIONS_DOT). Set struct_size =
+ * sizeof(ai00_model_params) (or zero the struct) first: a struct_size equal to a size an older
+ * header published (24, without the progress fields; 40, without activations; LP64 sizes) is
+ * kept and only that much is written (docs/abi.md "Versioned structs"). */
 AI00_API ai00_status ai00_model_params_default(ai00_model_params* out_params);
 
 /* ---- Limits ----------------------------------------------------------------------------------
@@ -125,9 +147,10 @@ AI00_API ai00_status ai00_model_isa_name(const char** out_name, const ai00_model
 /* The model described as one JSON object (what `ai00 info` prints): {"path", "format",
  * "n_embd", "n_layer", "n_head", "head_size", "ffn_size", "vocab_size", "lora_ranks": {"w",
  * "a", "v", "g"}, "dtypes": {dtype name: tensor count}, "weight_bytes", "isa", "state_floats",
- * "state_bytes", "tokenizer_vocab" (null without a tokenizer)}; keys may be added later. Two-call
- * idiom into the caller's buffer (no NUL written): with `json` NULL or capacity too small the
- * size goes to *out_len and the call returns AI00_ERR_BUFFER_TOO_SMALL. Any thread. */
+ * "state_bytes", "tokenizer_vocab" (null without a tokenizer), "activations" ("dot" or "exact")};
+ * keys may be added later. Two-call idiom into the caller's buffer (no NUL written): with `json`
+ * NULL or capacity too small the size goes to *out_len and the call returns
+ * AI00_ERR_BUFFER_TOO_SMALL. Any thread. */
 AI00_API ai00_status ai00_model_info_json(size_t* out_len, char* json, size_t capacity,
                                           const ai00_model* model);
 

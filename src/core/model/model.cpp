@@ -86,6 +86,7 @@ std::shared_ptr<const Model> Model::load(const std::string& path, const ModelPar
   if (params.pack_weights) m->pack_weights();  // after the fingerprint: it hashes stored bytes
   m->attach_tokenizer(path, params.vocab_path);
   m->n_threads_ = params.n_threads;
+  m->fp32_activations_ = params.fp32_activations;
 #ifdef AI00_STD_THREAD_POOL
   if (params.n_threads > 1) m->pool_ = std::make_shared<ThreadPool>(params.n_threads - 1);
 #else

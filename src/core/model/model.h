@@ -57,6 +57,11 @@ struct ModelParams {
   // are, e.g. for convert_model, which reads the raw tensors. Results do not depend on it (fp32
   // activations included).
   bool pack_weights = true;
+  // Keeps activations fp32 in every matrix product of every forward on this Model (forward(),
+  // forward_batch, scoring, generators, batches), as ForwardOptions::fp32_activations does per
+  // call: the exact path, for callers who need the reference's greedy tokens. Off: int8 / bf16
+  // dot products where the weights allow (docs/model.md "Integer and BF16 dot products").
+  bool fp32_activations = false;
 };
 
 // A weight matrix in Linear orientation: y[r] = sum_c W[r][c] * x[c]. Points into the mapped
@@ -136,6 +141,8 @@ class Model {
   const LayerWeights& layer(int64_t l) const { return layers_[static_cast<size_t>(l)]; }
   const GlobalWeights& global() const { return global_; }
   int n_threads() const { return n_threads_; }
+  // ModelParams::fp32_activations as loaded: every forward on this Model keeps fp32 activations.
+  bool fp32_activations() const { return fp32_activations_; }
   // Hash of the config and of a few tensors' bytes; States and serialized States carry it.
   uint64_t fingerprint() const { return fingerprint_; }
   // The tokenizer, from the first source found: the GGUF vocabulary, ModelParams::vocab_path,
@@ -176,6 +183,7 @@ class Model {
   GlobalWeights global_;
   std::vector<std::unique_ptr<std::vector<float>>> f32_store_;  // converted vectors
   int n_threads_ = 1;
+  bool fp32_activations_ = false;
   uint64_t fingerprint_ = 0;
   std::unique_ptr<tbb::task_arena> arena_;
   mutable std::atomic<uint64_t> fork_joins_{0};

@@ -530,7 +530,9 @@ void forward_batch(const Model& model, const std::vector<BatchSegment>& segments
   size_t total = 0;
   for (const BatchSegment& sg : segments) total += sg.n;
   Workspace ws(static_cast<int64_t>(std::min(total, chunk)), model.config());
-  ws.fp32_act = options.fp32_activations;
+  // The one place the activation type is resolved: the call's option or the Model's load
+  // choice (ModelParams::fp32_activations), so every forward path on such a Model is exact.
+  ws.fp32_act = options.fp32_activations || model.fp32_activations();
   std::vector<size_t> done(segments.size(), 0);
   model.execute([&] {
     for (size_t fed = 0; fed < total;) {

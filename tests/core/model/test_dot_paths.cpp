@@ -106,3 +106,37 @@ TEST_CASE("the bf16 dot path gives fp32 activations' greedy tokens for 64 steps"
     }
   }
 }
+
+// ModelParams::fp32_activations (the C ABI's AI00_ACTIVATIONS_EXACT) makes every forward on the
+// Model exact: a default ForwardOptions then gives bitwise the logits of the per-call
+// ForwardOptions::fp32_activations on a Model loaded without it, prompt and 64 greedy steps,
+// on the int8 path (Q8_0, Q4_0) and the BF16 one, on the best table of this CPU.
+TEST_CASE("a model loaded with fp32 activations runs every forward exact", "[core][rwkv7]") {
+  const std::string dir = ai00::test::temp_dir();
+  const ModelConfig c = small_g1_config();
+  for (DType t : {DType::Q8_0, DType::Q4_0, DType::BF16}) {
+    INFO(dtype_name(t));
+    const std::string path = dir + "/g1-small-exact-" + dtype_name(t) + ".gguf";
+    ai00::bench::write_random_model(path, c, 11, t);
+    auto dot_model = Model::load(path);
+    ModelParams p;
+    p.fp32_activations = true;
+    auto exact_model = Model::load(path, p);
+    REQUIRE(exact_model->fp32_activations());
+    REQUIRE_FALSE(dot_model->fp32_activations());
+    const std::vector<float> reference = prompt_logits(*dot_model);  // per-call fp32 activations
+    double d = -1.0;
+    const std::vector<uint32_t> exact = greedy(*exact_model, false, &d, &reference);
+    CHECK(d == 0.0);  // bitwise: the load option and the per-call option are the same path
+    CHECK(greedy(*dot_model, true, nullptr, nullptr) == exact);
+    // The per-call option cannot turn the load choice off.
+    CHECK(greedy(*exact_model, true, nullptr, nullptr) == exact);
+    // And the default model's dot path really differs from it, so the comparison means something
+    // (BF16 only where the table has a bf16 dot).
+    if (t != DType::BF16 || dot_model->kernels().matmul_bf16 != nullptr) {
+      double dd = 0.0;
+      greedy(*dot_model, false, &dd, &reference);
+      CHECK(dd > 0.0);
+    }
+  }
+}
