@@ -25,16 +25,24 @@ ModelConfig small_g1_config() {
   return c;
 }
 
-// A 16-token prompt, then 64 greedy steps (argmax, lowest id on ties); the generated tokens.
+// The fixed 16-token prompt through `st`; its last logits.
+std::vector<float> run_prompt(const Model& m, State& st, bool fp32_act) {
+  ForwardOptions o;
+  o.fp32_activations = fp32_act;
+  std::vector<uint32_t> prompt;
+  for (uint32_t i = 0; i < 16; ++i) prompt.push_back((i * 611 + 7) % 4096);
+  std::vector<float> logits(static_cast<size_t>(m.config().vocab));
+  forward(m, st, prompt.data(), prompt.size(), logits.data(), o);
+  return logits;
+}
+
+// The prompt, then 64 greedy steps (argmax, lowest id on ties); the generated tokens.
 std::vector<uint32_t> greedy(const Model& m, bool fp32_act, double* max_diff_first,
                              const std::vector<float>* reference_first) {
   ForwardOptions o;
   o.fp32_activations = fp32_act;
   State st(m);
-  std::vector<uint32_t> prompt;
-  for (uint32_t i = 0; i < 16; ++i) prompt.push_back((i * 611 + 7) % 4096);
-  std::vector<float> logits(static_cast<size_t>(m.config().vocab));
-  forward(m, st, prompt.data(), prompt.size(), logits.data(), o);
+  std::vector<float> logits = run_prompt(m, st, fp32_act);
   if (reference_first != nullptr) {
     *max_diff_first =
         ai00::test::max_abs_diff(logits.data(), reference_first->data(), reference_first->size());
@@ -52,14 +60,8 @@ std::vector<uint32_t> greedy(const Model& m, bool fp32_act, double* max_diff_fir
 }
 
 std::vector<float> prompt_logits(const Model& m) {
-  ForwardOptions o;
-  o.fp32_activations = true;
   State st(m);
-  std::vector<uint32_t> prompt;
-  for (uint32_t i = 0; i < 16; ++i) prompt.push_back((i * 611 + 7) % 4096);
-  std::vector<float> logits(static_cast<size_t>(m.config().vocab));
-  forward(m, st, prompt.data(), prompt.size(), logits.data(), o);
-  return logits;
+  return run_prompt(m, st, true);
 }
 
 // The first step at which two generations differ (a.size() when they agree throughout).
