@@ -177,7 +177,7 @@ def text_in(t): return bytes([12 + 16 * ((len(t) - 12) // 16)]) + t if len(t) % 
 put("c_abi", "seed-generate-raw",  # a raw turn stepped, pulled, inspected, freed
     BORROW + state_new(0) + op("gen_new", 2, 1) + bytes([3 + 4 * 4, 0, 0x20, 5]) + b"hello"
     + op("gen", 4, 0) + b"\0" + op("gen", 4, 0) + b"\0"
-    + op("gen", 4, 1, k=(8, 4, 1)) + b"\0\0" + op("gen", 4, 2) + b"\0\0" + op("gen", 4, 3))
+    + op("gen", 4, 1, k=(8, 4, 1)) + b"\0\0" + op("gen", 4, 2) + b"\0" + op("gen", 4, 3))
 put("c_abi", "seed-chat",  # a goose chat turn run to its end, then a render with tools
     BORROW + op("tmpl", 7, 0) + state_new(0) + op("gen_new", 2, 0) + bytes([2 + 4 * 8, 0, 0x20])
     + bytes([4, 0]) + op("gen", 4, 0, k=(8, 4, 2)) + b"\x01" + op("gen", 4, 2) + b"\0"
@@ -191,7 +191,8 @@ put("c_abi", "seed-stale-model",  # a fresh model freed under a State, grammar, 
     + state_new(1) + op("batch", 7, 5))
 put("c_abi", "seed-sample-score",  # eval, sample with fields and biases, score tokens and texts
     BORROW + state_new(0) + op("eval", 4, 0) + bytes([3, 1, 2, 3])
-    + op("eval", 4, 2) + bytes([5 | 0x40, 0, 2, 0, 1, 3, 7, 40, 9, 2, 65, 3, 200, 6, 255, 7, 0, 1])
+    + op("eval", 4, 2) + bytes([5 | 0x40, 0, 2, 0, 1, 3, 7, 40, 9, 2, 65, 3, 200, 6])
+    + bytes([255, 7, 0, 1, 10, 2, 20, 13])
     + op("eval", 4, 3) + bytes([0x4a, 2, 1, 2, 1, 3, 1, 9]) + op("eval", 4, 3, t=(128, 2, 1))
     + bytes([0x52, 0]))
 put("c_abi", "seed-save-bundle",  # save and load in memory and files, a bundle of two States
@@ -201,15 +202,14 @@ put("c_abi", "seed-save-bundle",  # save and load in memory and files, a bundle 
     + op("bundle", 6, 0, n=(64, 4, 2)) + bytes([160]) + op("bundle", 6, 3) + bytes([1, 0])
     + op("bundle", 6, 4, s=(8, 3, 2)) + b"\1" + op("bundle", 6, 1, n=(64, 4, 1))
     + op("bundle", 6, 5) + op("bundle", 6, 2, f=(8, 2, 1)))
-put("c_abi", "seed-grammar-parser",  # byte-level KBNF checked; an ai00-v1 parser fed a tool call
+put("c_abi", "seed-grammar-parser",  # byte-level KBNF checked; an ai00-v1 parser; a tool grammar
     op("grammar", 6, 0, k=(8, 6, 3)) + bytes([1, 0, 0]) + op("grammar", 6, 4) + b"\0"
     + text_in(b"abcd efg end") + op("grammar", 6, 2) + b"\0"
-    + op("grammar", 6, 1, k=(8, 6, 4), s=(64, 2, 1)) + bytes([3, 0x0d])
     + op("tmpl", 7, 0, f=(8, 6, 1)) + op("parser", 7, 0) + bytes([0x38])
     + op("parser", 7, 1) + bytes([9]) + op("parser", 7, 2) + b"\0" + op("parser", 7, 3) + b"\0"
-    + op("parser", 7, 4) + b"\0" + op("grammar", 6, 0, k=(8, 6, 5)) + bytes([6, 0, 0x42]))
-put("c_abi", "seed-cache-limits",  # prefix cache warmed, limits and defaults, capabilities
-    BORROW + op("cache", 6, 0) + b"\0" + op("cache", 6, 3, n=(8, 8, 5)) + b"hello"
+    + op("parser", 7, 4) + b"\0" + op("grammar", 6, 0, k=(8, 6, 5), s=(64, 2, 1)) + bytes([6, 0, 0x42]))
+put("c_abi", "seed-cache-limits",  # prefix cache warmed, limits and defaults, a schema
+    op("grammar", 6, 1, k=(8, 6, 4), s=(64, 2, 1)) + bytes([3, 0x0d]) + BORROW + op("cache", 6, 0) + b"\0" + op("cache", 6, 3, n=(8, 8, 5)) + b"hello"
     + op("cache", 6, 4) + bytes([4]) + op("cache", 6, 1) + b"\0" + state_new(0)
     + op("gen_new", 2, 1) + bytes([1 + 4 * 2, 0x80, 0x20, 5]) + b"hello" + op("gen", 4, 0)
     + b"\0" + op("misc", 8, 4) + bytes([0, 0x41, 3, 1, 2]) + op("misc", 8, 1) + b"\0"
