@@ -158,9 +158,59 @@ for i, o in enumerate(outputs):
         put("format_parser", "seed-%d-%d" % (i, fmt), bytes([fmt | (i & 1) << 4]) + bytes([1, 3, 7, 2, 15, 5, 0, 9]) + o.encode())
 
 # ---- C ABI call sequences ------------------------------------------------------------------
-# generate (16): operand, then the prompt byte (length % 16, chunk 1 + (byte >> 4) % 8) and the prompt
-put("c_abi", "seed-generate",
-    bytes([0, 1, 2, 0, 10, 0, 16, 0x40, 0x25]) + b"hello" + bytes([18, 2, 18, 2, 18, 2, 20, 0]))
-put("c_abi", "seed-chat", bytes([0, 0, 2, 0, 14, 0, 15, 16, 17, 16, 18, 1, 19, 0, 18, 1, 20, 0]))
-put("c_abi", "seed-stale-model", bytes([0, 0x40, 2, 0, 10, 4, 1, 0, 4, 0, 5, 1, 12, 3, 0x61, 0x62, 0x63, 7, 40, 3, 1, 3, 0]))
-put("c_abi", "seed-sample", bytes([0, 0, 2, 0, 5, 0x81, 1, 2, 3, 6, 0, 6, 255, 21, 200, 0x68, 0x69]))
+# A call is a family byte (fuzz_c_abi.cpp kFamilies: byte % 16) and an operation byte `a`, then
+# its operands. op(family, **bits) finds the smallest `a` whose fields have the given values.
+FAM = dict(model=0, state=1, eval=2, save=3, bundle=4, tok=5, misc=6, grammar=7, tmpl=8,
+           parser=9, gen_new=10, gen=11, batch=12, cache=13)
+
+def op(family, mod, sub, **fields):
+    """The call bytes: a % mod == sub and, for each (div, m, value) in fields, a / div % m == value."""
+    for a in range(256):
+        if a % mod == sub and all(a // d % m == v for d, m, v in fields.values()):
+            return bytes([FAM[family], a])
+    raise ValueError(family)
+
+BORROW = op("model", 8, 0) + bytes([1])
+def state_new(slot): return op("state", 6, 0, s=(8, 3, slot))
+def text_in(t): return bytes([12 + 16 * ((len(t) - 12) // 16)]) + t if len(t) % 16 == 12 else None
+
+put("c_abi", "seed-generate-raw",  # a raw turn stepped, pulled, inspected, freed
+    BORROW + state_new(0) + op("gen_new", 2, 1) + bytes([3 + 4 * 4, 0, 0x20, 5]) + b"hello"
+    + op("gen", 4, 0) + b"\0" + op("gen", 4, 0) + b"\0"
+    + op("gen", 4, 1, k=(8, 4, 1)) + b"\0\0" + op("gen", 4, 2) + b"\0" + op("gen", 4, 3))
+put("c_abi", "seed-chat",  # a goose chat turn run to its end, then a render with tools
+    BORROW + op("tmpl", 7, 0) + state_new(0) + op("gen_new", 2, 0) + bytes([2 + 4 * 8, 0, 0x20])
+    + bytes([4, 0]) + op("gen", 4, 0, k=(8, 4, 2)) + b"\x01" + op("gen", 4, 2) + b"\0"
+    + op("tmpl", 7, 1) + bytes([5, 0x18, 0xff]) + op("tmpl", 7, 3) + b"\0")
+put("c_abi", "seed-stale-model",  # a fresh model freed under a State, grammar, batch, tokenizer
+    op("model", 8, 0) + bytes([0, 0, 0, 0, 0]) + state_new(0) + op("grammar", 6, 0) + bytes([0, 0])
+    + op("tok", 6, 1) + op("batch", 7, 0) + b"\0"
+    + op("gen_new", 2, 1) + bytes([3 + 4 * 4, 8, 0x20, 3]) + b"yes" + op("model", 8, 1)
+    + op("batch", 7, 1) + op("batch", 7, 3) + bytes([1, 0, 0]) + op("batch", 7, 4) + b"\0"
+    + op("tok", 6, 3, n=(8, 16, 4)) + text_in(b"stale parent") + op("gen", 4, 3)
+    + state_new(1) + op("batch", 7, 5))
+put("c_abi", "seed-sample-score",  # eval, sample with fields and biases, score tokens and texts
+    BORROW + state_new(0) + op("eval", 4, 0) + bytes([3, 1, 2, 3])
+    + op("eval", 4, 2) + bytes([5 | 0x40, 0, 2, 0, 1, 3, 7, 40, 9, 2, 65, 3, 200, 6])
+    + bytes([255, 7, 0, 1, 10, 2, 20, 13])
+    + op("eval", 4, 3) + bytes([0x4a, 2, 1, 2, 1, 3, 1, 9]) + op("eval", 4, 3, t=(128, 2, 1))
+    + bytes([0x52, 0]))
+put("c_abi", "seed-save-bundle",  # save and load in memory and files, a bundle of two States
+    BORROW + state_new(0) + state_new(1) + op("eval", 4, 0) + bytes([2, 7, 8])
+    + op("save", 4, 0) + bytes([255]) + op("save", 4, 1, f=(128, 2, 1))
+    + op("save", 4, 2, f=(128, 2, 1)) + op("save", 4, 3, f=(128, 2, 1))
+    + op("bundle", 6, 0, n=(64, 4, 2)) + bytes([160]) + op("bundle", 6, 3) + bytes([1, 0])
+    + op("bundle", 6, 4, s=(8, 3, 2)) + b"\1" + op("bundle", 6, 1, n=(64, 4, 1))
+    + op("bundle", 6, 5) + op("bundle", 6, 2, f=(8, 2, 1)))
+put("c_abi", "seed-grammar-parser",  # byte-level KBNF checked; an ai00-v1 parser; a tool grammar
+    op("grammar", 6, 0, k=(8, 6, 3)) + bytes([1, 0, 0]) + op("grammar", 6, 4) + b"\0"
+    + text_in(b"abcd efg end") + op("grammar", 6, 2) + b"\0"
+    + op("tmpl", 7, 0, f=(8, 6, 1)) + op("parser", 7, 0) + bytes([0x38])
+    + op("parser", 7, 1) + bytes([9]) + op("parser", 7, 2) + b"\0" + op("parser", 7, 3) + b"\0"
+    + op("parser", 7, 4) + b"\0" + op("grammar", 6, 0, k=(8, 6, 5), s=(64, 2, 1)) + bytes([6, 0, 0x42]))
+put("c_abi", "seed-cache-limits",  # prefix cache warmed, limits and defaults, a schema
+    op("grammar", 6, 1, k=(8, 6, 4), s=(64, 2, 1)) + bytes([3, 0x0d]) + BORROW + op("cache", 6, 0) + b"\0" + op("cache", 6, 3, n=(8, 8, 5)) + b"hello"
+    + op("cache", 6, 4) + bytes([4]) + op("cache", 6, 1) + b"\0" + state_new(0)
+    + op("gen_new", 2, 1) + bytes([1 + 4 * 2, 0x80, 0x20, 5]) + b"hello" + op("gen", 4, 0)
+    + b"\0" + op("misc", 8, 4) + bytes([0, 0x41, 3, 1, 2]) + op("misc", 8, 1) + b"\0"
+    + op("misc", 8, 6, k=(8, 15, 3)) + b"\0" + op("misc", 8, 2) + b"\xf7" + op("cache", 6, 5))
