@@ -300,7 +300,8 @@ void Model::parallel_blocks(int64_t n, int64_t block,
   if (n <= 0) return;
   const int64_t n_blocks = (n + block - 1) / block;
   auto run = [&](int64_t b) { body(b * block, std::min(n, (b + 1) * block)); };
-  if (pool_ && n_blocks > 1) {
+  if (pool_ && n_blocks > 1) {  // the ThreadSanitizer build's pool: the same fork-join
+    fork_joins_.fetch_add(1, std::memory_order_relaxed);
     pool_->run(n_blocks, run);
     return;
   }

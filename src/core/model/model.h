@@ -162,9 +162,9 @@ class Model {
   // block, never on the thread count.
   void parallel_blocks(int64_t n, int64_t block,
                        const std::function<void(int64_t, int64_t)>& body) const;
-  // Fork-joins so far: parallel_blocks calls that handed blocks to the arena's threads (calls
-  // that ran inline, with one thread or one block, are not counted). Tests and benchmarks read
-  // it to count the parallel passes of a token.
+  // Fork-joins so far: parallel_blocks calls that handed blocks to other threads (the arena's,
+  // or the ThreadSanitizer build's pool; calls that ran inline, with one thread or one block,
+  // are not counted). Tests and benchmarks read it to count the parallel passes of a token.
   uint64_t fork_join_count() const { return fork_joins_.load(std::memory_order_relaxed); }
 
  private:
