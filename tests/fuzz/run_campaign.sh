@@ -9,7 +9,8 @@
 # usage: run_campaign.sh RUNS TARGET...
 #        run_campaign.sh --record TARGET SECONDS EXIT_STATUS   (summarise <dir>/TARGET.log of a
 #                                                             run whose driver was stopped)
-# environment: AI00_CAMPAIGN_DIR     logs, scratch corpora, artifacts, summary (/work/fuzzlogs)
+# environment: AI00_CAMPAIGN_FORK    worker processes per target (-fork; 1, the default, is none)
+#              AI00_CAMPAIGN_DIR     logs, scratch corpora, artifacts, summary (/work/fuzzlogs)
 #              AI00_CAMPAIGN_MAXLEN  -max_len for every target (else per target, see below)
 #              AI00_CAMPAIGN_BIN     folder of the fuzz_<target> binaries (<repo>/build/fuzz/bin)
 #
@@ -60,12 +61,16 @@ record() {
     printf '%-14s %10s %7s %8s %7s %9s %8s %7s %-8s %s\n' target executions cov ft corpus \
       corpus_sz seconds rss_mb result "commit max_len started" > "$summary"
   fi
-  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
-  rss=$(grep -o 'stat::peak_rss_mb: *[0-9]*' "$log" | grep -o '[0-9]*$')
+  execs=$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
+  # -fork: the parent prints the total as "INFO: fuzzed for N iterations", no peak RSS, and
+  # "#N: cov: .. ft: .. corp: K" lines (no corpus bytes) after each job.
+  [ -z "$execs" ] && execs=$(grep -ao 'fuzzed for [0-9]* iterations' "$log" | grep -o '[0-9]*')
+  rss=$(grep -ao 'stat::peak_rss_mb: *[0-9]*' "$log" | grep -o '[0-9]*$')
   last=$(grep -aE '^#[0-9]+' "$log" | tail -1)
   cov=$(grep -o 'cov: [0-9]*' <<< "$last" | grep -o '[0-9]*')
   ft=$(grep -o 'ft: [0-9]*' <<< "$last" | grep -o '[0-9]*')
-  corp=$(grep -o 'corp: [0-9]*/[0-9]*[bKM]*' <<< "$last" | sed 's/corp: //')
+  corp=$(grep -oE 'corp: [0-9]+(/[0-9]+[bKM]*)?' <<< "$last" | sed 's/corp: //')
+  [[ "$corp" == */* ]] || corp="$corp/?"
   if [ "$rc" -eq 0 ]; then result=ok
   elif grep -aq 'ERROR: libFuzzer: timeout' "$log"; then result=timeout
   elif grep -aq 'ERROR: libFuzzer: out-of-memory' "$log"; then result=oom
@@ -104,6 +109,11 @@ campaign() {
       asan=quarantine_size_mb=64
       extra=(-entropic=0) ;;
   esac
+  # AI00_CAMPAIGN_FORK=N (N > 1): N worker processes (-fork) share the corpus and the -runs
+  # total, for a target too slow for one core (c_abi); crashes, timeouts and out-of-memory
+  # still end the campaign (fork mode ignores the last two unless told).
+  local fork="${AI00_CAMPAIGN_FORK:-1}"
+  [ "$fork" -gt 1 ] && extra+=(-fork="$fork" -ignore_crashes=0 -ignore_timeouts=0 -ignore_ooms=0)
   t0=$(date +%s)
   ASAN_OPTIONS="${ASAN_OPTIONS:-$asan}" \
     nice -n 19 "$bin" -runs="$runs" -timeout=30 -rss_limit_mb="$(rss_limit_of "$t")" \
