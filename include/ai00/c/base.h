@@ -28,9 +28,11 @@ extern "C" {
  * Versions
  * ========================================================================================== */
 
-/* Version of this header: major * 10000 + minor * 100 + patch. */
+/* Version of this header and of the library built from it: major * 10000 + minor * 100 + patch.
+ * Struct fields say the minor version that appended them ("Appended in 0.2"); a library whose
+ * ai00_version_number is older than that leaves them at their defaults (struct_size rules). */
 #define AI00_VERSION_MAJOR 0
-#define AI00_VERSION_MINOR 1
+#define AI00_VERSION_MINOR 4
 #define AI00_VERSION_PATCH 0
 #define AI00_VERSION_NUMBER \
   (AI00_VERSION_MAJOR * 10000 + AI00_VERSION_MINOR * 100 + AI00_VERSION_PATCH)
