@@ -127,7 +127,10 @@ std::string key_trie(Impl& c, const MemberLayout& L, const std::vector<size_t>& 
     todo.pop_back();
     std::vector<std::string> alts;
     size_t i = node.lo;
-    if (keys[i].first.size() == node.depth) alts.push_back(leaf(i++));  // a key ends here
+    // Keys that end here, sorted first: several when a name is listed more than once in
+    // `properties` (every copy means the schema `/properties/<name>` resolves to, the first).
+    // Every key left is longer than `depth`, so the grouping below never reads past a key's end.
+    while (i < node.hi && keys[i].first.size() == node.depth) alts.push_back(leaf(i++));
     while (i < node.hi) {
       size_t j = i + 1;
       while (j < node.hi && keys[j].first[node.depth] == keys[i].first[node.depth]) ++j;

@@ -575,6 +575,30 @@ TEST_CASE("objects with many optional properties take them in any order through 
   CHECK_FALSE(accepts(capped, R"({"k5": "a", "k6": "b", "k7": "c"})"));
 }
 
+TEST_CASE("a name listed three times among many optional properties keeps its first schema",
+          "[grammar][json_schema]") {
+  // Found by the json_schema fuzz campaign (corpus/json_schema/crash-key-trie-duplicates): the
+  // key trie kept one key ending at a node, so a third copy of a name grouped past the key's
+  // end and `substr` threw out_of_range. JSON leaves duplicate names undefined; here every copy
+  // means the schema that `/properties/ab` resolves to, the first. In both whitespace modes.
+  const std::string base = R"({"type":"object","additionalProperties":false,"properties":{)"
+                           R"("p0":{},"p1":{},"p2":{},"p3":{},"p4":{},"p5":{},"p6":{},)"
+                           R"("ab":{"type":"string"},"ab":{"type":"integer"},)"
+                           R"("ab":{"type":"boolean"},"abc":{"type":"null"}}})";
+  for (const bool flexible : {true, false}) {
+    JsonSchemaOptions opt;
+    opt.flexible_whitespace = flexible;
+    INFO("flexible_whitespace " << flexible);
+    CompiledGrammar g = compile_schema(base, opt);
+    CHECK(accepts(g, R"({"ab": "x"})"));
+    CHECK(accepts(g, R"({"ab": "x", "abc": null, "p3": []})"));
+    CHECK_FALSE(accepts(g, R"({"ab": 1})"));
+    CHECK_FALSE(accepts(g, R"({"ab": true})"));
+    CHECK_FALSE(accepts(g, R"({"abc": 1})"));
+    CHECK_FALSE(accepts(g, R"({"abd": 1})"));
+  }
+}
+
 TEST_CASE("then / else without if, and if alone, constrain nothing", "[grammar][json_schema]") {
   // Each allOf entry is its own schema: the `then` of one never applies to the `if` of another.
   CompiledGrammar g = compile_schema(
