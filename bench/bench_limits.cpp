@@ -1,7 +1,7 @@
 // Linear time on the pathological shapes of issue 15: prints, for each parser and compiler
 // stage, the time for n and for 10·n and their ratio (about 10 when linear, about 100 when
-// quadratic), each the best of 5 runs. A plain program (no Google Benchmark): build/<dir>/bin/bench_limits
-// (docs/layers.md "Limits").
+// quadratic), each the best of 5 runs. A plain program (no Google Benchmark):
+// build/<dir>/bin/bench_limits (docs/layers.md "Limits").
 #include <chrono>
 #include <cstdio>
 #include <functional>
