@@ -12,6 +12,7 @@
 # environment: AI00_CAMPAIGN_FORK    worker processes per target (-fork; 1, the default, is none)
 #              AI00_CAMPAIGN_DIR     logs, scratch corpora, artifacts, summary (/work/fuzzlogs)
 #              AI00_CAMPAIGN_MAXLEN  -max_len for every target (else per target, see below)
+#              AI00_CAMPAIGN_RSS_MB  -rss_limit_mb for every target (else per target, see below)
 #              AI00_CAMPAIGN_BIN     folder of the fuzz_<target> binaries (<repo>/build/fuzz/bin)
 #
 # -max_len is 8192 (the CI job uses 65536): campaign inputs stay small and fast, and every
