@@ -31,8 +31,13 @@ std::vector<size_t> chat_store_points(const format::ChatFormat& format,
   ro.add_generation_prompt = false;
   std::vector<size_t> points;
   std::vector<format::Message> head;
-  for (const format::Message& m : conversation) {
-    head.push_back(m);
+  const size_t n = conversation.size();
+  for (size_t i = 0; i < n; ++i) {
+    head.push_back(conversation[i]);
+    // Only the first and last few boundaries (prefix_reuse.h): rendering every prefix of a long
+    // conversation was quadratic, and a point per message cut its prefill into one chunk and one
+    // stored State per message, which also evicted the cache's other entries.
+    if (i >= kChatStorePointsHead && i + kChatStorePointsTail < n) continue;
     auto r = format.render(head, ro);
     if (!r.ok()) continue;  // e.g. a format that needs a later message: no point here
     const std::string& text = r.value().prompt;

@@ -32,11 +32,17 @@ class Model;
 class State;
 class Tokenizer;
 
-// Token counts after each message boundary of `conversation` whose rendering (without the
+// Token counts after the message boundaries of `conversation` whose rendering (without the
 // generation prompt) is a prefix of `prompt` and encodes to a prefix of `prompt_tokens` (after
 // token 0 when `prepend_token0`; `prompt_tokens` must be the encoding of `prompt`). Boundaries
-// that split a token are skipped. Cost: the prefixes are rendered (O(messages x prompt bytes)
-// of rendering), but not encoded: the greedy tokenizer's boundaries are read off prompt_tokens.
+// that split a token are skipped. Only the boundaries after the first kChatStorePointsHead and
+// the last kChatStorePointsTail messages are candidates: the head holds a persona, system prompt
+// or few-shot examples another conversation may share, the tail the previous turns the next turn
+// continues; a middle boundary of a long conversation is rarely asked for again.
+// Cost: at most head + tail renderings of the conversation (linear in its bytes), no encoding:
+// the greedy tokenizer's boundaries are read off prompt_tokens.
+inline constexpr size_t kChatStorePointsHead = 8;
+inline constexpr size_t kChatStorePointsTail = 8;
 std::vector<size_t> chat_store_points(const format::ChatFormat& format,
                                       const std::vector<format::Message>& conversation,
                                       const format::RenderOptions& render,

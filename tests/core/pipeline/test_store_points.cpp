@@ -19,7 +19,8 @@ using ai00::test::shared_path;
 
 namespace {
 
-// The reference: every prefix rendered and encoded, as chat_store_points did before.
+// The reference: every candidate prefix (the first and last few, prefix_reuse.h) rendered and
+// encoded, as chat_store_points did before.
 std::vector<size_t> reference_points(const format::ChatFormat& f,
                                      const std::vector<format::Message>& conv,
                                      const format::RenderOptions& render, const std::string& prompt,
@@ -31,6 +32,8 @@ std::vector<size_t> reference_points(const format::ChatFormat& f,
   std::vector<format::Message> head;
   for (const auto& m : conv) {
     head.push_back(m);
+    if (head.size() > kChatStorePointsHead && conv.size() - head.size() >= kChatStorePointsTail)
+      continue;
     auto r = f.render(head, ro);
     if (!r.ok()) continue;
     const std::string& text = r.value().prompt;
@@ -60,7 +63,8 @@ std::vector<format::Message> random_conversation(std::mt19937& rng, bool tools) 
   sys.role = format::Role::system;
   sys.contents.push_back(format::Part::make_text("Be brief." + random_text(rng)));
   if (rng() % 2) conv.push_back(sys);
-  for (int turn = 0, n = 1 + rng() % 5; turn < n; ++turn) {
+  // Up to 12 turns (37 messages): longer than the head and tail of candidates together.
+  for (int turn = 0, n = 1 + rng() % 12; turn < n; ++turn) {
     format::Message user;
     user.role = format::Role::user;
     user.contents.push_back(format::Part::make_text(random_text(rng)));
@@ -122,4 +126,31 @@ TEST_CASE("chat store points equal those of encoding every rendered prefix", "[p
   }
   CHECK(checked > 300);
   CHECK(points > 100);  // the conversations do have boundaries on token boundaries
+}
+
+TEST_CASE("a long conversation gets store points only near its start and end", "[prefix_cache]") {
+  // 2,000 messages: every prefix rendered was 2,000 renderings of up to the whole conversation
+  // and a prefill cut into 2,000 chunks; now the first and last few boundaries are candidates.
+  const auto bytes = Tokenizer::byte_level(256);
+  auto f = format::make_format("ai00-v1").value();
+  std::vector<format::Message> conv;
+  for (int i = 0; i < 2000; ++i) {
+    format::Message m;
+    m.role = i % 2 ? format::Role::assistant : format::Role::user;
+    m.contents.push_back(format::Part::make_text("message " + std::to_string(i)));
+    conv.push_back(std::move(m));
+  }
+  format::RenderOptions ro;
+  auto r = f->render(conv, ro);
+  REQUIRE(r.ok());
+  std::vector<uint32_t> ids;
+  bytes->encode_append(r.value().prompt, ids);
+  const auto got = chat_store_points(*f, conv, ro, r.value().prompt, false, *bytes, ids);
+  // Byte-level tokens: every boundary is on a token boundary, so every candidate is a point (the
+  // last one too: the generation prompt follows it).
+  REQUIRE(got.size() == kChatStorePointsHead + kChatStorePointsTail);
+  CHECK(got == reference_points(*f, conv, ro, r.value().prompt, false, *bytes, ids));
+  // The head's points are at the first boundaries, the tail's within the last messages' bytes.
+  CHECK(got[kChatStorePointsHead - 1] < ids.size() / 100);
+  CHECK(got[kChatStorePointsHead] > ids.size() - ids.size() / 100);
 }
