@@ -127,7 +127,8 @@ typedef struct ai00_generate_params {
   /* Appended in 0.2 (a smaller struct_size leaves it NULL): a prefix-state cache shared with
    * other generators, or NULL. With a pristine State the turn starts from the longest cached
    * prefix of its prompt and stores the State at the end of the prompt and, in a chat turn, at
-   * the message boundaries that fall on token boundaries (docs/prefix-cache.md). The cache must
+   * the boundaries after the first and the last 8 messages that fall on token boundaries
+   * (docs/prefix-cache.md). The cache must
    * outlive the generator. */
   ai00_prefix_cache* prefix_cache;
   /* Appended in 0.3 (a smaller struct_size leaves them at their defaults). */
