@@ -373,6 +373,7 @@ std::string SchemaConverter::Impl::json_string_expr(dom::object o, const std::st
       if (f.key != "type" && f.key != kNotEnumKeyword && !is_annotation(f.key))
         unsupported("`" + std::string(f.key) + "` beside a negated string `enum`",
                     ptr + "/" + pointer_token(f.key));
+    check_excluded_names(names, ptr);
     const auto [ended, left] = json_string_excluding_regex(names);
     const std::string tail =
         shared_rule("string_tail", "string_tail",

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/error.h"
+#include "base/limits.h"
 #include "base/utf8.h"
 #include "grammar/kbnf_writer.h"
 
@@ -313,8 +315,22 @@ std::string excluding_from(const KeyTrie& node, bool ended) {
 
 }  // namespace
 
+size_t excluding_regex_depth(const std::vector<std::string>& keys) {
+  size_t longest = 0;
+  for (const auto& k : keys) {
+    size_t n = 0;
+    for (size_t i = 0; i < k.size(); ++n) decode_cp(k, i);
+    longest = std::max(longest, n);
+  }
+  return longest + 2;  // a group per code point, the string's group, the caller's group
+}
+
 std::pair<std::string, std::string> json_string_excluding_regex(
     const std::vector<std::string>& keys) {
+  // excluding_from recurses once per code point: callers bound the keys first (the regex could
+  // not be parsed past max_nesting_depth anyway), so a long name is an error, not a stack overflow.
+  AI00_CHECK(excluding_regex_depth(keys) <= kMaxNestingDepthCap + 2,
+             "json_string_excluding_regex: keys not bounded by the caller");
   KeyTrie root;
   for (const auto& k : keys) {
     KeyTrie* n = &root;

@@ -53,8 +53,12 @@ std::string string_unit_regex(StringEncoding enc);
 // the trie; the caller appends any string tail `(?:unit)*"` as a separate terminal so the tail
 // is not copied per trie node. Exact for canonically written strings; where a listed key goes on
 // with a character JSON must escape, other escapes are not offered (never accepts a listed key).
+// Its regexes nest one group per code point of the longest key: callers check
+// excluding_regex_depth(keys) against max_nesting_depth first (a longer key is an error).
 std::pair<std::string, std::string> json_string_excluding_regex(
     const std::vector<std::string>& keys);
+// The group nesting json_string_excluding_regex gives `keys`.
+size_t excluding_regex_depth(const std::vector<std::string>& keys);
 
 // The encoded text of every string that contains a match of the ECMA-262 `pattern` (anchors ^ and
 // $ at the ends of top-level alternatives anchor it, as JSON Schema says). Supported: literals,

@@ -599,6 +599,28 @@ TEST_CASE("a name listed three times among many optional properties keeps its fi
   }
 }
 
+TEST_CASE("a listed name longer than the nesting limit is an error, not a stack overflow",
+          "[grammar][json_schema]") {
+  // Found by the json_schema fuzz campaign (stack overflow at 9.0 M executions): the pattern that
+  // keeps additional keys off the listed names nests a group per character of a name, and it was
+  // built recursively. Both users of that pattern: additionalProperties beside properties, and a
+  // negated string enum.
+  const std::string name(5000, 'n');
+  const std::string props =
+      R"({"type":"object","properties":{")" + name + R"(":{}},"additionalProperties":{}})";
+  const std::string e = error_of(props);
+  CHECK_THAT(e, Catch::Contains("/properties: ") && Catch::Contains("5000-character name") &&
+                    Catch::Contains("max_nesting_depth = 256"));
+  CHECK_THAT(error_of(R"({"type":"string","not":{"enum":[")" + name + R"("]}})"),
+             Catch::Contains("5000-character name") && Catch::Contains("max_nesting_depth"));
+  // Names within the limit still work.
+  const std::string ok_name(200, 'n');
+  CompiledGrammar g =
+      compile_schema(R"({"type":"object","properties":{")" + ok_name +
+                     R"(":{"type":"null"}},"additionalProperties":{"type":"null"}})");
+  CHECK(accepts(g, R"({")" + ok_name + R"(": null, "other": null})"));
+}
+
 TEST_CASE("then / else without if, and if alone, constrain nothing", "[grammar][json_schema]") {
   // Each allOf entry is its own schema: the `then` of one never applies to the `if` of another.
   CompiledGrammar g = compile_schema(
