@@ -112,19 +112,6 @@ inline std::string pointer_token(std::string_view key) {
 
 inline std::string show(const std::string& pointer) { return pointer.empty() ? "/" : pointer; }
 
-// Before json_string_excluding_regex(names): its regexes nest a group per code point of the
-// longest name, so a name longer than max_nesting_depth is an error named at `where`.
-inline void check_excluded_names(const std::vector<std::string>& names, const std::string& where) {
-  const uint32_t limit = limits().max_nesting_depth;
-  const size_t depth = excluding_regex_depth(names);
-  if (depth <= limit) return;
-  throw SchemaError{limit_message(show(where),
-                                  "the pattern keeping other strings off a " +
-                                      std::to_string(depth - 2) + "-character name (nested " +
-                                      std::to_string(depth) + " deep)",
-                                  "max_nesting_depth", limit)};
-}
-
 }  // namespace schema_detail
 using namespace schema_detail;  // NOLINT: private header of two files
 
@@ -889,6 +876,11 @@ struct SchemaConverter::Impl {
   std::optional<std::pair<uint64_t, uint64_t>> length_bounds(dom::object o, const std::string& ptr);
   std::optional<std::string> format_regex(dom::object o, const std::string& ptr);
   std::string json_string_expr(dom::object o, const std::string& ptr);
+  // A JSON string none of `names` (json_string_excluding_regex). Its regexes nest a group per
+  // code point of the longest name, so a name longer than max_nesting_depth is an error at
+  // `where`.
+  std::string string_excluding_expr(const std::vector<std::string>& names,
+                                    const std::string& where);
   std::string raw_string_expr(dom::object o, const std::string& ptr, const std::string& term);
   std::string array_expr(dom::object o, const std::string& ptr);
   std::string contains_expr(dom::object o, const std::string& ptr);

@@ -361,6 +361,24 @@ static std::optional<std::string> string_constraint(SchemaConverter::Impl& c, do
   return std::nullopt;
 }
 
+std::string SchemaConverter::Impl::string_excluding_expr(const std::vector<std::string>& names,
+                                                         const std::string& where) {
+  const uint32_t limit = limits().max_nesting_depth;
+  if (const size_t depth = excluding_regex_depth(names); depth > limit)
+    throw SchemaError{limit_message(show(where),
+                                    "the pattern keeping other strings off a " +
+                                        std::to_string(depth - 2) + "-character name (nested " +
+                                        std::to_string(depth) + " deep)",
+                                    "max_nesting_depth", limit)};
+  const auto [ended, left] = json_string_excluding_regex(names);
+  // The tail is one shared terminal, not copied per trie node (schema_regex.h).
+  const std::string tail =
+      shared_rule("string_tail", "string_tail",
+                  kbnf_regex("(?:" + string_unit_regex(StringEncoding::json) + ")*\""));
+  return "(" + (ended.empty() ? "" : kbnf_regex(ended) + " | ") + kbnf_regex(left) + " " + tail +
+         ")";
+}
+
 std::string SchemaConverter::Impl::json_string_expr(dom::object o, const std::string& ptr) {
   if (auto ne = o[kNotEnumKeyword]; !ne.error()) {
     // A string none of the listed ones (a negated string enum, schema_combine.cpp); the other
@@ -373,13 +391,7 @@ std::string SchemaConverter::Impl::json_string_expr(dom::object o, const std::st
       if (f.key != "type" && f.key != kNotEnumKeyword && !is_annotation(f.key))
         unsupported("`" + std::string(f.key) + "` beside a negated string `enum`",
                     ptr + "/" + pointer_token(f.key));
-    check_excluded_names(names, ptr);
-    const auto [ended, left] = json_string_excluding_regex(names);
-    const std::string tail =
-        shared_rule("string_tail", "string_tail",
-                    kbnf_regex("(?:" + string_unit_regex(StringEncoding::json) + ")*\""));
-    return "(" + (ended.empty() ? "" : kbnf_regex(ended) + " | ") + kbnf_regex(left) + " " + tail +
-           ")";
+    return string_excluding_expr(names, ptr);
   }
   auto re = string_constraint(*this, o, ptr, StringEncoding::json, StringEncoding::json);
   if (re) return kbnf_regex("\"" + *re + "\"");

@@ -410,13 +410,7 @@ std::string additional_key(Impl& c, const std::string& ptr,
   } else {
     // Extra keys never repeat a listed one (JSON Schema applies additionalProperties only to
     // other names).
-    check_excluded_names(names, ptr + "/properties");
-    const auto [ended, left] = json_string_excluding_regex(names);
-    const std::string tail =
-        c.shared_rule("string_tail", "string_tail",
-                      kbnf_regex("(?:" + string_unit_regex(StringEncoding::json) + ")*\""));
-    key = "(" + (ended.empty() ? "" : kbnf_regex(ended) + " | ") + kbnf_regex(left) + " " + tail +
-          ")";
+    key = c.string_excluding_expr(names, ptr + "/properties");
   }
   return key;
 }

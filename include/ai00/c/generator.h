@@ -128,8 +128,7 @@ typedef struct ai00_generate_params {
    * other generators, or NULL. With a pristine State the turn starts from the longest cached
    * prefix of its prompt and stores the State at the end of the prompt and, in a chat turn, at
    * the boundaries after the first and the last 8 messages that fall on token boundaries
-   * (docs/prefix-cache.md). The cache must
-   * outlive the generator. */
+   * (docs/prefix-cache.md). The cache must outlive the generator. */
   ai00_prefix_cache* prefix_cache;
   /* Appended in 0.3 (a smaller struct_size leaves them at their defaults). */
   /* Non-zero: a chat turn also sends tool-call previews, AI00_DELTA_TOOL_CALL_START (id and
