@@ -64,7 +64,7 @@ class Tokenizer {
   // Identity byte vocabulary for byte-level models (e.g. the tiny fixture, vocab 256):
   // id b (1..255) is the byte b; id 0 is end of text, so the byte 0x00 cannot be encoded and
   // encode() throws InvalidArgument for it. ids >= 256 (if vocab_size > 256) have no text.
-  // Throws InvalidArgument if vocab_size < 256.
+  // Throws InvalidArgument if vocab_size < 256. Every call for 256 returns the same instance.
   static std::shared_ptr<const Tokenizer> byte_level(size_t vocab_size);
 
   // Greedy longest match over `bytes`; never returns 0. Any byte string encodes (World vocab).

@@ -369,9 +369,18 @@ std::shared_ptr<const Tokenizer> Tokenizer::byte_level(size_t vocab_size) {
     for (int b = 0; b < 256; ++b) s[b] = static_cast<char>(b);
     return s;
   }();
-  std::vector<std::string_view> entries(vocab_size);
-  for (size_t b = 1; b < 256; ++b) entries[b] = std::string_view(kBytes.data() + b, 1);
-  return build(entries, "byte-level vocabulary");
+  auto make = [vocab_size] {
+    std::vector<std::string_view> entries(vocab_size);
+    for (size_t b = 1; b < 256; ++b) entries[b] = std::string_view(kBytes.data() + b, 1);
+    return build(entries, "byte-level vocabulary");
+  };
+  // Every load of a 256-token model asks for this one; a Tokenizer is immutable, so they share
+  // one built once (the build was most of such a load's time: tests/fuzz/README.md "Speed").
+  if (vocab_size == 256) {
+    static const std::shared_ptr<const Tokenizer> k256 = make();
+    return k256;
+  }
+  return make();
 }
 
 }  // namespace ai00::internal

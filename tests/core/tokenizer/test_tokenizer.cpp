@@ -335,4 +335,7 @@ TEST_CASE("tokenizer byte-level vocabulary maps id to byte", "[core][tokenizer]"
   CHECK(wide->token_bytes(300).empty());
   CHECK(wide->decode(std::vector<uint32_t>{300, 0x41}) == "A");
   CHECK_THROWS_AS(Tokenizer::byte_level(100), InvalidArgument);
+  // Loads of 256-token models share one build (immutable, so sharing is safe).
+  CHECK(Tokenizer::byte_level(256) == tok);
+  CHECK(Tokenizer::byte_level(512) != wide);
 }
