@@ -327,16 +327,19 @@ size_t excluding_regex_depth(const std::vector<std::string>& keys) {
 
 std::pair<std::string, std::string> json_string_excluding_regex(
     const std::vector<std::string>& keys) {
-  // excluding_from recurses once per code point: callers bound the keys first (the regex could
-  // not be parsed past max_nesting_depth anyway), so a long name is an error, not a stack overflow.
-  AI00_CHECK(excluding_regex_depth(keys) <= kMaxNestingDepthCap + 2,
-             "json_string_excluding_regex: keys not bounded by the caller");
   KeyTrie root;
+  size_t longest = 0;  // code points of the longest key: excluding_from's recursion depth
   for (const auto& k : keys) {
     KeyTrie* n = &root;
-    for (size_t i = 0; i < k.size();) n = &n->next[decode_cp(k, i)];
+    size_t depth = 0;
+    for (size_t i = 0; i < k.size(); ++depth) n = &n->next[decode_cp(k, i)];
     n->terminal = true;
+    longest = std::max(longest, depth);
   }
+  // excluding_from recurses once per code point: callers bound the keys first (the regex could
+  // not be parsed past max_nesting_depth anyway), so a long name is an error, not a stack overflow.
+  AI00_CHECK(longest <= kMaxNestingDepthCap,
+             "json_string_excluding_regex: keys not bounded by the caller");
   std::string ended = excluding_from(root, true);
   return {ended.empty() ? std::string() : "\"" + group(ended),
           "\"" + group(excluding_from(root, false))};

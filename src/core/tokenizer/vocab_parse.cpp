@@ -9,8 +9,8 @@
 
 #include "base/error.h"
 #include "base/mapped_file.h"
-#include "core/tokenizer/tokenizer.h"
 #include "base/utf8.h"
+#include "core/tokenizer/tokenizer.h"
 
 namespace ai00::internal::vocab {
 namespace {
@@ -350,8 +350,10 @@ std::shared_ptr<const Tokenizer> Tokenizer::from_gguf(const std::vector<std::str
     std::string err = vocab::unescape_gguf(tokens[i], v.storage, &at);
     if (!err.empty()) {
       std::string where = name + "[" + std::to_string(i) + "]";
-      if (i < offsets.size()) where += " at byte offset " + std::to_string(offsets[i] + at);
-      else where += " at byte " + std::to_string(at) + " of the entry";
+      if (i < offsets.size())
+        where += " at byte offset " + std::to_string(offsets[i] + at);
+      else
+        where += " at byte " + std::to_string(at) + " of the entry";
       throw ModelFileError(where + ": " + err);
     }
     v.spans[i] = uint64_t(start) << 32 | (v.storage.size() - start);
