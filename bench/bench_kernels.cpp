@@ -11,6 +11,9 @@
 //   counter "roofline" = (weight bytes/s) / read bandwidth. <path>: f32act (matmul, fp32
 //   activations), i8 (quantize_q8 + matmul_q8, quantization included), i8pk (the same on weights
 //   rearranged once by pack_q8, where the table has it), bf16dot (round_bf16 + matmul_bf16).
+// streamed/<isa>/<type>/<path>/3072x768/T8: the same rotation at T = 8 (batched decode of 8
+//   States); counters "roofline" and "peak" (as for gemm): the kernel reaches 1 in neither
+//   unless the weight read and the arithmetic overlap.
 // gemm/<isa>/<type>/<path>/T<M> (2048 x 2048 weights, M = 1, 8, 32, 128, 512 tokens): counter
 //   "peak" = ops/s over the peak of the instruction the path uses (fp32 FMA for f32act, int8 dot
 //   for i8, bf16 dot for bf16dot), an op being one multiply or one add. Counters print "/s" but
@@ -307,15 +310,16 @@ struct MatmulRun {
 };
 
 // Decode matvec: T = 1, over copies of the matrix totalling >= 96 MiB (3x L3), one per call in
-// turn, so each call streams its weights from DRAM.
-void matvec(benchmark::State& state, const KernelTable* k, DType t, Path path, int64_t rows,
-            int64_t cols) {
+// turn, so each call streams its weights from DRAM. With T > 1 (streamed/...), the batched
+// decode of T States: the same rotation, and "peak" as in gemm besides "roofline".
+void streamed(benchmark::State& state, const KernelTable* k, DType t, Path path, int64_t rows,
+              int64_t cols, int64_t T) {
   std::mt19937 rng(1);
   const size_t bytes = ai00::internal::dtype_row_bytes_or_zero(t, cols) * static_cast<size_t>(rows);
   const size_t copies = std::max<size_t>(1, (96u << 20) / bytes + 1);
   std::vector<std::vector<uint8_t>> w;
   for (size_t i = 0; i < copies; ++i) w.push_back(make_weights(t, rows, cols, rng));
-  MatmulRun run(k, path, t, rows, cols, 1, rng);
+  MatmulRun run(k, path, t, rows, cols, T, rng);
   for (std::vector<uint8_t>& wi : w) run.pack(wi);
   size_t i = 0;
   for (auto _ : state) {
@@ -326,6 +330,16 @@ void matvec(benchmark::State& state, const KernelTable* k, DType t, Path path, i
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
   state.counters["roofline"] = benchmark::Counter(static_cast<double>(bytes) / g_limits.read_bw1,
                                                   benchmark::Counter::kIsIterationInvariantRate);
+  const double peak = path_peak(k, path);
+  if (T > 1 && peak > 0) {
+    const double ops = 2.0 * static_cast<double>(rows * cols * T);
+    state.counters["peak"] =
+        benchmark::Counter(ops / peak, benchmark::Counter::kIsIterationInvariantRate);
+  }
+}
+void matvec(benchmark::State& state, const KernelTable* k, DType t, Path path, int64_t rows,
+            int64_t cols) {
+  streamed(state, k, t, path, rows, cols, 1);
 }
 
 // GEMM: M = T tokens against one rows x cols matrix (2 rows cols T ops per call), weights in
@@ -462,6 +476,11 @@ void register_all() {
               matvec, k, t, path, rows, cols)
               ->Unit(benchmark::kMicrosecond);
         }
+        // Batched decode of 8 States at a 0.1B shape: both limits matter at once (docs/batching.md
+        // "Where a batched step's time goes"), so this is where their overlap shows.
+        benchmark::RegisterBenchmark(("streamed/" + name + "/3072x768/T8").c_str(), streamed, k, t,
+                                     path, int64_t{3072}, int64_t{768}, int64_t{8})
+            ->Unit(benchmark::kMicrosecond);
         for (int64_t T : {1, 8, 32, 128, 512}) {
           benchmark::RegisterBenchmark(
               ("gemm/" + name + "/2048x2048/T" + std::to_string(T)).c_str(), gemm, k, t, path,

@@ -77,6 +77,15 @@ struct TileAcc {
   }
 };
 
+// Which blocks of the rows kAhead further down a tile asks for (mm_blocks with kPrefetch): block
+// b when b % shares == share. Decode asks for every block ({0, 1}). At T > 1 the full token tiles
+// of a panel share the next panel's blocks, block b asked for by token tile b % shares in every
+// row tile, so the next panel's weight stream spreads evenly over the arithmetic of this one
+// (mm_panel). share < 0: none (the tail tokens).
+struct PanelAhead {
+  int64_t share = 0, shares = 1;
+};
+
 // Adds blocks [b0, b1) of rows r0.. and tokens t0.. to `out`: each decoded weight sub-batch
 // feeds NT FMAs, into RT * NT independent chains. With kPrefetch, each block also prefetches
 // the same block of the row kAhead rows further down: in decode RT, the next tile; at T > 1
@@ -90,7 +99,8 @@ struct TileAcc {
 // decode token's time goes").
 template <class A, class D, int RT, int NT, bool kPrefetch = false, int kAhead = RT>
 [[gnu::always_inline]] inline void mm_blocks(const MatmulArgs& p, int64_t r0, int64_t t0,
-                                             int64_t b0, int64_t b1, TileAcc<A, RT, NT>& out) {
+                                             int64_t b0, int64_t b1, TileAcc<A, RT, NT>& out,
+                                             PanelAhead ahead = {}) {
   using B = FB<A>;
   constexpr int L = static_cast<int>(B::size);
   constexpr int kSub = D::kBlock / L;
@@ -101,11 +111,16 @@ template <class A, class D, int RT, int NT, bool kPrefetch = false, int kAhead =
   for (int t = 0; t < NT; ++t) x[t] = p.x + (t0 + t) * p.x_stride;
   // Row by row inside a block: only one row's block scales are live at a time (with all RT
   // rows' scales hoisted, 16-register ISAs spill). Activation loads repeat per row from L1.
+  // The first block >= b0 this tile asks for, then every `shares`-th (a counter: no division).
+  int64_t ask =
+      b0 + ((ahead.share - b0 % ahead.shares) % ahead.shares + ahead.shares) % ahead.shares;
   for (int64_t b = b0; b < b1; ++b) {
     const int64_t c0 = b * D::kBlock;
+    const bool asks = kPrefetch && b == ask;
+    if (asks) ask += ahead.shares;
     for (int r = 0; r < RT; ++r) {
       const uint8_t* blk = w[r] + b * D::kBytes;
-      if constexpr (kPrefetch) {  // integer arithmetic: the address may lie past the matrix
+      if (asks) {  // integer arithmetic: the address may lie past the matrix
         __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(blk) +
                                                          kAhead * p.w_row_bytes),
                            0,
@@ -192,31 +207,22 @@ void mm_rows_decode(const MatmulArgs& p, int64_t rb, int64_t re) {
 constexpr int64_t kPanelRows = 16;
 constexpr int64_t kChunkCols = 1024;
 
-// Which row tiles of a panel ask for the next panel (mm_panel): at T > 1 the panel's full token
-// tiles share its row tiles, tile i asked for by token tile i % shares, so the weight stream
-// of the next panel spreads over the arithmetic of this one instead of waiting on the first
-// token tile. share < 0: none (decode has its own hint, the tail tokens none).
-struct PanelAhead {
-  int64_t share = -1, shares = 1;
-  bool asks(int64_t tile) const { return share >= 0 && tile % shares == share; }
-};
-
-// Row tile i of a panel: RT rows x NT tokens over blocks [b0, b1), with the next panel's
-// same blocks asked for into L2 when `ahead` says so.
+// A row tile of a panel: RT rows x NT tokens over blocks [b0, b1), with its share of the next
+// panel's same blocks asked for into L2 (none when ahead.share < 0).
 template <class A, class D, int RT, int NT>
 [[gnu::always_inline]] inline void mm_panel_tile(const MatmulArgs& p, int64_t r, int64_t t0,
-                                                 int64_t b0, int64_t b1, bool ahead,
+                                                 int64_t b0, int64_t b1, PanelAhead ahead,
                                                  TileAcc<A, RT, NT>& acc) {
   constexpr int kPanel = RT * static_cast<int>(kPanelRows / RT);
-  if (ahead) {
-    mm_blocks<A, D, RT, NT, true, kPanel>(p, r, t0, b0, b1, acc);
+  if (ahead.share >= 0) {
+    mm_blocks<A, D, RT, NT, true, kPanel>(p, r, t0, b0, b1, acc, ahead);
   } else {
     mm_blocks<A, D, RT, NT>(p, r, t0, b0, b1, acc);
   }
 }
 
 // Tokens [t0, t0 + NT) for the rows [pr, pe) of one panel (pe - pr <= kPanelRows). The row
-// tiles `ahead` names ask for the same blocks of the rows one panel further down into L2, as
+// tiles ask for their share (`ahead`) of the blocks of the rows one panel further down into L2, as
 // decode does one tile ahead (mm_blocks): at small T (batched decode of a few States) a panel's
 // rows otherwise arrive at DRAM latency, RT interleaved streams the hardware prefetchers do not
 // keep ahead of, and the arithmetic waits (docs/batching.md "Where a batched step's time goes").
@@ -233,7 +239,7 @@ void mm_panel(const MatmulArgs& p, int64_t pr, int64_t pe, int64_t t0, PanelAhea
     for (; r + RT <= pe; r += RT) {
       TileAcc<A, RT, NT> acc;
       acc.zero();
-      mm_panel_tile<A, D, RT, NT>(p, r, t0, 0, nblk, ahead.asks((r - pr) / RT), acc);
+      mm_panel_tile<A, D, RT, NT>(p, r, t0, 0, nblk, ahead, acc);
       mm_finish<A, D, RT, NT>(p, r, t0, acc);
     }
     for (; r < pe; ++r) {
@@ -253,7 +259,7 @@ void mm_panel(const MatmulArgs& p, int64_t pr, int64_t pe, int64_t t0, PanelAhea
   for (int64_t b0 = 0; b0 < nblk; b0 += chunk) {
     const int64_t b1 = std::min(nblk, b0 + chunk);
     for (int64_t i = 0; i < ntile; ++i) {
-      mm_panel_tile<A, D, RT, NT>(p, pr + i * RT, t0, b0, b1, ahead.asks(i), acc[i]);
+      mm_panel_tile<A, D, RT, NT>(p, pr + i * RT, t0, b0, b1, ahead, acc[i]);
     }
     for (int64_t i = 0; i < nrest; ++i) {
       mm_blocks<A, D, 1, NT>(p, pr + ntile * RT + i, t0, b0, b1, rest[i]);
@@ -282,7 +288,7 @@ void matmul_typed(const MatmulArgs& p) {
     int64_t t = 0;
     for (; t + NT <= p.T; t += NT) mm_panel<A, D, RT, NT>(p, pr, pe, t, {t / NT, full});
     // The last T - t < 4 tokens; when T < 4 they are the panel's only token tile.
-    const PanelAhead tail = t == 0 ? PanelAhead{0, 1} : PanelAhead{};
+    const PanelAhead tail = t == 0 ? PanelAhead{0, 1} : PanelAhead{-1, 1};
     switch (p.T - t) {
       case 3:
         mm_panel<A, D, RT, 3>(p, pr, pe, t, tail);
