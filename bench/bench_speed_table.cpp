@@ -21,13 +21,14 @@
 //
 // Usage: bench_speed_table [--sizes 0.1b,0.4b] [--types F32,...] [--threads 1,2]
 //                          [--dir DIR] [--decode N] [--prefill N] [--seed S] [--regen]
-//                          [--pack on|off|on,off] [--repeat R]
+//                          [--pack on|off|on,off] [--repeat R] [--chunk N]
 // --prefill 0 prints decode rows only, with on 1 thread the same ratio on CPU time as well
 // (decode tokens per second of the thread's CPU time against a read probe timed the same way:
 // on a loaded machine the time the thread waited for a core drops out of both). --repeat R times
 // decode R times per row (each after its own bandwidth probe) and keeps the best tokens/s and the
 // best bandwidth: on a loaded machine the best of several is the closest to what a quiet one gives,
-// on both sides of the ratio.
+// on both sides of the ratio. --chunk N prefills with ForwardOptions::chunk = N tokens per
+// internal pass (default 64: the weights stream from memory 512 / N times per prompt).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -294,6 +295,7 @@ int main(int argc, char** argv) {
   const char* tmp = std::getenv("TMPDIR");
   std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/ai00-bench-models";
   int n_decode = 48, n_prefill = 512, n_repeat = 1;
+  ai00::internal::ForwardOptions prefill_opts;  // --chunk: tokens per internal pass (0 = 64)
   uint64_t seed = 1;
   bool regen = false;
   std::vector<bool> packs = {true};
@@ -318,6 +320,8 @@ int main(int argc, char** argv) {
       n_prefill = std::stoi(next());
     else if (a == "--repeat")
       n_repeat = std::max(1, std::stoi(next()));
+    else if (a == "--chunk")
+      prefill_opts.chunk = static_cast<size_t>(std::max(0, std::stoi(next())));
     else if (a == "--seed")
       seed = std::stoull(next());
     else if (a == "--regen")
@@ -443,7 +447,8 @@ int main(int argc, char** argv) {
             for (int rep = 0; rep < 2; ++rep) {
               ai00::internal::State fresh(*model);
               t0 = Clock::now();
-              ai00::internal::forward(*model, fresh, prompt.data(), prompt.size(), logits.data());
+              ai00::internal::forward(*model, fresh, prompt.data(), prompt.size(), logits.data(),
+                                      prefill_opts);
               best = std::min(best, seconds_since(t0));
             }
             prefill_tps = n_prefill / best;
