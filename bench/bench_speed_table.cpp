@@ -25,10 +25,12 @@
 // --prefill 0 prints decode rows only, with on 1 thread the same ratio on CPU time as well
 // (decode tokens per second of the thread's CPU time against a read probe timed the same way:
 // on a loaded machine the time the thread waited for a core drops out of both). --repeat R times
-// decode R times per row (each after its own bandwidth probe) and keeps the best tokens/s and the
-// best bandwidth: on a loaded machine the best of several is the closest to what a quiet one gives,
-// on both sides of the ratio. --chunk N prefills with ForwardOptions::chunk = N tokens per
-// internal pass (default 64: the weights stream from memory 512 / N times per prompt).
+// decode R times per row, each right after its own bandwidth probe, and prints the repeat whose
+// ratio is the median (its tokens/s and bandwidth, and the same for the CPU-time columns): each
+// ratio is a pair measured together, so a spike of the read probe in one repeat and a slow decode
+// in another never meet in one ratio (the VM's read bandwidth moved between 25 and 44 GB/s on 2
+// threads within one run; README "Speed"). --chunk N prefills with ForwardOptions::chunk = N
+// tokens per internal pass (default 64: the weights stream from memory 512 / N times per prompt).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -286,6 +288,19 @@ std::string load_avg() {
   return s;
 }
 
+// One decode repeat: tokens/s and the read bandwidth probed right before it.
+struct RatePair {
+  double tps = 0, gbps = 0;
+};
+
+// The repeat whose tokens/s ÷ bandwidth is the median (the lower middle for an even count).
+RatePair median_pair(std::vector<RatePair> v) {
+  std::sort(v.begin(), v.end(), [](const RatePair& a, const RatePair& b) {
+    return a.tps * b.gbps < b.tps * a.gbps;  // a.tps / a.gbps < b.tps / b.gbps, gbps > 0
+  });
+  return v[(v.size() - 1) / 2];
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -418,14 +433,15 @@ int main(int argc, char** argv) {
           uint32_t tok = 1;
           for (int i = 0; i < 4; ++i) ai00::internal::forward(*model, st, &tok, 1, logits.data());
           // The read bandwidth again right before each repeat, so that both sides of the ratio
-          // see the same load on a shared machine; the row keeps the best of each.
+          // see the same load on a shared machine; the row is the repeat of median ratio.
           // On 1 thread the forward runs on this thread, so its CPU time is the decode's, and
           // both sides of a CPU-time ratio leave out the time the thread waited for a core.
-          double row_bw = 0, decode_tps = 0, fj = 0, cpu_bw = 0, cpu_tps = 0;
+          double fj = 0;
+          std::vector<RatePair> wall, cpu_time;
           Clock::time_point t0;
           for (int rep = 0; rep < n_repeat; ++rep) {
-            row_bw = std::max(row_bw, read_gbps(bw_buf, t));
-            if (t == 1) cpu_bw = std::max(cpu_bw, read_gbps_cpu(bw_buf));
+            const double bw = read_gbps(bw_buf, t);
+            const double cbw = t == 1 ? read_gbps_cpu(bw_buf) : 0.0;
             const uint64_t fj0 = model->fork_join_count();
             t0 = Clock::now();
             const double c0 = thread_cpu_seconds();
@@ -433,10 +449,13 @@ int main(int argc, char** argv) {
               tok = (tok * 7919 + 13) % 60000 + 1;
               ai00::internal::forward(*model, st, &tok, 1, logits.data());
             }
-            decode_tps = std::max(decode_tps, n_decode / seconds_since(t0));
-            cpu_tps = std::max(cpu_tps, n_decode / (thread_cpu_seconds() - c0));
+            wall.push_back({n_decode / seconds_since(t0), bw});
+            cpu_time.push_back({n_decode / (thread_cpu_seconds() - c0), cbw});
             fj = double(model->fork_join_count() - fj0) / n_decode;
           }
+          const RatePair mid = median_pair(wall), cpu_mid = median_pair(cpu_time);
+          const double decode_tps = mid.tps, row_bw = mid.gbps;
+          const double cpu_tps = cpu_mid.tps, cpu_bw = cpu_mid.gbps;
           // --prefill 0: decode rows only (no prefill timing, no peak re-measured).
           double prefill_tps = 0;
           if (n_prefill > 0) {
