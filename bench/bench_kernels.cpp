@@ -12,8 +12,9 @@
 //   activations), i8 (quantize_q8 + matmul_q8, quantization included), i8pk (the same on weights
 //   rearranged once by pack_q8, where the table has it), bf16dot (round_bf16 + matmul_bf16).
 // streamed/<isa>/<type>/<path>/3072x768/T8: the same rotation at T = 8 (batched decode of 8
-//   States); counters "roofline" and "peak" (as for gemm): the kernel reaches 1 in neither
-//   unless the weight read and the arithmetic overlap.
+//   States); counters "roofline" and "peak" (as for gemm): a kernel whose weight read and
+//   arithmetic take turns gets the two summing to about 1, one that overlaps them the larger
+//   near 1 (docs/batching.md "The weight read under the arithmetic").
 // gemm/<isa>/<type>/<path>/T<M> (2048 x 2048 weights, M = 1, 8, 32, 128, 512 tokens): counter
 //   "peak" = ops/s over the peak of the instruction the path uses (fp32 FMA for f32act, int8 dot
 //   for i8, bf16 dot for bf16dot), an op being one multiply or one add. Counters print "/s" but
@@ -337,6 +338,8 @@ void streamed(benchmark::State& state, const KernelTable* k, DType t, Path path,
         benchmark::Counter(ops / peak, benchmark::Counter::kIsIterationInvariantRate);
   }
 }
+
+// The decode shape: one token.
 void matvec(benchmark::State& state, const KernelTable* k, DType t, Path path, int64_t rows,
             int64_t cols) {
   streamed(state, k, t, path, rows, cols, 1);

@@ -38,8 +38,8 @@ constexpr int64_t kBf16Ahead = 16;
 // into L2. At T > 1 the row tile's full token tiles share the next rows' hint: token tile
 // `share` of `shares` asks for every shares-th group of the rows kBf16Ahead further down, so the
 // next rows stream in under the arithmetic of all of this row tile's token tiles (docs/batching.md
-// "Where a batched step's time goes": without it the read and the arithmetic took turns, 0.23 of
-// the vdpbf16ps peak and 0.25 of the read bandwidth at T = 8). share < 0: no hint.
+// "The weight read under the arithmetic": without it the read and the arithmetic took turns, 0.23
+// of the vdpbf16ps peak and 0.25 of the read bandwidth at T = 8). share < 0: no hint.
 template <int RT, int NT>
 void bf16_tile(const MatmulBf16Args& p, int64_t r0, int64_t t0, int64_t share = -1,
                int64_t shares = 1) {
