@@ -15,8 +15,9 @@
 // Run: build/bench/bin/bench_batch [--benchmark_filter=0.1b]   (AI00_BENCH_SIZES=0.1b,0.4b)
 // Q8_0 runs twice: `Q8_0` with ModelParams::pack_weights (the default, packed int8 layout where
 // the table has one) and `Q8_0-plain` with it off, so the packed kernel's gain shows per N.
-// AI00_BENCH_TYPES=F32,Q8_0,Q8_0-plain,Q4_0 chooses the types, AI00_BENCH_MIN_TIME the seconds
-// of batched steps per case (default 0.5).
+// AI00_BENCH_TYPES chooses the types (default F32,Q8_0,Q8_0-plain; any type the GGUF writer has,
+// e.g. BF16 for the bf16 dot path, plus `<type>-plain`), AI00_BENCH_MIN_TIME the seconds of
+// batched steps per case (default 0.5).
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
