@@ -52,7 +52,10 @@ void bf16_tile(const MatmulBf16Args& p, int64_t r0, int64_t t0, int64_t share = 
   for (int r = 0; r < RT; ++r) w[r] = p.w + static_cast<size_t>(r0 + r) * p.w_row_bytes;
   const uint16_t* x[NT];
   for (int t = 0; t < NT; ++t) x[t] = p.x + (t0 + t) * p.x_stride;
+  int64_t ask = share;  // the next group this tile asks for (a counter: no division per group)
   for (int64_t g = 0; g < ng; ++g) {
+    const bool asks = share >= 0 && g == ask;
+    if (asks) ask += shares;
     __m512bh xv[NT];
     for (int t = 0; t < NT; ++t) {
       const __m512i h = _mm512_loadu_si512(x[t] + 32 * g);
@@ -64,7 +67,7 @@ void bf16_tile(const MatmulBf16Args& p, int64_t r0, int64_t t0, int64_t share = 
         __builtin_prefetch(
             reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(blk) + RT * p.w_row_bytes), 0,
             2);  // into L2 (prefetcht1), not L1: mm_blocks says why
-      } else if (share >= 0 && g % shares == share) {
+      } else if (asks) {
         __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(blk) +
                                                          kBf16Ahead * p.w_row_bytes),
                            0, 2);
