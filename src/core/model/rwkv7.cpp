@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,19 @@ void run_items(const Pass& p, double macs, int64_t n,
   }
 }
 
+// Rows of the row-wise steps per task (layer norms, token shift, mixes, activation conversion).
+constexpr int64_t kRowsPerTask = 4;
+
+// body(t0, t1) over the T rows in fixed blocks of kRowsPerTask: in parallel when the step costs
+// more than a fork-join (`per_row`: its multiply-add equivalents a row), which at T = 1 and for
+// a small batch it does not. At T = 64 these steps, run on the calling thread, left the other
+// thread idle for 7 % of a 2-thread prefill (docs/model.md "Where a prefill's time goes").
+void run_rows(const Pass& p, double per_row, const std::function<void(int64_t, int64_t)>& body) {
+  const int64_t n = (p.T + kRowsPerTask - 1) / kRowsPerTask;
+  run_items(p, per_row * static_cast<double>(p.T), n,
+            [&](int64_t b, int64_t e) { body(b * kRowsPerTask, std::min(p.T, e * kRowsPerTask)); });
+}
+
 // y[T][W.rows] rows [r0, r1) = x[T][W.cols] . W^T with fp32 activations (any weight type).
 // Packed rows (Mat::packed_rows) are unpacked into per-thread scratch first, and give the same
 // bits as the plain matrix: a (row, token) result does not depend on the row range.
@@ -124,21 +138,29 @@ DotPath dot_path(const Pass& p, const Mat& W) {
   return DotPath::fp32;
 }
 
-// Converts job j's activations once, before its rows are split among threads: every row block
-// then reads the same converted x, so the result does not depend on the split.
-void convert_activations(const Pass& p, size_t j, DotPath path, const Mat& W, const float* x) {
+// Sizes job j's converted activations: [T][cols / 32] int8 blocks or [T][cols] bf16.
+void size_activations(const Pass& p, size_t j, DotPath path, const Mat& W) {
   if (path == DotPath::int8) {
     if (p.ws.xq.size() <= j) p.ws.xq.resize(j + 1);
-    const int64_t nb = W.cols / 32;
-    auto& xq = p.ws.xq[j];
-    xq.resize(static_cast<size_t>(p.T * nb));
-    for (int64_t t = 0; t < p.T; ++t) p.kt.quantize_q8(x + t * W.cols, xq.data() + t * nb, W.cols);
+    p.ws.xq[j].resize(static_cast<size_t>(p.T * (W.cols / 32)));
   } else if (path == DotPath::bf16) {
     if (p.ws.xs.size() <= j) p.ws.xs.resize(j + 1);
-    auto& xs = p.ws.xs[j];
-    xs.resize(static_cast<size_t>(p.T * W.cols));
-    for (int64_t t = 0; t < p.T; ++t)
-      p.kt.round_bf16(x + t * W.cols, xs.data() + t * W.cols, W.cols);
+    p.ws.xs[j].resize(static_cast<size_t>(p.T * W.cols));
+  }
+}
+
+// Converts rows [t0, t1) of job j's activations (sized already). All of a pass's conversions
+// finish before its rows are split among threads: every row block then reads the same
+// converted x, so the result does not depend on the split.
+void convert_activations(const Pass& p, size_t j, DotPath path, const Mat& W, const float* x,
+                         int64_t t0, int64_t t1) {
+  if (path == DotPath::int8) {
+    const int64_t nb = W.cols / 32;
+    cpu::BlockQ8* xq = p.ws.xq[j].data();
+    for (int64_t t = t0; t < t1; ++t) p.kt.quantize_q8(x + t * W.cols, xq + t * nb, W.cols);
+  } else if (path == DotPath::bf16) {
+    uint16_t* xs = p.ws.xs[j].data();
+    for (int64_t t = t0; t < t1; ++t) p.kt.round_bf16(x + t * W.cols, xs + t * W.cols, W.cols);
   }
 }
 
@@ -172,24 +194,56 @@ struct MatJob {
   std::function<void(int64_t, int64_t)> post;
 };
 
-// Every job's rows in fixed blocks of kRowBlock, all in one parallel pass.
+// Rows per task of a job on `path` in a pass whose fastest job is on `fastest`. The threads
+// take equal counts of tasks (a static partition), so at T > 1, where a product's time is its
+// arithmetic, a task on the fp32 path gets a quarter of the rows next to int8 dot products
+// (fp32 FMA has a quarter of the vpdpbusd rate per multiply-add) and half next to bf16 dot
+// products: the tasks then cost about the same, and a pass that mixes the int8 block matrices
+// with a quantized file's F16 LoRA down-projections no longer leaves one thread with all of the
+// slow rows (docs/model.md "Where a prefill's time goes"). Decode (T = 1) keeps equal blocks.
+// A row's result does not depend on its block, so the split changes no bits.
+int64_t block_rows(const Pass& p, DotPath path, DotPath fastest) {
+  if (p.T == 1 || path != DotPath::fp32) return kRowBlock;
+  if (fastest == DotPath::int8) return kRowBlock / 4;
+  if (fastest == DotPath::bf16) return kRowBlock / 2;
+  return kRowBlock;
+}
+
+// Every job's rows in fixed blocks (block_rows), all in one parallel pass.
 void run_pass(const Pass& p, const std::vector<MatJob>& jobs) {
-  std::vector<std::pair<size_t, int64_t>> tasks;  // (job, first row)
+  struct Task {
+    size_t job;
+    int64_t r0, r1;
+  };
+  std::vector<Task> tasks;
   std::vector<DotPath> paths(jobs.size());
-  double macs = 0;
+  DotPath fastest = DotPath::fp32;
+  double macs = 0, convert_cols = 0;  // multiply-adds; columns converted a row
   for (size_t j = 0; j < jobs.size(); ++j) {
     const Mat& W = *jobs[j].W;
     paths[j] = dot_path(p, W);
-    convert_activations(p, j, paths[j], W, jobs[j].x);
-    for (int64_t r = 0; r < W.rows; r += kRowBlock) tasks.emplace_back(j, r);
+    if (paths[j] == DotPath::int8 || (paths[j] == DotPath::bf16 && fastest == DotPath::fp32)) {
+      fastest = paths[j];
+    }
+    size_activations(p, j, paths[j], W);
+    if (paths[j] != DotPath::fp32) convert_cols += static_cast<double>(W.cols);
     macs += static_cast<double>(W.rows) * static_cast<double>(W.cols) * static_cast<double>(p.T);
+  }
+  run_rows(p, convert_cols, [&](int64_t t0, int64_t t1) {
+    for (size_t j = 0; j < jobs.size(); ++j) {
+      convert_activations(p, j, paths[j], *jobs[j].W, jobs[j].x, t0, t1);
+    }
+  });
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    const int64_t rows = jobs[j].W->rows, step = block_rows(p, paths[j], fastest);
+    for (int64_t r = 0; r < rows; r += step) tasks.push_back({j, r, std::min(rows, r + step)});
   }
   run_items(p, macs, static_cast<int64_t>(tasks.size()), [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
-      const size_t j = tasks[static_cast<size_t>(i)].first;
+      const Task& task = tasks[static_cast<size_t>(i)];
+      const size_t j = task.job;
       const MatJob& job = jobs[j];
-      const int64_t r0 = tasks[static_cast<size_t>(i)].second;
-      const int64_t r1 = std::min(job.W->rows, r0 + kRowBlock);
+      const int64_t r0 = task.r0, r1 = task.r1;
       job_rows(p, j, paths[j], *job.W, job.x, job.y, r0, r1);
       if (job.post) job.post(r0, r1);
     }
@@ -202,33 +256,51 @@ void each_row(const Pass& p, float* y, int64_t stride, int64_t r0, int64_t r1, F
   for (int64_t t = 0; t < p.T; ++t) f(y + t * stride + r0, r1 - r0);
 }
 
-// LayerNorm of T rows of C.
-void norm(const Pass& p, const float* x, float* y, const float* wt, const float* bias, float eps,
-          int64_t rows) {
+// LayerNorm of rows [t0, t1) of C.
+void norm_rows(const Pass& p, const float* x, float* y, const float* wt, const float* bias,
+               float eps, int64_t t0, int64_t t1) {
   cpu::NormArgs a;
-  a.x = x, a.y = y, a.weight = wt, a.bias = bias, a.rows = rows, a.n = p.C;
-  a.group_size = 0, a.eps = eps;
+  a.x = x + t0 * p.C, a.y = y + t0 * p.C, a.weight = wt, a.bias = bias, a.rows = t1 - t0;
+  a.n = p.C, a.group_size = 0, a.eps = eps;
   p.kt.norm(a);
 }
 
-// Per segment: dx[t] = xn[t-1] - xn[t] with xn[-1] = its State's shift (att_shift or
-// ffn_shift of layer l, chosen by `shift_of`); then shift = xn[last row] (the state update).
-template <typename ShiftOf>
-void token_shift(const Pass& p, const float* xn, float* dx, ShiftOf shift_of) {
-  const int64_t C = p.C;
-  for (const PassSeg& sg : *p.segs) {
-    float* shift = shift_of(*sg.state);
-    for (int64_t t = sg.row0; t < sg.row0 + sg.rows; ++t) {
-      const float* prev = t == sg.row0 ? shift : xn + (t - 1) * C;
-      for (int64_t c = 0; c < C; ++c) dx[t * C + c] = prev[c] - xn[t * C + c];
-    }
-    std::memcpy(shift, xn + (sg.row0 + sg.rows - 1) * C, static_cast<size_t>(C) * sizeof(float));
-  }
-}
+// One token-shift mix: out = xn + (xn[t-1] - xn[t]) * mix.
+struct Mix {
+  const float* mix;  // [C]
+  float* out;        // [T][C]
+};
 
-// Per row: y = x + d * m for the C-vector m.
-void lerp_rows(const Pass& p, const float* x, const float* d, const float* m, float* y) {
-  for (int64_t t = 0; t < p.T; ++t) p.kt.lerp(x + t * p.C, d + t * p.C, m, y + t * p.C, p.C);
+// The start of a block's time mix or channel mix, row by row: xn = layer_norm(x, ln);
+// dx[t] = xn[t-1] - xn[t], where xn[-1] of each segment is its State's shift (att_shift or
+// ffn_shift of layer l, chosen by `shift_of`); every mix; then each shift = its segment's last
+// xn row (the state update), once every row has read it.
+template <typename ShiftOf>
+void shift_mix(const Pass& p, const float* ln_w, const float* ln_b, ShiftOf shift_of,
+               std::initializer_list<Mix> mixes) {
+  Workspace& s = p.ws;
+  const int64_t C = p.C;
+  run_rows(p, 3.0 * static_cast<double>(C),
+           [&](int64_t t0, int64_t t1) { norm_rows(p, s.x, s.xn, ln_w, ln_b, kLnEps, t0, t1); });
+  std::vector<const float*> prev(static_cast<size_t>(p.T));  // [T] the row before each row
+  for (const PassSeg& sg : *p.segs) {
+    for (int64_t t = sg.row0; t < sg.row0 + sg.rows; ++t) {
+      prev[static_cast<size_t>(t)] = t == sg.row0 ? shift_of(*sg.state) : s.xn + (t - 1) * C;
+    }
+  }
+  const double per_row = static_cast<double>((1 + mixes.size()) * static_cast<size_t>(C));
+  run_rows(p, per_row, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      const float *xn = s.xn + t * C, *before = prev[static_cast<size_t>(t)];
+      float* dx = s.dx + t * C;
+      for (int64_t c = 0; c < C; ++c) dx[c] = before[c] - xn[c];
+      for (const Mix& m : mixes) p.kt.lerp(xn, dx, m.mix, m.out + t * C, C);
+    }
+  });
+  for (const PassSeg& sg : *p.segs) {
+    std::memcpy(shift_of(*sg.state), s.xn + (sg.row0 + sg.rows - 1) * C,
+                static_cast<size_t>(C) * sizeof(float));
+  }
 }
 
 // Rows [r0, r1) of W asked for into L2 (a hint: no fault, no effect on results).
@@ -330,14 +402,10 @@ void head_step(const Pass& p, const LayerWeights& w, int64_t l, int64_t h) {
 void time_mix(const Pass& p, const LayerWeights& w, int64_t l) {
   Workspace& s = p.ws;
   const cpu::KernelTable& k = p.kt;
-  norm(p, s.x, s.xn, w.ln1_w, w.ln1_b, kLnEps, p.T);  // xn = layer_norm(x, ln1)
-  token_shift(p, s.xn, s.dx, [l](State& st) { return st.att_shift(l); });  // xx = x_prev - x
-  lerp_rows(p, s.xn, s.dx, w.x_r, s.xr);                                   // xr = x + xx * x_r
-  lerp_rows(p, s.xn, s.dx, w.x_w, s.xw);                                   // xw
-  lerp_rows(p, s.xn, s.dx, w.x_k, s.xk);                                   // xk
-  lerp_rows(p, s.xn, s.dx, w.x_v, s.xv);                                   // xv
-  lerp_rows(p, s.xn, s.dx, w.x_a, s.xa);                                   // xa
-  lerp_rows(p, s.xn, s.dx, w.x_g, s.xg);                                   // xg
+  // xn = layer_norm(x, ln1), xx = x_prev - xn, xr = xn + xx * x_r, and so on.
+  shift_mix(
+      p, w.ln1_w, w.ln1_b, [l](State& st) { return st.att_shift(l); },
+      {{w.x_r, s.xr}, {w.x_w, s.xw}, {w.x_k, s.xk}, {w.x_v, s.xv}, {w.x_a, s.xa}, {w.x_g, s.xg}});
   // Pass 1: r, k, v and the LoRA down-projections with their activations.
   std::vector<MatJob> jobs = {
       {&w.receptance, s.xr, s.r, nullptr},
@@ -380,9 +448,8 @@ void time_mix(const Pass& p, const LayerWeights& w, int64_t l) {
 void channel_mix(const Pass& p, const LayerWeights& w, int64_t l) {
   Workspace& s = p.ws;
   const cpu::KernelTable& k = p.kt;
-  norm(p, s.x, s.xn, w.ln2_w, w.ln2_b, kLnEps, p.T);  // xn2 = layer_norm(x, ln2)
-  token_shift(p, s.xn, s.dx, [l](State& st) { return st.ffn_shift(l); });  // x_prev2 - xn2
-  lerp_rows(p, s.xn, s.dx, w.ffn_x_k, s.xk);  // kx = x + (x_prev - x) * ffn_x_k
+  // xn2 = layer_norm(x, ln2), kx = xn2 + (x_prev2 - xn2) * ffn_x_k
+  shift_mix(p, w.ln2_w, w.ln2_b, [l](State& st) { return st.ffn_shift(l); }, {{w.ffn_x_k, s.xk}});
   const int64_t F = w.ffn_key.rows;
   run_pass(p, {{&w.ffn_key, s.xk, s.h, [&](int64_t r0, int64_t r1) {  // h = relu(kx @ K.T)^2
                   each_row(p, s.h, F, r0, r1, [&](float* y, int64_t n) { k.relu_sq(y, y, n); });
@@ -428,7 +495,7 @@ void pass_logits(const Pass& p, const std::vector<BatchSegment>& segs,
   Pass out = p;
   out.T = R;
   const GlobalWeights& g = p.m.global();
-  norm(out, p.ws.tmp, p.ws.xn, g.ln_out_w, g.ln_out_b, kLnEps, R);  // layer_norm(x, ln_out)
+  norm_rows(out, p.ws.tmp, p.ws.xn, g.ln_out_w, g.ln_out_b, kLnEps, 0, R);  // layer_norm(x, ln_out)
   if (outs.size() == 1) {
     run_pass(out, {{&g.head, p.ws.xn, outs[0].first, nullptr}});  // @ head.T
     return;

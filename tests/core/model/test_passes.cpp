@@ -93,3 +93,58 @@ TEST_CASE("a small model runs every pass on the calling thread", "[rwkv7][passes
   forward(*m, st, &tok, 1, logits.data());
   CHECK(m->fork_join_count() == 0);
 }
+
+// A pass of 64 rows from three States: the row-wise steps (layer norms, token shift, mixes) and
+// the activation conversion fork too, and in a quantized model the F16 LoRA down-projections
+// run in smaller row blocks next to the int8 block matrices (rwkv7.cpp block_rows). Neither
+// may change a bit: 1 and 2 threads give the same logits and States.
+TEST_CASE("a 64-row pass forks its row steps too, identical on 1 and 2 threads",
+          "[rwkv7][passes]") {
+  const std::string dir = ai00::test::temp_dir();
+  ModelConfig c = ai00::bench::g1_config("0.1b");  // C 768, as the real 0.1B
+  c.n_layer = 2, c.vocab = 1024;
+  const size_t V = static_cast<size_t>(c.vocab), lens[] = {30, 20, 14};
+  for (DType t : {DType::F16, DType::BF16, DType::Q8_0}) {
+    const std::string path = dir + "/m64-" + dtype_name(t) + ".gguf";
+    ai00::bench::write_random_model(path, c, 9, t);
+    INFO(dtype_name(t));
+    std::vector<float> out[2];
+    uint64_t forks[2] = {0, 0};
+    for (int threads : {1, 2}) {
+      ModelParams mp;
+      mp.n_threads = threads;
+      auto m = Model::load(path, mp);
+      std::vector<State> st;
+      std::vector<std::vector<uint32_t>> toks;
+      std::vector<std::vector<float>> logits;
+      std::vector<BatchSegment> segs;
+      for (size_t i = 0; i < 3; ++i) {
+        st.emplace_back(*m);
+        toks.emplace_back();
+        for (size_t j = 0; j < lens[i]; ++j) toks[i].push_back((i * 301 + j * 53 + 1) % V);
+        logits.emplace_back(lens[i] * V);
+      }
+      for (size_t i = 0; i < 3; ++i) {
+        segs.push_back({&st[i], toks[i].data(), lens[i], logits[i].data(), true});
+      }
+      const uint64_t f0 = m->fork_join_count();
+      forward_batch(*m, segs);
+      forks[threads - 1] = m->fork_join_count() - f0;
+      std::vector<float>& o = out[threads - 1];
+      for (size_t i = 0; i < 3; ++i) {
+        o.insert(o.end(), logits[i].begin(), logits[i].end());
+        std::vector<float> s(st[i].size());
+        st[i].export_rwkv_cpp(s.data(), s.size());
+        o.insert(o.end(), s.begin(), s.end());
+      }
+    }
+    CHECK(forks[0] == 0);
+    // More than the 5 products per block and the head: the row steps above the one-thread
+    // threshold forked as well (at C 768 and 64 rows both layer norms and the time-mix mixes;
+    // on the dot paths also the conversions of pass 1 and of the FFN value product).
+    const uint64_t products = 5 * static_cast<uint64_t>(c.n_layer) + 1;
+    CHECK(forks[1] == products + (t == DType::F16 ? 3 : 5) * static_cast<uint64_t>(c.n_layer));
+    REQUIRE(out[0].size() == out[1].size());
+    CHECK(std::memcmp(out[0].data(), out[1].data(), out[0].size() * 4) == 0);
+  }
+}
