@@ -25,6 +25,7 @@ using Arch = xsimd::fma3<xsimd::avx2>;
 #include "cpu_kernels/simd_load-inl.h"
 #include "cpu_kernels/matmul_q-inl.h"
 #include "cpu_kernels/matmul-inl.h"
+#include "cpu_kernels/matmul_t-inl.h"
 #include "cpu_kernels/matmul_i8-inl.h"
 #include "cpu_kernels/matmul_i8_packed_walk-inl.h"
 #include "cpu_kernels/matmul_i8_packed_avx2-inl.h"

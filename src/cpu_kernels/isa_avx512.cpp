@@ -26,6 +26,7 @@ using Arch = xsimd::avx512bw;
 #include "cpu_kernels/matmul_q-inl.h"
 #include "cpu_kernels/reduce-inl.h"
 #include "cpu_kernels/matmul-inl.h"
+#include "cpu_kernels/matmul_t-inl.h"
 #include "cpu_kernels/matmul_i8-inl.h"
 #include "cpu_kernels/elementwise-inl.h"
 #include "cpu_kernels/norm-inl.h"

@@ -25,6 +25,7 @@ using Arch = xsimd::neon64;
 #include "cpu_kernels/simd_load-inl.h"
 #include "cpu_kernels/matmul_q-inl.h"
 #include "cpu_kernels/matmul-inl.h"
+#include "cpu_kernels/matmul_t-inl.h"
 #include "cpu_kernels/matmul_i8-inl.h"
 #include "cpu_kernels/elementwise-inl.h"
 #include "cpu_kernels/norm-inl.h"

@@ -220,14 +220,38 @@ void matmul_q8(const MatmulQ8Args& p) {
   }
 }
 
+// kernels.h MatmulTArgs: each output one chain of fused multiply-adds over d ascending from
+// +0.0f (std::fma, correctly rounded), the order every table with a fused multiply-add follows.
+void matmul_t(const MatmulTArgs& p) {
+  if (!matmul_t_supports(p.wtype)) return;
+  const size_t es = p.wtype == DType::F32 ? 4 : 2;
+  for (int64_t t = 0; t < p.T; ++t) {
+    const float* x = p.x + t * p.x_stride;
+    for (int64_t c = p.col_begin; c < p.col_end; ++c) {
+      float acc = 0.0f;
+      for (int64_t d = 0; d < p.D; ++d) {
+        const uint8_t* w =
+            p.w + static_cast<size_t>(d) * p.w_row_bytes + static_cast<size_t>(c) * es;
+        float v;
+        if (p.wtype == DType::F32) {
+          std::memcpy(&v, w, 4);
+        } else {
+          v = p.wtype == DType::F16 ? f16_to_f32(load_u16(w)) : bf16_to_f32(load_u16(w));
+        }
+        acc = std::fma(x[d], v, acc);
+      }
+      p.y[t * p.y_stride + c] = acc;
+    }
+  }
+}
+
 }  // namespace
 
 // The BF16 dot entries are left empty: the scalar table has no native BF16 dot.
 const KernelTable& kernel_table() {
-  static const KernelTable table{"scalar", matmul,  wkv7,        norm,      lerp,    sigmoid,
-                                 tanh_,    decay,   relu_sq,     add,       mul,     fma_,
-                                 dot,      quantize_q8, matmul_q8, nullptr, nullptr,
-                                 nullptr};
+  static const KernelTable table{
+      "scalar", matmul, wkv7, norm,        lerp,      sigmoid, tanh_,   decay,   relu_sq, add,
+      mul,      fma_,   dot,  quantize_q8, matmul_q8, nullptr, nullptr, nullptr, matmul_t};
   return table;
 }
 

@@ -185,6 +185,32 @@ struct MatmulBf16Args {
   int64_t row_end = 0;
 };
 
+// Y[t][c] = sum_d X[t][d] * W[d][c]  for t in [0, T), c in [col_begin, col_end), over a matrix
+// stored transposed: row d holds input d's weight for every output. The LoRA up-projections
+// (C outputs from 32 to 256 inputs) take this layout at load (docs/model.md "LoRA
+// up-projections"): a product over a 64-wide input then needs no horizontal sum, each output a
+// lane. Every output is one chain from +0.0f over d ascending, one fused multiply-add per term
+// (std::fma), so a result does not depend on T, the column range or the tile, and every table
+// with a fused multiply-add gives the scalar table's bits (sse2, which has none, rounds twice).
+// wtype: F32, F16 or BF16 (matmul_t_supports).
+struct MatmulTArgs {
+  const uint8_t* w = nullptr;  // [D][w_row_bytes]: row d = input d's weights, column c = output c
+  DType wtype = DType::F32;
+  size_t w_row_bytes = 0;
+  int64_t D = 0;             // inputs: rows of the stored matrix
+  const float* x = nullptr;  // [T][x_stride] activations, fp32, the first D used
+  int64_t x_stride = 0;
+  float* y = nullptr;  // [T][y_stride] outputs, fp32 (overwritten)
+  int64_t y_stride = 0;
+  int64_t T = 1;
+  int64_t col_begin = 0;  // outputs of this call: [col_begin, col_end)
+  int64_t col_end = 0;
+};
+
+constexpr bool matmul_t_supports(DType t) {
+  return t == DType::F32 || t == DType::F16 || t == DType::BF16;
+}
+
 struct KernelTable {
   // "scalar", "sse2", "avx2", "avx2_vnni", "avx512", "avx512_vnni", "avx512_bf16", "neon64",
   // "neon64_dotprod"
@@ -223,6 +249,8 @@ struct KernelTable {
   // round_bf16: x[n] -> xs[(n / 32) * 32] bf16 (above MatmulBf16Args).
   void (*round_bf16)(const float* x, uint16_t* xs, int64_t n);
   void (*matmul_bf16)(const MatmulBf16Args&);
+  // The transposed-layout product (MatmulTArgs); every table has it.
+  void (*matmul_t)(const MatmulTArgs&);
 };
 
 // Tables compiled into this binary for the host architecture, best first. Every entry may not

@@ -4,7 +4,8 @@
 // only the avx512_bf16 table (isa_avx512_bf16.cpp) has them.
 template <class A>
 constexpr KernelTable make_table(const char* name) {
-  return KernelTable{name,      &matmul<A>,        &wkv7<A>,        &norm<A>, &lerp<A>, &sigmoid<A>,
-                     &tanh_<A>, &decay<A>,         &relu_sq<A>,     &add<A>,  &mul<A>,  &fma_<A>,
-                     &dot<A>,   &quantize_q8_impl, &matmul_q8_impl, nullptr,  nullptr,  nullptr};
+  return KernelTable{name,        &matmul<A>, &wkv7<A>,  &norm<A>,          &lerp<A>,
+                     &sigmoid<A>, &tanh_<A>,  &decay<A>, &relu_sq<A>,       &add<A>,
+                     &mul<A>,     &fma_<A>,   &dot<A>,   &quantize_q8_impl, &matmul_q8_impl,
+                     nullptr,     nullptr,    nullptr,   &matmul_t<A>};
 }

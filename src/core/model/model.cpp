@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -238,16 +239,58 @@ bool protect_pages(const uint8_t* p, size_t n, int prot) {
   return ::mprotect(reinterpret_cast<void*>(begin), end - begin, prot) == 0;
 }
 
+// [rows][cols] elements of `es` bytes -> [rows / n][cols][n] (Mat::t_block = n), in place
+// through one copy.
+void transpose_blocks(uint8_t* data, int64_t rows, int64_t cols, int64_t n, size_t es) {
+  const std::vector<uint8_t> src(data, data + static_cast<size_t>(rows * cols) * es);
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint8_t* row = src.data() + static_cast<size_t>(r * cols) * es;
+    uint8_t* block = data + static_cast<size_t>((r / n) * cols * n + r % n) * es;
+    for (int64_t c = 0; c < cols; ++c) {
+      std::memcpy(block + static_cast<size_t>(c * n) * es, row + static_cast<size_t>(c) * es, es);
+    }
+  }
+}
+
 }  // namespace
 
 // Rearranges, in place, every matrix the forward multiplies through matmul_q8 (pass 1's
-// projections and LoRA down-projections, the FFN, the head; not w2/a2/g2/v2, which the per-head
-// step multiplies with fp32 activations) into the table's packed layout (docs/model.md "Packed
-// weights in the model"). A matrix in the read-only private file mapping gets its pages made
-// writable for the packing and read-only again after: copy-on-write turns exactly those pages
-// into private anonymous pages of the same size (resident memory unchanged; the file's pages
-// stay in the page cache, no longer mapped here). One that cannot be made writable stays plain.
+// projections and LoRA down-projections, the FFN, the head) into the table's packed layout
+// (docs/model.md "Packed weights in the model"), and transposes the F32/F16/BF16 LoRA
+// up-projections w2/a2/g2/v2 head by head for matmul_t (Mat::t_block; docs/model.md "LoRA
+// up-projections"). A matrix in
+// the read-only private file mapping gets its pages made writable for the change and read-only
+// again after: copy-on-write turns exactly those pages into private anonymous pages of the same
+// size (resident memory unchanged; the file's pages stay in the page cache, no longer mapped
+// here). One that cannot be made writable stays as stored.
 void Model::pack_weights() {
+  const MappedFile* f = weights_->file.get();
+  // Runs change(data) on m's bytes made writable; false when they cannot be.
+  auto rewrite = [f](const Mat& m, const std::function<void(uint8_t*)>& change) {
+    const size_t n = m.row_bytes * static_cast<size_t>(m.rows);
+    const bool mapped = f != nullptr && f->is_mapped() && m.data >= f->data() &&
+                        m.data + n <= f->data() + f->size();
+    if (mapped && !protect_pages(m.data, n, PROT_READ | PROT_WRITE)) return false;
+    change(const_cast<uint8_t*>(m.data));  // the mapping's private pages or owned bytes
+    if (mapped) protect_pages(m.data, n, PROT_READ);
+    return true;
+  };
+  const int64_t n = config_.head_size;
+  std::map<const uint8_t*, int64_t> transposed;  // data -> t_block (a tensor is transposed once)
+  for (LayerWeights& w : layers_) {
+    for (Mat* m : {&w.w2, &w.a2, &w.g2, &w.v2}) {
+      if (m->data == nullptr || !cpu::matmul_t_supports(m->type) || m->rows % n != 0) continue;
+      if (auto it = transposed.find(m->data); it != transposed.end()) {
+        m->t_block = it->second;
+        continue;
+      }
+      const size_t es = dtype_row_bytes(m->type, 1);
+      if (rewrite(*m, [&](uint8_t* d) { transpose_blocks(d, m->rows, m->cols, n, es); })) {
+        m->t_block = n;
+      }
+      transposed[m->data] = m->t_block;
+    }
+  }
   const auto pack = kernels_->pack_q8;
   if (pack == nullptr) return;
   std::vector<Mat*> mats = {&global_.head};
@@ -257,7 +300,6 @@ void Model::pack_weights() {
       mats.push_back(m);
     }
   }
-  const MappedFile* f = weights_->file.get();
   std::map<const uint8_t*, int64_t> packed;  // data -> packed_rows (a tensor is packed once)
   for (Mat* m : mats) {
     if (m->data == nullptr || !cpu::matmul_q8_supports(m->type)) continue;
@@ -265,13 +307,7 @@ void Model::pack_weights() {
       m->packed_rows = it->second;
       continue;
     }
-    const size_t n = m->row_bytes * static_cast<size_t>(m->rows);
-    const bool mapped = f != nullptr && f->is_mapped() && m->data >= f->data() &&
-                        m->data + n <= f->data() + f->size();
-    if (mapped && !protect_pages(m->data, n, PROT_READ | PROT_WRITE)) continue;
-    auto* data = const_cast<uint8_t*>(m->data);  // the mapping's private pages or owned bytes
-    m->packed_rows = pack(m->type, data, data, m->rows, m->cols);
-    if (mapped) protect_pages(m->data, n, PROT_READ);
+    rewrite(*m, [&](uint8_t* d) { m->packed_rows = pack(m->type, d, d, m->rows, m->cols); });
     packed[m->data] = m->packed_rows;
   }
 }

@@ -1,7 +1,8 @@
 // Model: an RWKV-7 model loaded for inference (docs/model.md, docs/weight-files.md).
 //
 // A Model owns the WeightFile (memory-mapped, large matrices used in place in their stored dtype;
-// the int8-path ones rearranged in place at load with ModelParams::pack_weights),
+// the int8-path ones and the float LoRA up-projections rearranged in place at load with
+// ModelParams::pack_weights),
 // the ModelConfig derived from tensor shapes, plain structs of weight pointers per layer, small
 // vectors converted once to fp32, the kernel table chosen at load, a tbb::task_arena of
 // `n_threads` threads, and (when one is found) the tokenizer.
@@ -53,9 +54,10 @@ struct ModelParams {
   // the projections, the LoRA down-projections, the FFN and the head) into the kernel table's
   // row-interleaved layout (kernels.h pack_q8) at load, where the table has one (avx512_vnni,
   // avx512_bf16, avx2, avx2_vnni, neon64_dotprod): same memory, 1.7 to 3x the int8 GEMM
-  // throughput (docs/model.md "Packed weights in the model"). Off: the stored bytes stay as they
-  // are, e.g. for convert_model, which reads the raw tensors. Results do not depend on it (fp32
-  // activations included).
+  // throughput (docs/model.md "Packed weights in the model"); and stores the F32/F16/BF16 LoRA
+  // up-projections (w2, a2, g2, v2) transposed, on every table (docs/model.md "LoRA
+  // up-projections"). Off: the stored bytes stay as they are, e.g. for convert_model, which
+  // reads the raw tensors. Results do not depend on it (fp32 activations included).
   bool pack_weights = true;
   // Keeps activations fp32 in every matrix product of every forward on this Model (forward(),
   // forward_batch, scoring, generators, batches), as ForwardOptions::fp32_activations does per
@@ -75,6 +77,12 @@ struct Mat {
   // Rows [0, packed_rows) are in the kernel table's packed layout (kernels.h pack_q8; a
   // multiple of 16); 0 = every row as stored. Only matmul_q8 reads packed rows directly.
   int64_t packed_rows = 0;
+  // > 0: stored transposed in blocks of t_block rows, [rows / t_block][cols][t_block]: element
+  // (r, c) at ((r / t_block) * cols + c) * t_block + r % t_block elements (row_bytes still gives
+  // one logical row's bytes). The LoRA up-projections of a Model loaded with
+  // ModelParams::pack_weights, one block per head, so a head's weights stay one contiguous
+  // stream. Only matmul_t reads it (kernels.h MatmulTArgs). 0 = rows as stored.
+  int64_t t_block = 0;
 };
 
 // Per-block weights. Vectors are fp32 copies owned by the Model; matrices are views.
@@ -135,7 +143,8 @@ class Model {
 
   const ModelConfig& config() const { return config_; }
   // The tensors as loaded. With ModelParams::pack_weights the bytes of the packed matrices
-  // (Mat::packed_rows > 0) are rearranged: read them through the Mats, not as stored tensors.
+  // (Mat::packed_rows > 0) and of the transposed ones (Mat::t_block > 0) are rearranged: read
+  // them through the Mats, not as stored tensors.
   const WeightFile& weights() const { return *weights_; }
   const cpu::KernelTable& kernels() const { return *kernels_; }
   const LayerWeights& layer(int64_t l) const { return layers_[static_cast<size_t>(l)]; }

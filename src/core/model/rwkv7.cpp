@@ -126,6 +126,43 @@ void matmul_rows(const Pass& p, const Mat& W, const float* x, float* y, int64_t 
   p.kt.matmul(a);
 }
 
+// Rows [c0, c1) of a LoRA up-projection W [C][D] (y[t][c] = sum_d x[t][d] W[c][d], x [T][D],
+// y [T][C]) through matmul_t (docs/model.md "LoRA up-projections"): a W transposed head by head
+// (Mat::t_block) is read as it lies, block by block; a stored one has its rows [c0, c1)
+// transposed into per-thread scratch first, which gives the same bits (each output is its own
+// chain over d). Quantized LoRAs (rwkv.cpp files) take the row kernel.
+void lora_up(const Pass& p, const Mat& W, const float* x, float* y, int64_t c0, int64_t c1) {
+  if (!cpu::matmul_t_supports(W.type)) {
+    matmul_rows(p, W, x, y, c0, c1);
+    return;
+  }
+  const size_t es = dtype_row_bytes(W.type, 1);
+  cpu::MatmulTArgs a;
+  a.wtype = W.type, a.D = W.cols, a.x = x, a.x_stride = W.cols, a.y_stride = W.rows, a.T = p.T;
+  if (W.t_block > 0) {
+    const int64_t n = W.t_block;
+    a.w_row_bytes = es * static_cast<size_t>(n);
+    for (int64_t b = c0 / n; b * n < c1; ++b) {  // the blocks [c0, c1) touches
+      a.w = W.data + static_cast<size_t>(b * W.cols * n) * es, a.y = y + b * n;
+      a.col_begin = std::max(c0, b * n) - b * n, a.col_end = std::min(c1, (b + 1) * n) - b * n;
+      p.kt.matmul_t(a);
+    }
+    return;
+  }
+  thread_local std::vector<uint8_t> t;  // [D][c1 - c0]
+  const auto n = static_cast<size_t>(c1 - c0);
+  t.resize(static_cast<size_t>(W.cols) * n * es);
+  for (int64_t c = c0; c < c1; ++c) {
+    const uint8_t* row = W.data + static_cast<size_t>(c) * W.row_bytes;
+    for (int64_t d = 0; d < W.cols; ++d) {
+      std::memcpy(t.data() + (static_cast<size_t>(d) * n + static_cast<size_t>(c - c0)) * es,
+                  row + static_cast<size_t>(d) * es, es);
+    }
+  }
+  a.w = t.data(), a.w_row_bytes = es * n, a.y = y + c0, a.col_begin = 0, a.col_end = c1 - c0;
+  p.kt.matmul_t(a);
+}
+
 // How a pass multiplies one matrix: quantized weights take the int8 dot and BF16 weights the
 // bf16 dot where the table has it (docs/model.md "Integer and BF16 dot products"), unless the
 // caller asked for fp32 activations.
@@ -303,12 +340,21 @@ void shift_mix(const Pass& p, const float* ln_w, const float* ln_b, ShiftOf shif
   }
 }
 
-// Rows [r0, r1) of W asked for into L2 (a hint: no fault, no effect on results).
+// [b, b + n) asked for into L2 (a hint: no fault, no effect on results).
+void prefetch_bytes(const uint8_t* b, size_t n) {
+  for (size_t o = 0; o < n; o += 64) __builtin_prefetch(b + o, 0, 2);
+  if (n > 0) __builtin_prefetch(b + n - 1, 0, 2);  // the last line when b is not line-aligned
+}
+
+// Rows [r0, r1) of W asked for into L2; of a W transposed in blocks (Mat::t_block), the whole
+// blocks holding them (contiguous: W.row_bytes per row either way).
 void prefetch_rows(const Mat& W, int64_t r0, int64_t r1) {
   if (W.data == nullptr || r0 >= r1) return;
+  if (W.t_block > 0)
+    r0 = r0 / W.t_block * W.t_block,
+    r1 = std::min(W.rows, (r1 + W.t_block - 1) / W.t_block * W.t_block);
   const uint8_t* b = W.data + static_cast<size_t>(r0) * W.row_bytes;
-  const size_t n = static_cast<size_t>(r1 - r0) * W.row_bytes;
-  for (size_t o = 0; o < n; o += 64) __builtin_prefetch(b + o, 0, 2);
+  prefetch_bytes(b, static_cast<size_t>(r1 - r0) * W.row_bytes);
 }
 
 // Heads [h0, h1) of a head task: their 64-row slices of the LoRA up-projections and their WKV
@@ -336,24 +382,24 @@ void head_step(const Pass& p, const LayerWeights& w, int64_t l, int64_t h) {
   const cpu::KernelTable& k = p.kt;
   const int64_t N = p.N, C = p.C, c0 = h * N, c1 = c0 + N;
   // w = exp(-0.606531 * sigmoid(w0 + tanh(xw @ w1) @ w2))
-  matmul_rows(p, w.w2, s.hw, s.w, c0, c1);
+  lora_up(p, w.w2, s.hw, s.w, c0, c1);
   each_row(p, s.w, C, c0, c1, [&](float* y, int64_t n) {
     k.add(y, w.w0 + c0, y, n);
     k.decay(y, y, n);
   });
   // a = sigmoid(a0 + (xa @ a1) @ a2)
-  matmul_rows(p, w.a2, s.ha, s.a, c0, c1);
+  lora_up(p, w.a2, s.ha, s.a, c0, c1);
   each_row(p, s.a, C, c0, c1, [&](float* y, int64_t n) {
     k.add(y, w.a0 + c0, y, n);
     k.sigmoid(y, y, n);
   });
-  matmul_rows(p, w.g2, s.hg, s.g, c0, c1);  // g = sigmoid(xg @ g1) @ g2
-  if (l == 0) {                             // v_first = v
+  lora_up(p, w.g2, s.hg, s.g, c0, c1);  // g = sigmoid(xg @ g1) @ g2
+  if (l == 0) {                         // v_first = v
     for (int64_t t = 0; t < p.T; ++t) {
       std::memcpy(s.v_first + t * C + c0, s.v + t * C + c0, static_cast<size_t>(N) * sizeof(float));
     }
   } else {  // v += (v_first - v) * sigmoid(v0 + (xv @ v1) @ v2)
-    matmul_rows(p, w.v2, s.hv, s.tmp, c0, c1);
+    lora_up(p, w.v2, s.hv, s.tmp, c0, c1);
     for (int64_t t = 0; t < p.T; ++t) {
       float* gate = s.tmp + t * C + c0;
       k.add(gate, w.v0 + c0, gate, N);

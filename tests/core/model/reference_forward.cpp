@@ -17,11 +17,26 @@ Vec vec(const float* p, int64_t n) {
   return Eigen::Map<const Eigen::VectorXf>(p, n).cast<double>();
 }
 
-// Dequantizes a stored matrix (Linear orientation, rows x cols) row by row.
+// Dequantizes a stored matrix (Linear orientation, rows x cols) row by row; one transposed in
+// blocks (Mat::t_block: the LoRA up-projections of a Model loaded with pack_weights) stored row
+// by stored row, each the block's slice of one column.
 Mat dense(const internal::Mat& m) {
   Mat out(m.rows, m.cols);
-  Eigen::VectorXf row(m.cols);
   const internal::DType dtype = m.type;
+  if (m.t_block > 0) {
+    const int64_t n = m.t_block;
+    Eigen::VectorXf part(n);
+    const size_t part_bytes = internal::dtype_row_bytes(dtype, n);
+    for (int64_t b = 0; b < m.rows / n; ++b) {
+      for (int64_t c = 0; c < m.cols; ++c) {
+        internal::dequantize_row(dtype, m.data + part_bytes * static_cast<size_t>(b * m.cols + c),
+                                 n, part.data());
+        out.block(b * n, c, n, 1) = part.cast<double>();
+      }
+    }
+    return out;
+  }
+  Eigen::VectorXf row(m.cols);
   for (int64_t r = 0; r < m.rows; ++r) {
     internal::dequantize_row(dtype, m.data + m.row_bytes * static_cast<size_t>(r), m.cols,
                              row.data());

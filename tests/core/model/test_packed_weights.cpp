@@ -91,7 +91,19 @@ TEST_CASE("a packed model gives the unpacked model's results", "[core][rwkv7][pe
         }
       }
       CHECK(n_packed > 0);
-      for (const Mat* w : mats(*plain)) CHECK(w->packed_rows == 0);
+      for (const Mat* w : mats(*plain)) CHECK((w->packed_rows == 0 && w->t_block == 0));
+      // The float LoRA up-projections are stored transposed head by head (matmul_t), nothing
+      // else is.
+      for (int64_t l = 0; l < packed->config().n_layer; ++l) {
+        const LayerWeights& w = packed->layer(l);
+        for (const Mat* m : {&w.w2, &w.a2, &w.g2, &w.v2}) {
+          if (m->data == nullptr) continue;
+          CHECK(m->t_block == (cpu::matmul_t_supports(m->type) ? packed->config().head_size : 0));
+        }
+        for (const Mat* m : {&w.w1, &w.receptance, &w.output, &w.ffn_value}) {
+          CHECK(m->t_block == 0);
+        }
+      }
       // fp32 activations read packed rows through unpack_q8_rows: the same bits.
       const Run pe = run(*packed, true), ue = run(*plain, true);
       CHECK(pe.logits == ue.logits);
@@ -101,16 +113,22 @@ TEST_CASE("a packed model gives the unpacked model's results", "[core][rwkv7][pe
       const double d =
           ai00::test::max_abs_diff(pq.logits.data(), uq.logits.data(), uq.logits.size());
       WARN(isa << ": " << file << " packed vs plain int8 path, max |diff| = " << d);
-      CHECK(d <= 1e-4);  // measured 4.8e-7 to 1.2e-6 on these files (avx512_vnni, bf16)
+      // Measured 4.8e-7 to 1.2e-6 on these files (avx512_vnni, avx512_bf16), where no int8 code
+      // of a later activation differs. A rounding-level difference can move one code by one
+      // (docs/model.md "Packed weights in the model"), and on avx2 it does: Q5_1 8.8e-5, and
+      // Q4_0 0.032 since the LoRA up-projections sum in another order (matmul_t).
+      CHECK(d <= 0.05);
       CHECK(ai00::test::max_abs_diff(pq.logits.data(), ue.logits.data(), ue.logits.size()) <= 0.1);
     }
   }
 }
 
-TEST_CASE("packing off, or a table without pack_q8, leaves every matrix as stored",
+TEST_CASE("packing off leaves every matrix as stored, a table without pack_q8 the int8 ones",
           "[core][rwkv7]") {
   auto scalar = load("rand-rwkv7-c128-l3-v512-Q8_0.gguf", "scalar", true);
   for (const Mat* w : mats(*scalar)) CHECK(w->packed_rows == 0);
+  // The transposed LoRA up-projections need no table support: scalar has them too.
+  CHECK((scalar->layer(0).w2.t_block > 0) == cpu::matmul_t_supports(scalar->layer(0).w2.type));
   for (const std::string& isa : packing_isas()) {
     auto plain = load("rand-rwkv7-c128-l3-v512-Q4_0.gguf", isa, false);
     for (const Mat* w : mats(*plain)) CHECK(w->packed_rows == 0);

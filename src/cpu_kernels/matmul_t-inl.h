@@ -1,0 +1,140 @@
+// kernels.h MatmulTArgs: Y[t][c] = sum_d X[t][d] * W[d][c] over a matrix stored transposed (the
+// LoRA up-projections). Never compiled alone; included after simd_load-inl.h in a per-ISA
+// namespace.
+//
+// Outputs are lanes. A tile is NT tokens x CT registers of outputs: for each input d the CT
+// weight registers are loaded (widened from F16 or BF16) once and used by the NT tokens, whose
+// x[t][d] is broadcast once each, so NT * CT fused multiply-adds cost CT + NT loads and no
+// horizontal sum (the row-major product of a 64-wide input spent as much on its reductions as on
+// its multiply-adds: docs/model.md "Small products"). Each (token, output) result is the chain
+// of its own lane over d ascending from +0.0f, so it has the same bits in any tile, T or column
+// range; the columns past the last whole register run through a zero-padded copy of the same
+// registers, never a scalar loop, for the same reason.
+
+template <class A, DType kT>
+[[gnu::always_inline]] inline FB<A> mt_load(const uint8_t* p) {
+  if constexpr (kT == DType::F16) {
+    return load_f16(p, A{});
+  } else if constexpr (kT == DType::BF16) {
+    return load_bf16(p, A{});
+  } else {
+    return FB<A>::load_unaligned(reinterpret_cast<const float*>(p));
+  }
+}
+
+template <DType kT>
+constexpr size_t mt_elem_bytes() {
+  return kT == DType::F32 ? 4 : 2;
+}
+
+template <DType kT>
+inline float mt_scalar(const uint8_t* p) {
+  if constexpr (kT == DType::F32) {
+    float v;
+    std::memcpy(&v, p, 4);
+    return v;
+  } else if constexpr (kT == DType::F16) {
+    return half_to_float(read_u16(p));
+  } else {
+    return bf16_to_float(read_u16(p));
+  }
+}
+
+// Tokens [t0, t0 + NT) x outputs [c, c + CT * L).
+template <class A, DType kT, int NT, int CT>
+[[gnu::always_inline]] inline void mt_tile(const MatmulTArgs& p, int64_t t0, int64_t c) {
+  using B = FB<A>;
+  constexpr int64_t L = static_cast<int64_t>(B::size);
+  constexpr size_t es = mt_elem_bytes<kT>();
+  B acc[NT][CT];
+  for (int t = 0; t < NT; ++t) {
+    for (int j = 0; j < CT; ++j) acc[t][j] = B(0.0f);
+  }
+  const float* x[NT];
+  for (int t = 0; t < NT; ++t) x[t] = p.x + (t0 + t) * p.x_stride;
+  const uint8_t* w = p.w + static_cast<size_t>(c) * es;
+  for (int64_t d = 0; d < p.D; ++d, w += p.w_row_bytes) {
+    B wv[CT];
+    for (int j = 0; j < CT; ++j) wv[j] = mt_load<A, kT>(w + static_cast<size_t>(j * L) * es);
+    for (int t = 0; t < NT; ++t) {
+      const B xb(x[t][d]);
+      for (int j = 0; j < CT; ++j) acc[t][j] = xsimd::fma(xb, wv[j], acc[t][j]);
+    }
+  }
+  for (int t = 0; t < NT; ++t) {
+    float* y = p.y + (t0 + t) * p.y_stride + c;
+    for (int j = 0; j < CT; ++j) acc[t][j].store_unaligned(y + j * L);
+  }
+}
+
+// Tokens [t0, t0 + NT) x the last n < L outputs from c, through a zero-padded register.
+template <class A, DType kT, int NT>
+void mt_tail(const MatmulTArgs& p, int64_t t0, int64_t c, int64_t n) {
+  using B = FB<A>;
+  constexpr size_t es = mt_elem_bytes<kT>();
+  alignas(64) float wbuf[B::size] = {};
+  B acc[NT];
+  for (int t = 0; t < NT; ++t) acc[t] = B(0.0f);
+  const uint8_t* w = p.w + static_cast<size_t>(c) * es;
+  for (int64_t d = 0; d < p.D; ++d, w += p.w_row_bytes) {
+    for (int64_t i = 0; i < n; ++i) wbuf[i] = mt_scalar<kT>(w + static_cast<size_t>(i) * es);
+    const B wv = B::load_aligned(wbuf);
+    for (int t = 0; t < NT; ++t) acc[t] = xsimd::fma(B(p.x[(t0 + t) * p.x_stride + d]), wv, acc[t]);
+  }
+  alignas(64) float out[B::size];
+  for (int t = 0; t < NT; ++t) {
+    acc[t].store_aligned(out);
+    std::memcpy(p.y + (t0 + t) * p.y_stride + c, out, static_cast<size_t>(n) * sizeof(float));
+  }
+}
+
+// Tokens [t0, t0 + NT) over the call's outputs: CT registers at a time, then one, then the tail.
+template <class A, DType kT, int NT>
+void mt_tokens(const MatmulTArgs& p, int64_t t0) {
+  constexpr int64_t L = static_cast<int64_t>(FB<A>::size);
+  // 4 registers (64 outputs on AVX-512: one head) with 32 registers, else 2 (NT * CT
+  // accumulators, CT weights and a broadcast must fit).
+  constexpr int CT = FB<A>::size >= 16 ? 4 : 2;
+  int64_t c = p.col_begin;
+  for (; c + CT * L <= p.col_end; c += CT * L) mt_tile<A, kT, NT, CT>(p, t0, c);
+  for (; c + L <= p.col_end; c += L) mt_tile<A, kT, NT, 1>(p, t0, c);
+  if (c < p.col_end) mt_tail<A, kT, NT>(p, t0, c, p.col_end - c);
+}
+
+template <class A, DType kT>
+void matmul_t_typed(const MatmulTArgs& p) {
+  constexpr int NT = 4;
+  int64_t t = 0;
+  for (; t + NT <= p.T; t += NT) mt_tokens<A, kT, NT>(p, t);
+  switch (p.T - t) {
+    case 3:
+      mt_tokens<A, kT, 3>(p, t);
+      break;
+    case 2:
+      mt_tokens<A, kT, 2>(p, t);
+      break;
+    case 1:
+      mt_tokens<A, kT, 1>(p, t);
+      break;
+    default:
+      break;
+  }
+}
+
+template <class A>
+void matmul_t(const MatmulTArgs& p) {
+  if (p.T <= 0 || p.col_end <= p.col_begin) return;
+  switch (p.wtype) {
+    case DType::F32:
+      matmul_t_typed<A, DType::F32>(p);
+      break;
+    case DType::F16:
+      matmul_t_typed<A, DType::F16>(p);
+      break;
+    case DType::BF16:
+      matmul_t_typed<A, DType::BF16>(p);
+      break;
+    default:
+      break;  // matmul_t_supports: the caller never passes another type
+  }
+}
