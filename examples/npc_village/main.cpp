@@ -15,7 +15,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "frame_loop.hpp"
@@ -78,6 +80,11 @@ Flags parse_flags(int argc, char** argv) {
   }
   if (f.npcs < 1 || f.npcs > village::personas().size()) usage("--npcs must be 1..16");
   if (f.threads < 1) usage("--threads must be >= 1");
+  // The bundle is written at the end of the run: make the folder now, so a typo in --out fails
+  // before the village runs, not after.
+  std::error_code ec;
+  std::filesystem::create_directories(f.out, ec);
+  if (ec) usage(("cannot create the --out folder '" + f.out + "': " + ec.message()).c_str());
   return f;
 }
 
