@@ -432,7 +432,7 @@ void i8_tile(const MatmulQ8Args& p, int64_t r0, int64_t t0) {
         if constexpr (Ly::kOffsetShift > 0) {
           int32_t sum = 0;
           for (int j = 0; j < 8; ++j) sum += xb.psum[j];
-          dot -= sum << Ly::kOffsetShift;
+          dot -= sum * (1 << Ly::kOffsetShift);  // sum may be negative: no shift of it
         }
         acc[r][t] = i8_fma(dw * xb.d, static_cast<float>(dot), acc[r][t]);
         if constexpr (Ly::kMin)

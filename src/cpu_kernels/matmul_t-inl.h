@@ -11,6 +11,18 @@
 // range; the columns past the last whole register run through a zero-padded copy of the same
 // registers, never a scalar loop, for the same reason.
 
+// One fused multiply-add, x * y + z rounded once. xsimd 8 (Debian's) has no AVX-512 fma and
+// computes x * y + z, which is fused only when the compiler contracts it (an -O2 build with the
+// sanitizers did not); matmul_t promises the scalar table's std::fma bits, so it asks for the
+// instruction. The other tables' xsimd fma is the instruction already (fma3, NEON vfmaq).
+template <class A>
+[[gnu::always_inline]] inline FB<A> mt_fma(FB<A> x, FB<A> y, FB<A> z) {
+#if defined(__AVX512F__)
+  if constexpr (FB<A>::size == 16) return FB<A>(_mm512_fmadd_ps(x, y, z));
+#endif
+  return xsimd::fma(x, y, z);
+}
+
 template <class A, DType kT>
 [[gnu::always_inline]] inline FB<A> mt_load(const uint8_t* p) {
   if constexpr (kT == DType::F16) {
@@ -58,7 +70,7 @@ template <class A, DType kT, int NT, int CT>
     for (int j = 0; j < CT; ++j) wv[j] = mt_load<A, kT>(w + static_cast<size_t>(j * L) * es);
     for (int t = 0; t < NT; ++t) {
       const B xb(x[t][d]);
-      for (int j = 0; j < CT; ++j) acc[t][j] = xsimd::fma(xb, wv[j], acc[t][j]);
+      for (int j = 0; j < CT; ++j) acc[t][j] = mt_fma<A>(xb, wv[j], acc[t][j]);
     }
   }
   for (int t = 0; t < NT; ++t) {
@@ -79,7 +91,7 @@ void mt_tail(const MatmulTArgs& p, int64_t t0, int64_t c, int64_t n) {
   for (int64_t d = 0; d < p.D; ++d, w += p.w_row_bytes) {
     for (int64_t i = 0; i < n; ++i) wbuf[i] = mt_scalar<kT>(w + static_cast<size_t>(i) * es);
     const B wv = B::load_aligned(wbuf);
-    for (int t = 0; t < NT; ++t) acc[t] = xsimd::fma(B(p.x[(t0 + t) * p.x_stride + d]), wv, acc[t]);
+    for (int t = 0; t < NT; ++t) acc[t] = mt_fma<A>(B(p.x[(t0 + t) * p.x_stride + d]), wv, acc[t]);
   }
   alignas(64) float out[B::size];
   for (int t = 0; t < NT; ++t) {
