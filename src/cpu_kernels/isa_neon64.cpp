@@ -1,7 +1,8 @@
 // Kernel table for NEON on aarch64 (baseline there: no flags). Built only when
 // CMAKE_SYSTEM_PROCESSOR is aarch64.
-// The -inl.h kernels are instantiated here inside namespace ai00::internal::cpu::neon64 { namespace { } } so
-// none of their symbols can merge with another ISA's copy (docs/model.md "Kernels and ISAs").
+// The -inl.h kernels are instantiated here inside
+// namespace ai00::internal::cpu::neon64 { namespace { } }
+// so none of their symbols can merge with another ISA's copy (docs/model.md "Kernels and ISAs").
 #include <arm_neon.h>
 
 #include <algorithm>

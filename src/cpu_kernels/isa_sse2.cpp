@@ -1,6 +1,7 @@
 // Kernel table for SSE2, the x86-64 baseline (no F16C: f16 weights are widened lane by lane).
-// The -inl.h kernels are instantiated here inside namespace ai00::internal::cpu::sse2 { namespace { } } so
-// none of their symbols can merge with another ISA's copy (docs/model.md "Kernels and ISAs").
+// The -inl.h kernels are instantiated here inside
+// namespace ai00::internal::cpu::sse2 { namespace { } }
+// so none of their symbols can merge with another ISA's copy (docs/model.md "Kernels and ISAs").
 #include <emmintrin.h>
 
 #include <algorithm>

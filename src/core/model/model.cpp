@@ -239,30 +239,27 @@ bool protect_pages(const uint8_t* p, size_t n, int prot) {
   return ::mprotect(reinterpret_cast<void*>(begin), end - begin, prot) == 0;
 }
 
-// [rows][cols] elements of `es` bytes -> [rows / n][cols][n] (Mat::t_block = n), in place
-// through one copy.
-void transpose_blocks(uint8_t* data, int64_t rows, int64_t cols, int64_t n, size_t es) {
-  const std::vector<uint8_t> src(data, data + static_cast<size_t>(rows * cols) * es);
+}  // namespace
+
+void transpose_blocks(const uint8_t* src, int64_t rows, int64_t cols, int64_t n, size_t es,
+                      uint8_t* dst) {
   for (int64_t r = 0; r < rows; ++r) {
-    const uint8_t* row = src.data() + static_cast<size_t>(r * cols) * es;
-    uint8_t* block = data + static_cast<size_t>((r / n) * cols * n + r % n) * es;
+    const uint8_t* row = src + static_cast<size_t>(r * cols) * es;
+    uint8_t* block = dst + static_cast<size_t>((r / n) * cols * n + r % n) * es;
     for (int64_t c = 0; c < cols; ++c) {
       std::memcpy(block + static_cast<size_t>(c * n) * es, row + static_cast<size_t>(c) * es, es);
     }
   }
 }
 
-}  // namespace
-
 // Rearranges, in place, every matrix the forward multiplies through matmul_q8 (pass 1's
 // projections and LoRA down-projections, the FFN, the head) into the table's packed layout
 // (docs/model.md "Packed weights in the model"), and transposes the F32/F16/BF16 LoRA
 // up-projections w2/a2/g2/v2 head by head for matmul_t (Mat::t_block; docs/model.md "LoRA
-// up-projections"). A matrix in
-// the read-only private file mapping gets its pages made writable for the change and read-only
-// again after: copy-on-write turns exactly those pages into private anonymous pages of the same
-// size (resident memory unchanged; the file's pages stay in the page cache, no longer mapped
-// here). One that cannot be made writable stays as stored.
+// up-projections"). A matrix in the read-only private file mapping gets its pages made writable
+// for the change and read-only again after: copy-on-write turns exactly those pages into private
+// anonymous pages of the same size (resident memory unchanged; the file's pages stay in the page
+// cache, no longer mapped here). One that cannot be made writable stays as stored.
 void Model::pack_weights() {
   const MappedFile* f = weights_->file.get();
   // Runs change(data) on m's bytes made writable; false when they cannot be.
@@ -285,7 +282,11 @@ void Model::pack_weights() {
         continue;
       }
       const size_t es = dtype_row_bytes(m->type, 1);
-      if (rewrite(*m, [&](uint8_t* d) { transpose_blocks(d, m->rows, m->cols, n, es); })) {
+      auto in_place = [&](uint8_t* d) {
+        const std::vector<uint8_t> stored(d, d + m->row_bytes * static_cast<size_t>(m->rows));
+        transpose_blocks(stored.data(), m->rows, m->cols, n, es, d);
+      };
+      if (rewrite(*m, in_place)) {
         m->t_block = n;
       }
       transposed[m->data] = m->t_block;

@@ -85,6 +85,11 @@ struct Mat {
   int64_t t_block = 0;
 };
 
+// src [rows][cols] elements of `es` bytes -> dst [rows / n][cols][n], the Mat::t_block = n
+// layout (rows a multiple of n; dst must not overlap src).
+void transpose_blocks(const uint8_t* src, int64_t rows, int64_t cols, int64_t n, size_t es,
+                      uint8_t* dst);
+
 // Per-block weights. Vectors are fp32 copies owned by the Model; matrices are views.
 struct LayerWeights {
   const float* ln1_w = nullptr;    // [C]

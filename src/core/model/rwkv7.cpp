@@ -41,7 +41,8 @@ struct Workspace {
   // blocks (matmul_q8) or [T][cols] bf16 (matmul_bf16). Grown on first use.
   std::vector<std::vector<cpu::BlockQ8>> xq;
   std::vector<std::vector<uint16_t>> xs;
-  std::vector<float> logits;  // [R][V] head output when several segments ask for logits
+  std::vector<float> logits;       // [R][V] head output when several segments ask for logits
+  std::vector<const float*> prev;  // [T] shift_mix: the row before each row (a State's shift)
   Workspace(int64_t T, const ModelConfig& c) {
     const size_t C = static_cast<size_t>(c.n_embd), rows = static_cast<size_t>(T);
     float** vecs[] = {&x, &xn, &dx, &xr, &xw, &xk, &xv, &xa, &xg,  &r,
@@ -149,17 +150,12 @@ void lora_up(const Pass& p, const Mat& W, const float* x, float* y, int64_t c0, 
     }
     return;
   }
-  thread_local std::vector<uint8_t> t;  // [D][c1 - c0]
-  const auto n = static_cast<size_t>(c1 - c0);
-  t.resize(static_cast<size_t>(W.cols) * n * es);
-  for (int64_t c = c0; c < c1; ++c) {
-    const uint8_t* row = W.data + static_cast<size_t>(c) * W.row_bytes;
-    for (int64_t d = 0; d < W.cols; ++d) {
-      std::memcpy(t.data() + (static_cast<size_t>(d) * n + static_cast<size_t>(c - c0)) * es,
-                  row + static_cast<size_t>(d) * es, es);
-    }
-  }
-  a.w = t.data(), a.w_row_bytes = es * n, a.y = y + c0, a.col_begin = 0, a.col_end = c1 - c0;
+  thread_local std::vector<uint8_t> t;  // [D][c1 - c0]: rows [c0, c1) as one block
+  const int64_t n = c1 - c0;
+  t.resize(static_cast<size_t>(W.cols * n) * es);
+  transpose_blocks(W.data + static_cast<size_t>(c0) * W.row_bytes, n, W.cols, n, es, t.data());
+  a.w = t.data(), a.w_row_bytes = es * static_cast<size_t>(n), a.y = y + c0;
+  a.col_begin = 0, a.col_end = n;
   p.kt.matmul_t(a);
 }
 
@@ -319,7 +315,8 @@ void shift_mix(const Pass& p, const float* ln_w, const float* ln_b, ShiftOf shif
   const int64_t C = p.C;
   run_rows(p, 3.0 * static_cast<double>(C),
            [&](int64_t t0, int64_t t1) { norm_rows(p, s.x, s.xn, ln_w, ln_b, kLnEps, t0, t1); });
-  std::vector<const float*> prev(static_cast<size_t>(p.T));  // [T] the row before each row
+  std::vector<const float*>& prev = s.prev;
+  prev.resize(static_cast<size_t>(p.T));
   for (const PassSeg& sg : *p.segs) {
     for (int64_t t = sg.row0; t < sg.row0 + sg.rows; ++t) {
       prev[static_cast<size_t>(t)] = t == sg.row0 ? shift_of(*sg.state) : s.xn + (t - 1) * C;
@@ -350,9 +347,10 @@ void prefetch_bytes(const uint8_t* b, size_t n) {
 // blocks holding them (contiguous: W.row_bytes per row either way).
 void prefetch_rows(const Mat& W, int64_t r0, int64_t r1) {
   if (W.data == nullptr || r0 >= r1) return;
-  if (W.t_block > 0)
-    r0 = r0 / W.t_block * W.t_block,
+  if (W.t_block > 0) {
+    r0 = r0 / W.t_block * W.t_block;
     r1 = std::min(W.rows, (r1 + W.t_block - 1) / W.t_block * W.t_block);
+  }
   const uint8_t* b = W.data + static_cast<size_t>(r0) * W.row_bytes;
   prefetch_bytes(b, static_cast<size_t>(r1 - r0) * W.row_bytes);
 }
