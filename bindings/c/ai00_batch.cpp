@@ -2,6 +2,7 @@
 // over the members' core Generators, with the events flattened into ai00_batch_event records
 // whose strings live in the handle until the next call on it.
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -30,6 +31,8 @@ struct FlatEvent {
 // The first published ai00_batch_event / ai00_batch_step_result sizes.
 constexpr size_t kEventV1Size = sizeof(ai00_batch_event);
 constexpr size_t kResultV1Size = sizeof(ai00_batch_step_result);
+// ai00_batch_step_params before whole_batch.
+constexpr size_t kStepParamsV1Size = offsetof(ai00_batch_step_params, whole_batch);
 
 }  // namespace
 
@@ -140,10 +143,12 @@ AI00_API ai00_status ai00_batch_params_default(ai00_batch_params* out_params) {
 AI00_API ai00_status ai00_batch_step_params_default(ai00_batch_step_params* out_params) {
   try {
     require(out_params, "ai00_batch_step_params_default", "out_params");
-    *out_params = ai00_batch_step_params{};
-    out_params->struct_size = sizeof(ai00_batch_step_params);
-    out_params->max_tokens = 1;
-    out_params->time_budget_us = 0;
+    ai00_batch_step_params d{};
+    d.struct_size = sizeof(ai00_batch_step_params);
+    d.max_tokens = 1;
+    d.time_budget_us = 0;
+    d.whole_batch = 0;
+    ai00::internal::abi::write_default(out_params, d, {kStepParamsV1Size});
     return AI00_OK;
   } catch (...) {
     return ai00::internal::abi::handle_exception(nullptr);
@@ -255,13 +260,18 @@ AI00_API ai00_status ai00_batch_step(ai00_batch_step_result* out_result, ai00_ba
     p.struct_size = sizeof p;
     ai00_batch_step_params_default(&p);
     if (params != nullptr) {
-      ai00::internal::abi::check_struct_size(params->struct_size, sizeof(ai00_batch_step_params),
+      ai00::internal::abi::check_struct_size(params->struct_size, kStepParamsV1Size,
                                              sizeof(ai00_batch_step_params), fn,
                                              "ai00_batch_step_params");
-      p = *params;
+      std::memcpy(static_cast<void*>(&p), params, params->struct_size);  // older: defaults after
+      if (p.whole_batch != 0 && p.whole_batch != 1) {
+        throw ai00::internal::InvalidArgument(std::string(fn) + ": params.whole_batch = " +
+                                              std::to_string(p.whole_batch) + " is not 0 or 1");
+      }
     }
     batch->queue.clear();
-    ai00::internal::BatchStepResult r = batch->core->step(p.max_tokens, p.time_budget_us);
+    ai00::internal::BatchStepResult r =
+        batch->core->step(p.max_tokens, p.time_budget_us, p.whole_batch != 0);
     std::vector<FlatEvent> events = flatten_events(*batch, r.events);
     for (FlatEvent& e : events) {
       if (callback == nullptr) {

@@ -29,10 +29,13 @@ type BatchEvent struct {
 }
 
 // StepBudget bounds one Batch.Step: at most MaxTokens tokens per decoding member (0 counts as
-// 1) and, when TimeBudget > 0, only steps predicted to end within it.
+// 1) and, when TimeBudget > 0, only steps predicted to end within it; when one token per member
+// does not fit, the first step advances the members that fit, least recently advanced first
+// (all of them with WholeBatch: throughput before the budget, as a server wants).
 type StepBudget struct {
 	MaxTokens  uint32
 	TimeBudget time.Duration
+	WholeBatch bool
 }
 
 // StepResult summarizes one Batch.Step.
@@ -199,6 +202,9 @@ func (b *Batch) Step(ctx context.Context, budget StepBudget) ([]BatchEvent, Step
 	sp.max_tokens = C.uint32_t(budget.MaxTokens)
 	if budget.TimeBudget > 0 {
 		sp.time_budget_us = C.uint64_t(budget.TimeBudget.Microseconds())
+	}
+	if budget.WholeBatch {
+		sp.whole_batch = 1
 	}
 	var r C.ai00_batch_step_result
 	r.struct_size = C.sizeof_ai00_batch_step_result

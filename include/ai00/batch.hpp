@@ -94,14 +94,16 @@ class Batch {
   }
 
   // Advances the batch within the budgets (ai00_batch_step: at least one step when a member
-  // is active; time_budget_us 0 = none) and returns the events in order.
+  // is active; time_budget_us 0 = none; whole_batch: the first step advances every active member
+  // even when they do not all fit the time budget) and returns the events in order.
   std::vector<BatchEvent> step(uint32_t max_tokens, uint64_t time_budget_us = 0,
-                               BatchStepSummary* summary = nullptr) {
+                               BatchStepSummary* summary = nullptr, bool whole_batch = false) {
     ai00_batch_step_params p{};
     p.struct_size = sizeof p;
     detail::check(ai00_batch_step_params_default(&p));
     p.max_tokens = max_tokens;
     p.time_budget_us = time_budget_us;
+    p.whole_batch = whole_batch ? 1 : 0;
     Sink sink{this, {}, nullptr};
     ai00_batch_step_result r{};
     r.struct_size = sizeof r;

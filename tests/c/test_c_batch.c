@@ -282,6 +282,22 @@ static void test_bad_input(ai00_model* m, ai00_model* other) {
   res.struct_size = sizeof res;
   CHECK_OK(ai00_batch_step(&res, b, &sp, NULL, NULL));
   CHECK(res.steps == 1 && res.time_limited == 1 && res.unfinished == 1);
+  /* whole_batch is 0 or 1. */
+  sp.whole_batch = 7;
+  CHECK(ai00_batch_step(&res, b, &sp, NULL, NULL) == AI00_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(ai00_batch_last_error(b), "whole_batch = 7") != NULL);
+  sp.whole_batch = 1;
+  CHECK_OK(ai00_batch_step(&res, b, &sp, NULL, NULL));
+  CHECK(res.steps == 1 && res.time_limited == 1);
+  /* A caller built before whole_batch (16-byte struct): the default fills only those bytes, and
+   * the step reads only those. */
+  sp.struct_size = 16;
+  sp.whole_batch = 99;
+  CHECK_OK(ai00_batch_step_params_default(&sp));
+  CHECK(sp.struct_size == 16 && sp.max_tokens == 1 && sp.whole_batch == 99);
+  CHECK_OK(ai00_batch_step(&res, b, &sp, NULL, NULL));
+  sp.struct_size = sizeof sp;
+  sp.whole_batch = 0;
   CHECK_OK(ai00_batch_step(NULL, b, NULL, NULL, NULL));
   e.struct_size = 8;
   CHECK(ai00_batch_next_event(&has, &e, b) == AI00_ERR_INVALID_ARGUMENT);

@@ -1313,12 +1313,13 @@ namespace Ai00
         /// time budget, only steps predicted to fit. A cancelled token cancels every member (they
         /// finish Cancelled at the next step).</summary>
         public BatchStepResult Step(uint maxTokens = 1, TimeSpan timeBudget = default(TimeSpan),
-            CancellationToken cancel = default(CancellationToken))
+            CancellationToken cancel = default(CancellationToken), bool wholeBatch = false)
         {
             var p = new BatchStepParamsC { struct_size = (uint)Marshal.SizeOf(typeof(BatchStepParamsC)) };
             Lib.Check(Native.ai00_batch_step_params_default(ref p));
             p.max_tokens = maxTokens;
             p.time_budget_us = timeBudget > TimeSpan.Zero ? (ulong)(timeBudget.Ticks / 10) : 0;
+            p.whole_batch = wholeBatch ? 1 : 0;
             var r = new BatchStepResultC { struct_size = (uint)Marshal.SizeOf(typeof(BatchStepResultC)) };
             var list = new List<Generator>(members.Values);
             Action cancelAll = () => { foreach (var g in list) g.Cancel(); };

@@ -140,7 +140,7 @@ namespace Ai00.Interop
     public struct BatchParamsC { public uint struct_size; public uint pass_rows; }
 
     [StructLayout(LayoutKind.Sequential)]
-    public struct BatchStepParamsC { public uint struct_size; public uint max_tokens; public ulong time_budget_us; }
+    public struct BatchStepParamsC { public uint struct_size; public uint max_tokens; public ulong time_budget_us; public int whole_batch; }
 
     [StructLayout(LayoutKind.Sequential)]
     public struct BatchEventC

@@ -93,7 +93,7 @@ koffi.struct('ai00_score_params', {
 });
 koffi.struct('ai00_option_score', { total_logprob: 'double', mean_logprob: 'double', n_tokens: 'uint64_t' });
 koffi.struct('ai00_batch_params', { struct_size: 'uint32_t', pass_rows: 'uint32_t' });
-koffi.struct('ai00_batch_step_params', { struct_size: 'uint32_t', max_tokens: 'uint32_t', time_budget_us: 'uint64_t' });
+koffi.struct('ai00_batch_step_params', { struct_size: 'uint32_t', max_tokens: 'uint32_t', time_budget_us: 'uint64_t', whole_batch: 'int32_t' });
 koffi.struct('ai00_batch_event', {
   struct_size: 'uint32_t', generator: 'ai00_generator *', kind: 'int32_t', finish_reason: 'int32_t',
   delta: 'ai00_delta', error: 'void *', error_len: 'size_t',

@@ -156,7 +156,7 @@ export declare class StateBundle extends Handle {
 export declare const BatchEventKind: { readonly DELTA: 0; readonly FINISHED: 1; readonly ERROR: 2 };
 export interface BatchEvent { generator: Generator; kind: number; finishReason: number; delta?: Delta; error?: string }
 export interface BatchStepResult { steps: number; tokensSampled: number; promptTokens: number; timeLimited: boolean; unfinished: number; events: BatchEvent[] }
-export interface BatchStepOptions { maxTokens?: number; timeBudgetUs?: number }
+export interface BatchStepOptions { maxTokens?: number; timeBudgetUs?: number; wholeBatch?: boolean }
 export declare class Batch extends Handle {
   constructor(model: Model, options?: { passRows?: number });
   readonly model: Model; readonly size: number; readonly members: Generator[];

@@ -1025,11 +1025,12 @@ class Batch extends Handle {
   get size() { const n = [0]; check(fn.ai00_batch_size(n, this.ptr)); return Number(n[0]); }
   get members() { return [...this._members.values()]; }
 
-  _params(maxTokens, timeBudgetUs) {
+  _params(maxTokens, timeBudgetUs, wholeBatch) {
     const p = { struct_size: koffi.sizeof('ai00_batch_step_params') };
     check(fn.ai00_batch_step_params_default(p));
     p.max_tokens = maxTokens;
     p.time_budget_us = BigInt(timeBudgetUs);
+    p.whole_batch = wholeBatch ? 1 : 0;
     return p;
   }
   _drain(r) {
@@ -1057,22 +1058,24 @@ class Batch extends Handle {
     };
   }
   /** One bounded advance on this thread: at most `maxTokens` tokens per decoding member and,
-   * with `timeBudgetUs`, only steps predicted to fit. Returns { steps, tokensSampled,
-   * promptTokens, timeLimited, unfinished, events } (per member: deltas, then FINISHED/ERROR). */
-  step({ maxTokens = 1, timeBudgetUs = 0 } = {}) {
+   * with `timeBudgetUs`, only steps predicted to fit; when one token per member does not fit,
+   * the first step advances the members that fit, least recently advanced first (all of them
+   * with `wholeBatch`). Returns { steps, tokensSampled, promptTokens, timeLimited, unfinished,
+   * events } (per member: deltas, then FINISHED/ERROR). */
+  step({ maxTokens = 1, timeBudgetUs = 0, wholeBatch = false } = {}) {
     this._idle();
     const r = { struct_size: koffi.sizeof('ai00_batch_step_result') };
-    check(fn.ai00_batch_step(r, this.ptr, this._params(maxTokens, timeBudgetUs), null, null));
+    check(fn.ai00_batch_step(r, this.ptr, this._params(maxTokens, timeBudgetUs, wholeBatch), null, null));
     return this._drain(r);
   }
   /** step() on a worker thread (the event loop stays free; do not touch the batch meanwhile). */
-  stepAsync({ maxTokens = 1, timeBudgetUs = 0 } = {}) {
+  stepAsync({ maxTokens = 1, timeBudgetUs = 0, wholeBatch = false } = {}) {
     this._idle();
     const b = this.ptr;
     const r = { struct_size: koffi.sizeof('ai00_batch_step_result') };
     this._busy = true;
     return new Promise((resolve, reject) => {
-      fn.ai00_batch_step.async(r, b, this._params(maxTokens, timeBudgetUs), null, null, (err, status) => {
+      fn.ai00_batch_step.async(r, b, this._params(maxTokens, timeBudgetUs, wholeBatch), null, null, (err, status) => {
         this._busy = false;
         if (err) return reject(err);
         if (status !== 0) return reject(new (ERRORS[status] || Ai00Error)(status, fn.ai00_batch_last_error(b)));

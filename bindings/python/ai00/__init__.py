@@ -1590,14 +1590,18 @@ class Batch(_Handle):
     def members(self) -> List[Generator]:
         return list(self._members.values())
 
-    def step(self, max_tokens: int = 1, time_budget_us: int = 0) -> BatchStepResult:
+    def step(self, max_tokens: int = 1, time_budget_us: int = 0,
+             whole_batch: bool = False) -> BatchStepResult:
         """One bounded advance: at most `max_tokens` tokens per decoding member and, with a time
-        budget (microseconds), only steps predicted to fit. Returns the summary and the events in
-        order (per member: its deltas, then one FINISHED or ERROR)."""
+        budget (microseconds), only steps predicted to fit; when one token per member does not
+        fit, the first step advances the members that fit, least recently advanced first (all of
+        them with `whole_batch`). Returns the summary and the events in order (per member: its
+        deltas, then one FINISHED or ERROR)."""
         p = _ffi.BatchStepParamsC()
         p.struct_size = ctypes.sizeof(p)
         _check(lib.ai00_batch_step_params_default(byref(p)))
         p.max_tokens, p.time_budget_us = max_tokens, time_budget_us
+        p.whole_batch = 1 if whole_batch else 0
         r = _ffi.BatchStepResultC()
         r.struct_size = ctypes.sizeof(r)
         _check(lib.ai00_batch_step(byref(r), self._handle, byref(p), _ffi.BatchEventCallback(),

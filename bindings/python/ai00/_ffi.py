@@ -143,7 +143,8 @@ class BatchParamsC(Structure):
 
 
 class BatchStepParamsC(Structure):
-    _fields_ = [("struct_size", c_uint32), ("max_tokens", c_uint32), ("time_budget_us", c_uint64)]
+    _fields_ = [("struct_size", c_uint32), ("max_tokens", c_uint32), ("time_budget_us", c_uint64),
+                ("whole_batch", c_int32)]
 
 
 class BatchEventC(Structure):

@@ -54,6 +54,28 @@ def test_batch_of_three_matches_lone_runs_and_remove_midway(model):
         s.close()
 
 
+def test_batch_time_budget_takes_turns_unless_whole_batch(model):
+    states = [model.new_state() for _ in PROMPTS]
+    gens = [ai00.Generator.raw(model, s, p, sampler=GREEDY, max_tokens=8)
+            for s, p in zip(states, PROMPTS)]
+    with ai00.Batch(model) as batch:
+        for g in gens:
+            batch.add(g)
+        r = batch.step(max_tokens=4, time_budget_us=1)  # nothing measured: one row each
+        assert r.steps == 1 and r.time_limited and r.prompt_tokens == 3
+        for _ in range(3):  # a 1 us budget holds one member: one prompt token per call
+            r = batch.step(max_tokens=4, time_budget_us=1)
+            assert r.steps == 1 and r.time_limited and r.prompt_tokens == 1
+        r = batch.step(max_tokens=4, time_budget_us=1, whole_batch=True)
+        assert r.steps == 1 and r.prompt_tokens == 3
+        for g in gens:
+            batch.remove(g)
+    for g in gens:
+        g.close()
+    for s in states:
+        s.close()
+
+
 def test_batch_bad_input(model, state):
     with ai00.Model(TINY) as other, other.new_state() as os_, \
             ai00.Generator.raw(other, os_, "Hi", max_tokens=2) as og, \

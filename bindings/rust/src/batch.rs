@@ -35,6 +35,10 @@ pub struct StepBudget {
     pub max_tokens: u32,
     /// Wall-clock budget of the call; `None` means only the token budget bounds it.
     pub time: Option<Duration>,
+    /// The first step advances every active member even when one row each does not fit `time`
+    /// (throughput first, as a server wants); default false: only the members that fit, those
+    /// advanced least recently first (a frame loop).
+    pub whole_batch: bool,
 }
 
 impl Default for StepBudget {
@@ -43,7 +47,8 @@ impl Default for StepBudget {
         p.struct_size = std::mem::size_of::<sys::ai00_batch_step_params>() as u32;
         unsafe { sys::ai00_batch_step_params_default(&mut p) };
         StepBudget { max_tokens: p.max_tokens,
-                     time: (p.time_budget_us != 0).then(|| Duration::from_micros(p.time_budget_us)) }
+                     time: (p.time_budget_us != 0).then(|| Duration::from_micros(p.time_budget_us)),
+                     whole_batch: p.whole_batch != 0 }
     }
 }
 
@@ -209,6 +214,7 @@ impl<'s> Batch<'s> {
         check(unsafe { sys::ai00_batch_step_params_default(&mut p) })?;
         p.max_tokens = budget.max_tokens;
         p.time_budget_us = budget.time.map_or(0, |t| t.as_micros().max(1) as u64);
+        p.whole_batch = budget.whole_batch as i32;
         let mut r = sys::ai00_batch_step_result {
             struct_size: std::mem::size_of::<sys::ai00_batch_step_result>() as u32,
             ..Default::default()

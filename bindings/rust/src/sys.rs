@@ -256,6 +256,7 @@ pub struct ai00_batch_step_params {
     pub struct_size: u32,
     pub max_tokens: u32,
     pub time_budget_us: u64,
+    pub whole_batch: i32,
 }
 
 pub const AI00_BATCH_EVENT_DELTA: i32 = 0;

@@ -56,7 +56,7 @@ fn batch_of_three_matches_lone_runs_and_remove_midway() {
     let mut texts: HashMap<MemberId, String> = HashMap::new();
     let mut finished = 0;
     loop {
-        let out = batch.step(&StepBudget { max_tokens: 2, time: None }).unwrap();
+        let out = batch.step(&StepBudget { max_tokens: 2, time: None, whole_batch: false }).unwrap();
         for e in out.events {
             match e {
                 BatchEvent::Delta { member, delta: Delta::Text(t) } => {
@@ -80,7 +80,7 @@ fn batch_of_three_matches_lone_runs_and_remove_midway() {
     // Remove mid-way: the generator comes back and finishes alone with the same text.
     let gen = Generator::raw(&model, &mut extra, PROMPTS[0], &greedy(), &params(None)).unwrap();
     let id = batch.add(gen).unwrap();
-    let out = batch.step(&StepBudget { max_tokens: 3, time: None }).unwrap();
+    let out = batch.step(&StepBudget { max_tokens: 3, time: None, whole_batch: false }).unwrap();
     let mut first: String = out.events.iter().filter_map(|e| match e {
         BatchEvent::Delta { member, delta: Delta::Text(t) } if *member == id => Some(t.clone()),
         _ => None,

@@ -51,6 +51,11 @@ typedef struct ai00_batch_step_params {
   uint32_t max_tokens;
   /* Wall-clock budget of the call in microseconds; 0 = none (default). See ai00_batch_step. */
   uint64_t time_budget_us;
+  /* 1: the first step of a call advances every active member (one row each) even when they do
+   * not all fit time_budget_us — throughput before the budget, as a server wants; 0 (default):
+   * only the members that fit, those advanced least recently first (a frame loop). Appended
+   * after time_budget_us: a caller's 16-byte struct (struct_size 16) reads as 0. */
+  int32_t whole_batch;
 } ai00_batch_step_params;
 
 AI00_API ai00_status ai00_batch_step_params_default(ai00_batch_step_params* out_params);
@@ -117,10 +122,14 @@ AI00_API ai00_status ai00_batch_size(size_t* out_size, const ai00_batch* batch);
  * decoding, fewer than max_tokens sampled in this call; a prefilling member always) and, with a
  * time budget, while the next step is predicted to end within time_budget_us of the call's
  * start. Guarantees: the first step always runs when a member is active, even past the budget
- * (one token per decoding member, at least one prompt token per prefilling member), so every
- * call makes progress; a later step starts only if predicted (from the measured cost of the
- * earlier steps, per row) to fit, prefill chunks shrinking so it does; the prediction is an
- * estimate, so the call can overrun by a misprediction, never by a step known not to fit.
+ * (at least one member, one token or prompt token), so every call makes progress; every step is
+ * planned to fit, from the measured cost of the earlier steps (per row, with a margin for the
+ * recent overruns), prefill chunks shrinking so it does; when one row per member does not fit,
+ * the first step advances only the members that fit, those advanced least recently first
+ * (every active member with params.whole_batch = 1), and the call returns (time_limited);
+ * before the batch has measured a step, a budget makes its first step one row per member. The
+ * prediction is an estimate, so the call can overrun by a misprediction (or by one member's row
+ * when even that does not fit), never by a step known not to fit.
  * An empty batch, or one whose members all finished, is a no-op. params may be NULL (max_tokens
  * 1, no time budget). Events go to `callback` in order, or when it is NULL are queued for
  * ai00_batch_next_event (the queue is cleared at the start of each step). out_result (may be

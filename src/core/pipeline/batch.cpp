@@ -2,6 +2,7 @@
 #include "core/pipeline/batch.h"
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <functional>
 #include <limits>
@@ -19,6 +20,8 @@ namespace {
 
 constexpr size_t kDefaultPassRows = 128;
 constexpr double kDecay = 0.7;  // weight of the older steps in the cost fit, per new step
+// Weight of the older overruns in the margin, per new step: about the last ten steps count.
+constexpr double kMarginDecay = 0.9;
 
 double elapsed_us(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - since)
@@ -29,19 +32,27 @@ double elapsed_us(std::chrono::steady_clock::time_point since) {
 
 // Weighted least squares of t = fixed + per_row * R. With one distinct row count the line is
 // undetermined: then the whole time is charged per row (fixed 0), which over-predicts larger
-// steps — the safe side for a budget.
+// steps — the safe side for a budget. The overrun is taken against the fit before this step.
 void StepCostModel::observe(size_t rows, double us) {
+  // A residual needs a prediction to trust: the line, or without one (all time per row) a step of
+  // the size measured so far (a steady batch), not a smaller one it would under-predict.
   const double x = static_cast<double>(std::max<size_t>(rows, 1));
+  if (line_ || (n_ > 0 && std::abs(x - sx_ / s1_) < 0.5)) {
+    const double predicted = predict_us(rows);
+    const double over = predicted > 0 && us > predicted ? std::log(us / predicted) : 0.0;
+    ow_ = ow_ * kMarginDecay + 1, oss_ = oss_ * kMarginDecay + over * over;
+  }
   s1_ = s1_ * kDecay + 1, sx_ = sx_ * kDecay + x, sxx_ = sxx_ * kDecay + x * x;
   sy_ = sy_ * kDecay + us, sxy_ = sxy_ * kDecay + x * us;
   ++n_;
   const double det = s1_ * sxx_ - sx_ * sx_;
-  if (det > 1e-6 * s1_ * sxx_) {
+  line_ = det > 1e-6 * s1_ * sxx_;
+  if (line_) {
     per_row_ = (s1_ * sxy_ - sx_ * sy_) / det;
     fixed_ = (sy_ - per_row_ * sx_) / s1_;
   }
-  if (det <= 1e-6 * s1_ * sxx_ || per_row_ <= 0 || fixed_ < 0) {
-    per_row_ = sy_ / sx_, fixed_ = 0;
+  if (!line_ || per_row_ <= 0 || fixed_ < 0) {
+    per_row_ = sy_ / sx_, fixed_ = 0, line_ = false;
   }
 }
 
@@ -49,11 +60,55 @@ double StepCostModel::predict_us(size_t rows) const {
   return fixed_ + per_row_ * static_cast<double>(rows);
 }
 
+double StepCostModel::margin() const {
+  if (ow_ <= 0) return 1.0;
+  return std::min(kMaxMargin, std::exp(2.0 * std::sqrt(oss_ / ow_)));
+}
+
 size_t StepCostModel::rows_within(double us) const {
+  us /= margin();
   if (us <= fixed_) return 0;
   if (per_row_ <= 0) return std::numeric_limits<size_t>::max();
   const double r = (us - fixed_) / per_row_ + 1e-9;  // 9.9999999 rows is 10
   return r >= 1e15 ? std::numeric_limits<size_t>::max() : static_cast<size_t>(r);
+}
+
+StepPlan plan_step(const std::vector<StepCandidate>& cands, const StepCostModel& cost,
+                   double remaining_us, bool first, bool whole_batch) {
+  StepPlan plan;
+  const size_t n = cands.size();
+  if (remaining_us < 0 || !cost.ready()) {
+    for (size_t i = 0; i < n; ++i) plan.members.push_back(i);
+    plan.cap = remaining_us < 0 ? 0 : 1;  // cold: the smallest step, to measure one
+    return plan;
+  }
+  const size_t fit = cost.rows_within(remaining_us);
+  if (fit >= n) {
+    size_t prefilling = 0;
+    for (const StepCandidate& c : cands) prefilling += c.prefilling ? 1 : 0;
+    for (size_t i = 0; i < n; ++i) plan.members.push_back(i);
+    if (prefilling > 0) plan.cap = std::max<size_t>(1, (fit - (n - prefilling)) / prefilling);
+    return plan;
+  }
+  if (!first) return plan;
+  plan.cap = 1;
+  if (whole_batch) {
+    for (size_t i = 0; i < n; ++i) plan.members.push_back(i);
+    return plan;
+  }
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  const size_t k = std::max<size_t>(fit, 1);
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
+                    [&](size_t a, size_t b) {
+                      if (cands[a].last_step != cands[b].last_step) {
+                        return cands[a].last_step < cands[b].last_step;
+                      }
+                      return a < b;
+                    });
+  plan.members.assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k));
+  std::sort(plan.members.begin(), plan.members.end());
+  return plan;
 }
 
 Batch::Batch(std::shared_ptr<const Model> model, const BatchOptions& options)
@@ -103,22 +158,6 @@ std::vector<size_t> Batch::active(size_t budget) const {
   return act;
 }
 
-// The prompt chunk cap of the next step for `remaining_us` (< 0: no time budget): 0 = no cap
-// beyond each member's prefill_chunk; SIZE_MAX = the step does not fit (only when not first).
-size_t Batch::prefill_cap(const std::vector<size_t>& act, double remaining_us, bool first) const {
-  if (remaining_us < 0 || !cost_.ready()) return 0;
-  size_t prefilling = 0;
-  for (size_t i : act) {
-    const Generator& g = *members_[i].gen;
-    if (g.prompt_tokens_processed() < g.prompt_tokens().size()) ++prefilling;
-  }
-  const size_t decoding = act.size() - prefilling;
-  const size_t fit = cost_.rows_within(remaining_us);
-  if (fit < decoding + prefilling) return first ? 1 : std::numeric_limits<size_t>::max();
-  if (prefilling == 0) return 0;
-  return std::max<size_t>(1, (fit - decoding) / prefilling);
-}
-
 // Prepare in parallel, one forward_batch, complete in parallel, then the members' events.
 void Batch::run_step(const std::vector<size_t>& act, size_t cap, BatchStepResult& r) {
   std::vector<Generator::Work> work(act.size());
@@ -162,7 +201,11 @@ void Batch::run_step(const std::vector<size_t>& act, size_t cap, BatchStepResult
     cost_.observe(rows, elapsed_us(t0));
   }
   ++r.steps;
-  for (size_t i : act) collect(members_[i], r);
+  ++serial_;
+  for (size_t i : act) {
+    members_[i].last_step = serial_;
+    collect(members_[i], r);
+  }
 }
 
 void Batch::collect(Member& m, BatchStepResult& r) {
@@ -183,7 +226,7 @@ void Batch::collect(Member& m, BatchStepResult& r) {
   r.events.push_back(std::move(ev));
 }
 
-BatchStepResult Batch::step(size_t token_budget, uint64_t time_budget_us) {
+BatchStepResult Batch::step(size_t token_budget, uint64_t time_budget_us, bool whole_batch) {
   const auto start = std::chrono::steady_clock::now();
   const size_t budget = std::max<size_t>(1, token_budget);
   BatchStepResult r;
@@ -203,12 +246,20 @@ BatchStepResult Batch::step(size_t token_budget, uint64_t time_budget_us) {
         break;
       }
     }
-    const size_t cap = prefill_cap(act, remaining, first);
-    if (cap == std::numeric_limits<size_t>::max()) {
+    std::vector<StepCandidate> cands(act.size());
+    for (size_t i = 0; i < act.size(); ++i) {
+      const Generator& g = *members_[act[i]].gen;
+      cands[i].prefilling = g.prompt_tokens_processed() < g.prompt_tokens().size();
+      cands[i].last_step = members_[act[i]].last_step;
+    }
+    const StepPlan plan = plan_step(cands, cost_, remaining, first, whole_batch);
+    if (plan.members.empty()) {
       r.time_limited = true;
       break;
     }
-    run_step(act, cap, r);
+    std::vector<size_t> run(plan.members.size());
+    for (size_t i = 0; i < run.size(); ++i) run[i] = act[plan.members[i]];
+    run_step(run, plan.cap, r);
   }
   return r;
 }

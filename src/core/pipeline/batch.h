@@ -68,19 +68,58 @@ struct BatchStepResult {
 // Predicts the time of a batched step from its rows: t(R) = fixed + per_row * R, fitted by least
 // squares over the recent steps (older ones weigh less), so a step of the next size can be
 // refused before it runs. Plain value; measured on this machine and Model as it runs.
+//
+// The fit is a mean, so half the steps would run past a budget planned on it alone: planning
+// (rows_within) divides the budget by margin(), exp(2 u) where u is the recent root mean square of
+// how far steps ran OVER their prediction (log of measured / predicted, only the part above 0,
+// out of sample: each step against the fit before it). Steps that run under their prediction
+// add nothing, so a steady machine plans on the fit; a noisy one keeps about two deviations
+// spare. A step counts once the fit is a line (two row counts seen), or before that when it has
+// the size of the steps measured so far (not a smaller one, which a fit of one size
+// under-predicts).
 class StepCostModel {
  public:
   void observe(size_t rows, double us);
   bool ready() const { return n_ > 0; }
   double predict_us(size_t rows) const;
-  // The most rows a step may have to fit in `us` (0 when not even one fits).
+  // The most rows a step may have so that predict_us(rows) * margin() <= us (0 when not even one
+  // row fits).
   size_t rows_within(double us) const;
+  double margin() const;  // >= 1, at most kMaxMargin
+
+  static constexpr double kMaxMargin = 4.0;
 
  private:
   double s1_ = 0, sx_ = 0, sxx_ = 0, sy_ = 0, sxy_ = 0;  // decayed sums of 1, R, R^2, t, R t
   double fixed_ = 0, per_row_ = 0;
+  bool line_ = false;        // the fit is a line (else all time per row)
+  double ow_ = 0, oss_ = 0;  // decayed weight and sum of squared overruns (log ratio > 0)
   size_t n_ = 0;
 };
+
+// One member as the planner sees it (index into the caller's list).
+struct StepCandidate {
+  bool prefilling = false;  // its prompt is not consumed yet (else it decodes one token)
+  uint64_t last_step = 0;   // serial of the step that last advanced it (0 = never)
+};
+
+// What the next batched step runs: the candidates chosen (indices, ascending) and the prompt
+// chunk cap of the prefilling ones (0 = their own prefill_chunk). Empty `members`: nothing fits.
+struct StepPlan {
+  std::vector<size_t> members;
+  size_t cap = 0;
+};
+
+// Plans the next step of Batch::step (docs/batching.md "The frame loop") for `remaining_us` of
+// time budget (< 0: none). No budget: every candidate, cap 0. A budget and no measured step yet
+// (cold): every candidate, one row each, which measures a step at the smallest size. Else `fit`
+// = cost.rows_within(remaining_us): one row per candidate fits: all of them, the rows left split
+// among the prefilling ones as their cap; it does not fit and `first`: the max(fit, 1)
+// candidates advanced least recently (ties: lower index), one row each, so a frame that cannot
+// hold everyone advances some and the others first in the next call; not first: nothing.
+// whole_batch: a first step that cannot hold one row per candidate takes all of them anyway.
+StepPlan plan_step(const std::vector<StepCandidate>& cands, const StepCostModel& cost,
+                   double remaining_us, bool first, bool whole_batch = false);
 
 class Batch {
  public:
@@ -100,25 +139,29 @@ class Batch {
   // tokens do not count against the token budget) — and, when time_budget_us > 0, while the
   // next step is predicted to end within time_budget_us of the call's start.
   //
-  // Guarantees: (1) progress: the first step of a call always runs when a member is active, even
-  // if it alone exceeds the budget — it feeds every decoding member one token and every
-  // prefilling member at least one prompt token; (2) no later step starts unless its predicted
-  // end (StepCostModel, from the steps measured so far) is within the budget: prefilling members
-  // get shorter chunks (never longer than their prefill_chunk) so the step fits, and when even one
-  // row per member does not fit, the call returns (time_limited); (3) with time_budget_us == 0
-  // only the token budget and the members' ends limit the call. The time is the wall clock of
-  // the whole call; the prediction is an estimate, so a step can still overrun it (by the
-  // misprediction, not by a whole planned step).
-  BatchStepResult step(size_t token_budget, uint64_t time_budget_us);
+  // Guarantees (plan_step): (1) progress: the first step of a call always runs when a member is
+  // active, even if it alone exceeds the budget — at least one member, one row; (2) every step is
+  // planned to end within the budget (StepCostModel, from the steps measured so far, with its
+  // margin): prefilling members get shorter chunks (never longer than their prefill_chunk) so the
+  // step fits; when one row per member does not fit, the first step advances the members that
+  // fit, those advanced least recently first (so over a few calls everyone advances), and a later
+  // step does not start (time_limited); (3) the first step of a Batch under a time budget, before
+  // any step was measured, gives every member one row; (4) with time_budget_us == 0 only the
+  // token budget and the members' ends limit the call. The time is the wall clock of the whole
+  // call; the prediction is an estimate, so a step can still overrun it (by more than the margin
+  // allowed for, or when even one member's row does not fit).
+  // whole_batch: the first step advances every active member even when one row each does not
+  // fit the budget (throughput first: a server), instead of the members that fit.
+  BatchStepResult step(size_t token_budget, uint64_t time_budget_us, bool whole_batch = false);
 
  private:
   struct Member {
     Generator* gen;
-    size_t sampled = 0;     // tokens sampled in the current step() call
-    bool reported = false;  // the finished/error event was emitted
+    size_t sampled = 0;      // tokens sampled in the current step() call
+    bool reported = false;   // the finished/error event was emitted
+    uint64_t last_step = 0;  // serial_ of the step that last advanced it (0 = never)
   };
   std::vector<size_t> active(size_t budget) const;
-  size_t prefill_cap(const std::vector<size_t>& act, double remaining_us, bool first) const;
   void run_step(const std::vector<size_t>& act, size_t cap, BatchStepResult& r);
   void collect(Member& m, BatchStepResult& r);
 
@@ -126,6 +169,7 @@ class Batch {
   BatchOptions options_;
   std::vector<Member> members_;
   StepCostModel cost_;
+  uint64_t serial_ = 0;  // batched steps run so far
 };
 
 }  // namespace ai00::internal

@@ -220,7 +220,7 @@ TEST_CASE("a member cancelled from another thread stops while the others continu
   for (size_t i : {0, 1, 3}) check_same(ms.outcome(i), alone(m, rs[i]), i);
 }
 
-TEST_CASE("the time budget: one step at least and prefill chunks shrink to fit", "[batch]") {
+TEST_CASE("the time budget: one step at least, the least recently advanced first", "[batch]") {
   auto m = load("rand-rwkv7-c128-l3-v512-F16.gguf");
   Members ms;
   Batch b(m);
@@ -229,22 +229,35 @@ TEST_CASE("the time budget: one step at least and prefill chunks shrink to fit",
   longp.opt.prefill_chunk = 64;
   b.add(ms.make(m, recipe(0)));
   b.add(ms.make(m, longp));
-  // A budget no step can meet: every call still runs exactly one step.
+  auto moved = [&](size_t i) {  // prompt tokens consumed plus tokens sampled
+    return ms.gens[i]->prompt_tokens_processed() + ms.gens[i]->tokens().size();
+  };
+  // No step measured yet: the first step gives every member one row (member 1's chunk would be
+  // 64), and a budget no step can meet ends the call after it.
   BatchStepResult r = b.step(5, 1);
   CHECK(r.steps == 1);
-  ms.take(r);
-  const size_t before = ms.gens[1]->prompt_tokens_processed();
-  r = b.step(5, 1);
-  CHECK(r.steps == 1);
   CHECK(r.time_limited);
-  // The cost model now knows a step is too long: one-row chunks (prefill_chunk is 64).
-  CHECK(ms.gens[1]->prompt_tokens_processed() == before + 1);
+  CHECK(moved(0) == 1);
+  CHECK(moved(1) == 1);
   ms.take(r);
+  // Now one row per member does not fit: each call advances one member, in turn.
+  for (size_t call = 0; call < 4; ++call) {
+    const size_t m0 = moved(0), m1 = moved(1);
+    r = b.step(5, 1);
+    ms.take(r);
+    INFO("call " << call);
+    CHECK(r.steps == 1);
+    CHECK(r.time_limited);
+    CHECK(moved(0) == m0 + (call % 2 == 0 ? 1 : 0));
+    CHECK(moved(1) == m1 + (call % 2 == 1 ? 1 : 0));
+  }
   // A generous budget runs several steps; the token budget caps the decoding member.
+  const size_t sampled = ms.gens[0]->tokens().size();
   r = b.step(3, 10000000);
   ms.take(r);
   CHECK(r.steps >= 2);
-  CHECK(ms.gens[0]->tokens().size() <= 2 + 3);
+  CHECK_FALSE(r.time_limited);
+  CHECK(ms.gens[0]->tokens().size() <= sampled + 3);
   run_until_done(b, ms, 4, 2000);
   check_same(ms.outcome(0), alone(m, recipe(0)), 0);
   check_same(ms.outcome(1), alone(m, longp), 1);
@@ -252,6 +265,57 @@ TEST_CASE("the time budget: one step at least and prefill chunks shrink to fit",
   r = b.step(1, 0);
   CHECK(r.steps == 0);
   CHECK(r.events.empty());
+}
+
+TEST_CASE("a step plan: everyone when one row each fits, else the least recently advanced",
+          "[batch]") {
+  const std::vector<StepCandidate> cands = {{false, 3}, {true, 1}, {true, 2}, {false, 1}};
+  using V = std::vector<size_t>;
+  StepCostModel c;
+  StepPlan p = plan_step(cands, c, -1.0, true);  // no time budget: all, own chunks
+  CHECK(p.members == V{0, 1, 2, 3});
+  CHECK(p.cap == 0);
+  p = plan_step(cands, c, 1000.0, false);  // a budget, nothing measured: all, one row each
+  CHECK(p.members == V{0, 1, 2, 3});
+  CHECK(p.cap == 1);
+  c.observe(1, 150);
+  c.observe(11, 250);                     // 140 + 10 per row
+  p = plan_step(cands, c, 400.0, false);  // 26 rows fit: 2 decode, 24 shared by 2 prompts
+  CHECK(p.members == V{0, 1, 2, 3});
+  CHECK(p.cap == 12);
+  p = plan_step(cands, c, 175.0, true);  // 3 rows: the three advanced longest ago
+  CHECK(p.members == V{1, 2, 3});
+  CHECK(p.cap == 1);
+  p = plan_step(cands, c, 100.0, true);  // not even one row: the first step still runs one
+  CHECK(p.members == V{1});
+  CHECK(p.cap == 1);
+  CHECK(plan_step(cands, c, 175.0, false).members.empty());  // a later step waits
+  p = plan_step(cands, c, 100.0, true, true);  // whole_batch: the first step takes everyone
+  CHECK(p.members == V{0, 1, 2, 3});
+  CHECK(p.cap == 1);
+  CHECK(plan_step(cands, c, 100.0, false, true).members.empty());
+}
+
+TEST_CASE("the step cost model keeps a margin for steps that ran over", "[batch]") {
+  StepCostModel c;
+  c.observe(1, 150);
+  c.observe(11, 250);  // 140 + 10 per row
+  c.observe(6, 200);   // on the line
+  CHECK(c.margin() == 1.0);
+  CHECK(c.rows_within(240) == 10);
+  c.observe(6, 100);  // under the prediction: no margin
+  CHECK(c.margin() == 1.0);
+  const double predicted = c.predict_us(6);
+  c.observe(6, 1.5 * predicted);  // 50 % over
+  CHECK(c.margin() > 1.5);
+  CHECK(c.margin() < 2.5);
+  const size_t within = c.rows_within(400);
+  CHECK(c.predict_us(within) * c.margin() <= 400);
+  CHECK(c.predict_us(within + 1) * c.margin() > 400);
+  for (int i = 0; i < 60; ++i) c.observe(6, c.predict_us(6));  // steady again
+  CHECK(c.margin() < 1.05);
+  c.observe(6, 1000 * c.predict_us(6));
+  CHECK(c.margin() == StepCostModel::kMaxMargin);
 }
 
 TEST_CASE("the step cost model fits fixed + per-row time", "[batch]") {

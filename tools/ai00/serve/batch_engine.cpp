@@ -59,7 +59,7 @@ void BatchEngine::loop() {
     std::vector<ai00::BatchEvent> events;
     ai00::BatchStepSummary summary;
     try {
-      events = batch_.step(kStepTokens, kStepTimeUs, &summary);
+      events = batch_.step(kStepTokens, kStepTimeUs, &summary, true);
     } catch (const std::exception& e) {
       // A failure of the step itself (member failures are events): end every turn with it
       // rather than retrying a batch in an unknown state.

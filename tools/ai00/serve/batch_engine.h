@@ -56,7 +56,8 @@ struct EngineStats {
 class BatchEngine {
  public:
   // Budgets of one ai00_batch_step: at most this many tokens per member, and later batched steps
-  // only while predicted to end within this much wall time (the first always runs). Deltas reach
+  // only while predicted to end within this much wall time (the first always runs, with every
+  // member: whole_batch, so a big model's slow step still batches all requests). Deltas reach
   // the handlers after each call, and joins and cancels wait for its end at most.
   static constexpr uint32_t kStepTokens = 4;
   static constexpr uint64_t kStepTimeUs = 50000;
