@@ -514,7 +514,9 @@ struct PassItem {
 
 // Logits of the rows asked for: each item's last row, or all its rows with all_logits. The
 // asked rows are normed into ws.xn side by side and go through one head product; the result is
-// written in place when a single item asks, else into ws.logits and copied out per item.
+// written in place when the destinations follow each other in memory (one item, or a caller
+// that laid its segments' logits out back to back, as option scoring and bench_batch do), else
+// into ws.logits and copied out per item.
 void pass_logits(const Pass& p, const std::vector<BatchSegment>& segs,
                  const std::vector<PassItem>& items) {
   const int64_t C = p.C, V = p.m.config().vocab;
@@ -540,7 +542,11 @@ void pass_logits(const Pass& p, const std::vector<BatchSegment>& segs,
   out.T = R;
   const GlobalWeights& g = p.m.global();
   norm_rows(out, p.ws.tmp, p.ws.xn, g.ln_out_w, g.ln_out_b, kLnEps, 0, R);  // layer_norm(x, ln_out)
-  if (outs.size() == 1) {
+  bool back_to_back = true;
+  for (size_t i = 1; i < outs.size(); ++i) {
+    back_to_back = back_to_back && outs[i].first == outs[i - 1].first + outs[i - 1].second * V;
+  }
+  if (back_to_back) {
     run_pass(out, {{&g.head, p.ws.xn, outs[0].first, nullptr}});  // @ head.T
     return;
   }

@@ -8,8 +8,10 @@
 //     prefix-cache entry, ai00_state_eval).
 // For candidate c of m tokens the score is log P(c | State) = sum_j log_softmax(l_j)[c_j], where
 // l_0 are the logits above and l_j (j >= 1) the logits after c_0..c_{j-1}. Every log_softmax is
-// of the raw fp32 logits, computed in double: no temperature, penalty, logit bias, grammar mask
-// or any other sampler setting applies (they shape sampling, not the model's probabilities).
+// of the raw fp32 logits (log_prob below: float exponentials within about 1 ulp, summed in
+// double, so a State's probabilities over the vocabulary sum to 1 within 1e-7): no temperature,
+// penalty, logit bias, grammar mask or any other sampler setting applies (they shape sampling,
+// not the model's probabilities).
 // The K candidates run as one forward_batch over K copies of the State (each copy gets m-1
 // tokens with all_logits), so the weights are read once per pass for all of them.
 //
@@ -47,7 +49,9 @@ std::vector<OptionScore> score_options(const Model& model, const State& state,
                                        const std::vector<std::vector<uint32_t>>& candidates,
                                        const ForwardOptions& options = {});
 
-// log_softmax(logits)[token] in double (max-shifted sum of exponentials).
+// log_softmax(logits)[token]: logits[token] - max - log(sum of exp(logit - max)), the sum with the
+// sampler's exp (base/exp_sum.h, about 1 ulp per term, summed in blocks of 64 floats added in
+// double), the rest in double. NaN when a logit is NaN.
 double log_prob(const float* logits, size_t n, uint32_t token);
 
 }  // namespace ai00::internal

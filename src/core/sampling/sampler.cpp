@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "base/error.h"
+#include "base/exp_sum.h"
 
 namespace ai00::internal {
 namespace {
@@ -138,11 +139,6 @@ inline uint32_t float_bits(float f) {
   std::memcpy(&b, &f, 4);
   return b;
 }
-inline float bits_float(uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
 
 // An int32 whose signed order is the order of the (non-NaN) float, with -0 equal to +0
 // (f + 0 turns -0 into +0 and, unlike a select, keeps the loop vectorisable).
@@ -151,72 +147,6 @@ inline int32_t ordered_key(float f) {
   int32_t b;
   std::memcpy(&b, &g, 4);
   return b ^ ((b >> 31) & 0x7FFFFFFF);
-}
-
-// exp(x) for x <= 0 (Cephes expf: Cody-Waite reduction, degree-5 polynomial, about 1 ulp), and
-// exactly 0 below -87.3 (so exp(-inf) = 0 and masked tokens weigh nothing). Our own function
-// rather than std::exp: it vectorises, and it is the same on every libm. The rounding trick
-// (a + 1.5 * 2^23) - 1.5 * 2^23 needs IEEE arithmetic: never build this file with -ffast-math.
-inline float exp_nonpos(float x) {
-  const float xc = x > -87.3f ? x : -87.3f;
-  const float n = (xc * 1.44269504f + 12582912.0f) - 12582912.0f;  // round to nearest, exact
-  float r = xc - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  const float y = p * r * r + r + 1.0f;
-  const float scale = bits_float(static_cast<uint32_t>(static_cast<int32_t>(n) + 127) << 23);
-  const float v = y * scale;  // computed unconditionally so that the select vectorises
-  return x > -87.3f ? v : 0.0f;
-}
-
-// Sums of e_i = exp((x_i - x_ref) * inv_t) and, if asked, of e_i * (x_i - x_ref) over finite x_i,
-// in a fixed order: blocks of 64 summed in 8 float lanes, the blocks added in double.
-struct ExpSums {
-  double e = 0.0;
-  double ed = 0.0;
-};
-
-inline double lane_total(const float (&lane)[8]) {
-  return static_cast<double>((lane[0] + lane[1]) + (lane[2] + lane[3])) +
-         static_cast<double>((lane[4] + lane[5]) + (lane[6] + lane[7]));
-}
-
-template <bool kWithEd>
-ExpSums exp_sums_impl(const float* x, size_t n, float x_ref, float inv_t) {
-  ExpSums out;
-  for (size_t i = 0; i < n; i += 64) {
-    const size_t len = std::min<size_t>(64, n - i);
-    float e[64];
-    float d[64];
-    for (size_t t = 0; t < len; ++t) {
-      const float dt = x[i + t] - x_ref;
-      if (kWithEd) d[t] = dt > -kInf ? dt : 0.0f;  // masked: e = 0, and 0 * -inf is NaN
-      e[t] = exp_nonpos(dt * inv_t);
-    }
-    for (size_t t = len; t < 64; ++t) e[t] = d[t] = 0.0f;
-    float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    for (size_t k = 0; k < 64; k += 8) {
-      for (size_t j = 0; j < 8; ++j) lane[j] += e[k + j];
-    }
-    out.e += lane_total(lane);
-    if (!kWithEd) continue;
-    float lane_ed[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    for (size_t k = 0; k < 64; k += 8) {
-      for (size_t j = 0; j < 8; ++j) lane_ed[j] += e[k + j] * d[k + j];
-    }
-    out.ed += lane_total(lane_ed);
-  }
-  return out;
-}
-
-ExpSums exp_sums(const float* x, size_t n, float x_ref, float inv_t, bool with_ed) {
-  return with_ed ? exp_sums_impl<true>(x, n, x_ref, inv_t)
-                 : exp_sums_impl<false>(x, n, x_ref, inv_t);
 }
 
 // Number of i with x[i] - x_ref >= threshold.
