@@ -12,6 +12,7 @@
 // Exit status 0 when every NPC answered with a valid reply and the restored village continues
 // exactly like the live one; the summary lines are stable for scripts (check_npc_village.cmake).
 #include <ai00/ai00.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -132,6 +133,11 @@ int main(int argc, char** argv) {
                 village::percentile(stats.step_us, 50), village::percentile(stats.step_us, 90),
                 village::percentile(stats.step_us, 99), village::percentile(stats.step_us, 100),
                 static_cast<unsigned long long>(flags.loop.frame_budget_us));
+    const auto over = std::count_if(stats.step_us.begin(), stats.step_us.end(), [&](double us) {
+      return us > static_cast<double>(flags.loop.frame_budget_us);
+    });
+    std::printf("frames over the budget: %lld of %zu\n", static_cast<long long>(over),
+                stats.step_us.size());
     std::printf("slowest frame: %d (%.0f us)\n", stats.slowest_frame, stats.slowest_us);
     std::printf("tokens: %llu sampled, %llu prompt tokens prefilled, %.1f tokens/s\n",
                 static_cast<unsigned long long>(stats.tokens),

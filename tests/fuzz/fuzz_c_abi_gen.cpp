@@ -84,6 +84,7 @@ void batch_step(World& w, uint8_t a) {
   const uint8_t b = w.in.u8();
   p.v.max_tokens = b % 4;
   p.v.time_budget_us = (b & 4) ? w.in.u8() : 0;
+  p.v.whole_batch = (b & 16) ? static_cast<int32_t>(w.in.u8() % 3) : 0;  // 2: refused
   if (b & 8) p.v.struct_size = struct_size<ai00_batch_step_params>(w.in.u8());
   Padded<ai00_batch_step_result> r;
   r.v.struct_size = struct_size<ai00_batch_step_result>(w.in.u8());
