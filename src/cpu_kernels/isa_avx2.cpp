@@ -40,6 +40,7 @@ constexpr KernelTable avx2_table() {
   KernelTable t = make_table<Arch>("avx2");
   t.matmul_q8 = &matmul_q8_packed8_impl;
   t.pack_q8 = &pack_q8_portable;
+  t.unpack_q8 = &unpack_q8_rows;
   return t;
 }
 

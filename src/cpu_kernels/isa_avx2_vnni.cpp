@@ -37,6 +37,7 @@ const KernelTable& kernel_table() {
     t.quantize_q8 = &quantize_q8_impl;
     t.matmul_q8 = &matmul_q8_packed8_impl;
     t.pack_q8 = &pack_q8_portable;
+    t.unpack_q8 = &unpack_q8_rows;
     return t;
   }();
   return table;

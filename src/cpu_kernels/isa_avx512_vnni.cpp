@@ -37,7 +37,8 @@ const KernelTable& kernel_table() {
     t.name = "avx512_vnni";
     t.quantize_q8 = &quantize_q8_avx512;
     t.matmul_q8 = &matmul_q8_packed_impl;
-    t.pack_q8 = &pack_q8_impl;
+    t.pack_q8 = &pack_q8_masked;
+    t.unpack_q8 = &unpack_q8_rows_masked;
     return t;
   }();
   return table;

@@ -247,11 +247,12 @@ void matmul_t(const MatmulTArgs& p) {
 
 }  // namespace
 
-// The BF16 dot entries are left empty: the scalar table has no native BF16 dot.
+// The BF16 dot entries are left empty: the scalar table has no native BF16 dot; nor does it
+// pack (no pack_q8 / unpack_q8).
 const KernelTable& kernel_table() {
   static const KernelTable table{
-      "scalar", matmul, wkv7, norm,        lerp,      sigmoid, tanh_,   decay,   relu_sq, add,
-      mul,      fma_,   dot,  quantize_q8, matmul_q8, nullptr, nullptr, nullptr, matmul_t};
+      "scalar", matmul, wkv7, norm,        lerp,      sigmoid, tanh_,   decay,   relu_sq,  add,
+      mul,      fma_,   dot,  quantize_q8, matmul_q8, nullptr, nullptr, nullptr, matmul_t, nullptr};
   return table;
 }
 

@@ -129,33 +129,46 @@ struct MatmulQ8Args {
 // plain matrix, rearranged in place group by group. Group g = rows [16 g, 16 g + 16) occupies
 // the same 16 * row_bytes bytes as before, as nblk group-blocks of 16 * block bytes; group-block
 // b holds the 16 rows' f16 scales (32 bytes; _1 types: then their 16 f16 mins; Q5: then their
-// 32-bit high-bit words, 64 bytes), then the codes of block b with lanes = rows: 64 bytes per
-// 4 columns (row i's 4 bytes at 4 i), so one vpdpbusd multiplies 16 rows by 4 columns of one
-// activation (broadcast):
+// high bits, 64 bytes, in the table's order below), then the codes of block b with lanes = rows:
+// 64 bytes per 4 columns (row i's 4 bytes at 4 i), so one vpdpbusd multiplies 16 rows by 4
+// columns of one activation (broadcast):
 //   Q8_0: 8 x 64 bytes, columns 4k..4k+3 in k-th, each code XOR 0x80 (unsigned c + 128; the
 //         kernel subtracts 128 * sum(q) in integers);
 //   Q4_x, Q5_x: 4 x 64 bytes, the stored bytes qs[4k..4k+3] of each row: low nibbles are
 //         columns 4k..4k+3, high nibbles 16+4k..16+4k+3 (offsets 8 / 16 of the _0 types: the
 //         kernel subtracts 8 or 16 * sum(q); the _1 types add m * s in a second chain, as in
-//         the plain kernels; Q5's fifth bits come from the high-bit words in registers).
+//         the plain kernels; Q5's fifth bits come from the high bits in registers).
+// The Q5 high bits, 64 bytes, in one of two orders, fixed by the table that packs:
+//   by row (pack_q8_portable; avx2, avx2_vnni, neon64_dotprod): row i's plain 32-bit word at
+//         4 i (bit c = column c), which those kernels spread over their halves or quarters;
+//   by code vector (pack_q8_masked; avx512_vnni, avx512_bf16): 8 little-endian 64-bit masks, mask
+//         4 half + k has bit 4 i + j set when row i's column 16 half + 4 k + j has its high bit,
+//         i.e. one bit per byte of the k-th code vector (low nibbles: half 0, high: half 1), so
+//         the kernel loads a mask register and adds 16 under it (one instruction).
 // Per (row, token) the packed kernel forms the exact integer block sum and then
 //   acc = fma(dw * d, float(isum), acc), block by block in column order
 // (the scalar reference's order), so a row's result does not depend on its group, range or T.
 // Only the table that packed a matrix reads it, and only through matmul_q8: matmul (fp32
-// activations) and the other tables read the plain layout (unpack_q8_rows gives it back).
+// activations) and the other tables read the plain layout (the packing table's unpack_q8 gives
+// it back).
 // Rows past the last whole group stay plain and run the plain kernel.
 constexpr int64_t kQ8PackRows = 16;
 
-// Rows [r0, r1) (r1 <= packed_rows) of a rows x cols matrix of type t packed by pack_q8, written
-// in the plain layout to dst ([r1 - r0][row bytes]): the bytes the matrix had before packing.
-// Portable code outside the tables, for the paths that read the plain layout on a packed
-// matrix (the core's fp32-activation matmul); not a hot path.
+// Rows [r0, r1) (r1 <= packed_rows) of a rows x cols matrix of type t packed by pack_q8_portable
+// (unpack_q8_rows) or pack_q8_masked (unpack_q8_rows_masked), written in the plain layout to dst
+// ([r1 - r0][row bytes]): the bytes the matrix had before packing. Portable code outside the
+// tables, for the paths that read the plain layout on a packed matrix (the core's
+// fp32-activation matmul, through KernelTable::unpack_q8); not a hot path.
 void unpack_q8_rows(DType t, const uint8_t* w, int64_t cols, int64_t r0, int64_t r1, uint8_t* dst);
+void unpack_q8_rows_masked(DType t, const uint8_t* w, int64_t cols, int64_t r0, int64_t r1,
+                           uint8_t* dst);
 
-// pack_q8 (the KernelTable entry, below) in portable code outside the tables: the forward map of
-// the same layout, for the tables whose kernels read it in halves or quarters of a group (avx2,
-// avx2_vnni: 8 rows per register; neon64_dotprod: 4). Same contract as the entry.
+// pack_q8 (the KernelTable entry, below) in portable code outside the tables: the forward maps of
+// the layout, Q5 high bits by row for the tables whose kernels read it in halves or quarters of
+// a group (avx2, avx2_vnni: 8 rows per register; neon64_dotprod: 4), by code vector for the
+// AVX-512 ones. Same contract as the entry.
 int64_t pack_q8_portable(DType t, const uint8_t* src, uint8_t* dst, int64_t rows, int64_t cols);
+int64_t pack_q8_masked(DType t, const uint8_t* src, uint8_t* dst, int64_t rows, int64_t cols);
 
 // Whether matmul_q8 takes this weight type (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0).
 constexpr bool matmul_q8_supports(DType t) {
@@ -251,6 +264,9 @@ struct KernelTable {
   void (*matmul_bf16)(const MatmulBf16Args&);
   // The transposed-layout product (MatmulTArgs); every table has it.
   void (*matmul_t)(const MatmulTArgs&);
+  // The inverse of pack_q8 (unpack_q8_rows or unpack_q8_rows_masked, above); set with pack_q8.
+  void (*unpack_q8)(DType t, const uint8_t* w, int64_t cols, int64_t r0, int64_t r1,
+                    uint8_t* dst);
 };
 
 // Tables compiled into this binary for the host architecture, best first. Every entry may not

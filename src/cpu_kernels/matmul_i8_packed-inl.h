@@ -60,19 +60,15 @@ struct Q8Pack {
   static constexpr int kOffset = kQ8 ? 128 : Ly::kOffsetShift > 0 ? 1 << Ly::kOffsetShift : 0;
 };
 
-// Q5: adds 16 to the codes of 4 columns whose bit is set in the 16 rows' high-bit words h: byte
-// j of row i's lane takes bit 8 * kByte + 4 * kNib + j of its word (one shuffle, one test, one
-// masked add).
-template <int kByte, int kNib>
-inline __m512i q5_high(__m512i codes, __m512i h) {
-  const __m512i idx = _mm512_add_epi8(_mm512_set4_epi32(0x0c0c0c0c, 0x08080808, 0x04040404, 0),
-                                      _mm512_set1_epi8(kByte));
-  const __m512i bit = _mm512_set1_epi32(kNib == 0 ? 0x08040201 : static_cast<int>(0x80402010u));
-  const __mmask64 m = _mm512_test_epi8_mask(_mm512_shuffle_epi8(h, idx), bit);
-  return _mm512_mask_add_epi8(codes, m, codes, _mm512_set1_epi8(16));  // nibbles: + 16 = | 16
+// Q5: adds 16 to the codes of the k-th code vector's bytes whose bit is set in the 64-bit mask
+// at p (kernels.h "pack_q8": the high bits by code vector), one masked add.
+inline __m512i q5_high(__m512i codes, const uint8_t* p) {
+  uint64_t bits;
+  std::memcpy(&bits, p, 8);
+  return _mm512_mask_add_epi8(codes, _cvtu64_mask64(bits), codes, _mm512_set1_epi8(16));
 }
 
-// f(0), f(1), f(2), f(3) as compile-time constants (the Q5 shuffle constants depend on them).
+// f(0), f(1), f(2), f(3) as compile-time constants.
 template <class F>
 inline void pk_unroll4(F&& f) {
   f(std::integral_constant<int, 0>{});
@@ -169,10 +165,6 @@ void pk_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
       }
     } else {
       const __m512i m4 = _mm512_set1_epi8(15);
-      __m512i h[RG];
-      if constexpr (P::kFive) {
-        for (int g = 0; g < RG; ++g) h[g] = _mm512_loadu_si512(w[g] + off + P::kQhOff);
-      }
       pk_unroll4([&](auto kc) {
         constexpr int k = decltype(kc)::value;
         __m512i lo[RG], hi[RG];
@@ -180,9 +172,9 @@ void pk_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
           const __m512i v = _mm512_loadu_si512(w[g] + off + P::kCodes + 64 * k);
           lo[g] = _mm512_and_si512(v, m4);
           hi[g] = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
-          if constexpr (P::kFive) {  // columns 4k.. (bits 4k..) and 16 + 4k.. (bits 16 + 4k..)
-            lo[g] = q5_high<k / 2, k % 2>(lo[g], h[g]);
-            hi[g] = q5_high<2 + k / 2, k % 2>(hi[g], h[g]);
+          if constexpr (P::kFive) {  // columns 4k.. (mask k) and 16 + 4k.. (mask 4 + k)
+            lo[g] = q5_high(lo[g], w[g] + off + P::kQhOff + 8 * k);
+            hi[g] = q5_high(hi[g], w[g] + off + P::kQhOff + 8 * (4 + k));
           }
         }
         for (int t = 0; t < NT; ++t) {
@@ -236,49 +228,3 @@ struct PkTile {
 
 // kernels.h matmul_q8 on the packed layout (matmul_i8_packed_walk-inl.h: the walk over groups).
 inline void matmul_q8_packed_impl(const MatmulQ8Args& p) { PackedWalk<PkTile>::run(p); }
-
-// kernels.h pack_q8: group by group through one group of scratch (so dst may equal src).
-template <DType kT>
-int64_t pk_pack(const uint8_t* src, uint8_t* dst, int64_t rows, int64_t cols) {
-  using P = Q8Pack<kT>;
-  const int64_t nblk = cols / quant::kQBlock;
-  const size_t rb = static_cast<size_t>(nblk) * P::kBlk;
-  const int64_t groups = rows / kQ8PackRows;
-  const size_t gbytes = kQ8PackRows * rb;
-  // malloc, not std::vector: no template instance of this AVX-512 unit can merge with another
-  // ISA's copy (docs/model.md "Kernels and ISAs", the ODR trap).
-  auto* tmp = static_cast<uint8_t*>(std::malloc(gbytes));
-  if (tmp == nullptr) return 0;
-  for (int64_t g = 0; g < groups; ++g) {
-    std::memcpy(tmp, src + static_cast<size_t>(g) * gbytes, gbytes);
-    uint8_t* o = dst + static_cast<size_t>(g) * gbytes;
-    for (int64_t b = 0; b < nblk; ++b, o += P::kGroupBlk) {
-      for (int i = 0; i < kQ8PackRows; ++i) {
-        const uint8_t* blk = tmp + static_cast<size_t>(i) * rb + static_cast<size_t>(b) * P::kBlk;
-        std::memcpy(o + 2 * i, blk, 2);                                         // scale
-        if (P::kMin) std::memcpy(o + 32 + 2 * i, blk + 2, 2);                   // min
-        if (P::kFive) std::memcpy(o + P::kQhOff + 4 * i, blk + P::Ly::kQh, 4);  // high bits
-        constexpr int kGroups4 = P::kQ8 ? 8 : 4;  // 4-byte column groups
-        for (int k = 0; k < kGroups4; ++k) {
-          for (int j = 0; j < 4; ++j) {
-            const uint8_t c = blk[P::Ly::kQs + 4 * k + j];
-            o[P::kCodes + 64 * k + 4 * i + j] = P::kQ8 ? static_cast<uint8_t>(c ^ 0x80u) : c;
-          }
-        }
-      }
-    }
-  }
-  std::free(tmp);
-  const size_t done = static_cast<size_t>(groups) * gbytes;
-  if (dst != src) std::memcpy(dst + done, src + done, static_cast<size_t>(rows) * rb - done);
-  return groups * kQ8PackRows;
-}
-
-inline int64_t pack_q8_impl(DType t, const uint8_t* src, uint8_t* dst, int64_t rows, int64_t cols) {
-  if (t == DType::Q8_0) return pk_pack<DType::Q8_0>(src, dst, rows, cols);
-  if (t == DType::Q4_0) return pk_pack<DType::Q4_0>(src, dst, rows, cols);
-  if (t == DType::Q4_1) return pk_pack<DType::Q4_1>(src, dst, rows, cols);
-  if (t == DType::Q5_0) return pk_pack<DType::Q5_0>(src, dst, rows, cols);
-  if (t == DType::Q5_1) return pk_pack<DType::Q5_1>(src, dst, rows, cols);
-  return 0;
-}

@@ -6,7 +6,8 @@
 // The layout is the one matmul_i8_packed-inl.h reads with 16-lane registers (16 rows per group,
 // 64 bytes per 4 columns, row i's 4 bytes at 4 i). A ymm holds half of it: 8 rows x 4 columns,
 // so this kernel works in halves of groups (rows 0-7 and 8-15; their scales, mins and high-bit
-// words are the matching halves too) and the layout stays one for every table.
+// words are the matching halves too) and the layout is the AVX-512 tables' but for the order of
+// Q5's high bits (by row here: pack_q8_portable; kernels.h "pack_q8").
 //
 // The byte dot of 8 rows by 4 columns of one token (the token's 4 bytes broadcast):
 //   avx2_vnni: one vpdpbusd per 4 columns, on the stored bytes (Q8_0 stored c + 128, corrected

@@ -597,11 +597,12 @@ TEST_CASE("matmul_q8 integer sums stay exact at the largest codes and activation
   }
 }
 
-TEST_CASE("unpack_q8_rows gives back the bytes pack_q8 rearranged, for any row range",
+TEST_CASE("unpack_q8 gives back the bytes pack_q8 rearranged, for any row range",
           "[cpu_kernels][matmul_q8][per_isa]") {
   std::mt19937 rng(3007);
   for (const KernelTable* k : ai00::test::runnable_tables()) {
     if (k->pack_q8 == nullptr) continue;
+    REQUIRE(k->unpack_q8 != nullptr);
     for (DType t : kI8Types) {
       for (int64_t rows : {37, 16}) {
         for (int64_t cols : {32, 512}) {
@@ -612,7 +613,7 @@ TEST_CASE("unpack_q8_rows gives back the bytes pack_q8 rearranged, for any row r
           REQUIRE(np == rows / 16 * 16);
           for (auto [r0, r1] : {std::pair<int64_t, int64_t>{0, np}, {5, 16}, {3, np}, {15, 16}}) {
             std::vector<uint8_t> plain(m.row_bytes * static_cast<size_t>(r1 - r0));
-            ai00::internal::cpu::unpack_q8_rows(t, packed.data(), cols, r0, r1, plain.data());
+            k->unpack_q8(t, packed.data(), cols, r0, r1, plain.data());
             INFO("rows " << r0 << " to " << r1);
             CHECK(std::memcmp(plain.data(), m.data() + m.row_bytes * r0, plain.size()) == 0);
           }

@@ -117,7 +117,7 @@ void matmul_rows(const Pass& p, const Mat& W, const float* x, float* y, int64_t 
     thread_local std::vector<uint8_t> plain;  // [pe - r0][row_bytes]
     const int64_t pe = std::min(r1, W.packed_rows);
     plain.resize(static_cast<size_t>(pe - r0) * W.row_bytes);
-    cpu::unpack_q8_rows(W.type, W.data, W.cols, r0, pe, plain.data());
+    p.kt.unpack_q8(W.type, W.data, W.cols, r0, pe, plain.data());
     cpu::MatmulArgs u = a;
     u.w = plain.data(), u.y = y + r0, u.row_begin = 0, u.row_end = pe - r0;
     p.kt.matmul(u);

@@ -104,7 +104,7 @@ TEST_CASE("a packed model gives the unpacked model's results", "[core][rwkv7][pe
           CHECK(m->t_block == 0);
         }
       }
-      // fp32 activations read packed rows through unpack_q8_rows: the same bits.
+      // fp32 activations read packed rows through the table's unpack_q8: the same bits.
       const Run pe = run(*packed, true), ue = run(*plain, true);
       CHECK(pe.logits == ue.logits);
       CHECK(pe.state == ue.state);
