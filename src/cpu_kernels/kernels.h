@@ -265,8 +265,7 @@ struct KernelTable {
   // The transposed-layout product (MatmulTArgs); every table has it.
   void (*matmul_t)(const MatmulTArgs&);
   // The inverse of pack_q8 (unpack_q8_rows or unpack_q8_rows_masked, above); set with pack_q8.
-  void (*unpack_q8)(DType t, const uint8_t* w, int64_t cols, int64_t r0, int64_t r1,
-                    uint8_t* dst);
+  void (*unpack_q8)(DType t, const uint8_t* w, int64_t cols, int64_t r0, int64_t r1, uint8_t* dst);
 };
 
 // Tables compiled into this binary for the host architecture, best first. Every entry may not

@@ -6,8 +6,9 @@
 // 64 bytes per 4 columns, row i's 4 bytes at 4 i). A 128-bit register holds a quarter of it: 4
 // rows x 4 columns, so this kernel works in quarters of groups (rows 4j..4j+3; their scales,
 // mins and high-bit words are the matching quarters too) and the layout is the AVX-512 tables'
-// but for the order of Q5's high bits (by row here: pack_q8_portable; kernels.h "pack_q8"). sdot with a lane operand (vdotq_laneq_s32) multiplies the 4 rows by 4 columns of one
-// token, the token's 4 bytes taken from the activation register in place (no broadcast).
+// but for the order of Q5's high bits (by row here: pack_q8_portable; kernels.h "pack_q8").
+// sdot with a lane operand (vdotq_laneq_s32) multiplies the 4 rows by 4 columns of one token,
+// the token's 4 bytes taken from the activation register in place (no broadcast).
 // Codes are signed bytes for sdot: Q8_0's stored c + 128 go back to c with one xor (no offset),
 // the Q4/Q5 codes (0..31) are used as they are (offset 8 or 16 times sum(q) starts the sum).
 // Then per block: acc = fma(dw * d, float(isum), acc) in column order, the other packed kernels'
