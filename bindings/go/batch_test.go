@@ -118,6 +118,30 @@ func TestBatchOfThreeMatchesLoneRunsAndRemoveMidway(t *testing.T) {
 	}
 }
 
+func TestBatchTimeBudgetTakesTurnsUnlessWholeBatch(t *testing.T) {
+	m := load(t)
+	b := must[*Batch](t)(NewBatch(m, nil))
+	defer b.Close()
+	for _, p := range batchPrompts {
+		s := must[*State](t)(NewState(m))
+		g := greedyRaw(t, m, s, p, nil)
+		defer s.Close()
+		defer g.Close()
+		ok(t, b.Add(g))
+	}
+	// Nothing measured yet: one row each; then a 1 us budget holds one member per call.
+	for i, want := range []struct {
+		whole  bool
+		prompt uint64
+	}{{false, 3}, {false, 1}, {true, 3}} {
+		_, res, err := b.Step(context.Background(), StepBudget{MaxTokens: 4, TimeBudget: time.Microsecond, WholeBatch: want.whole})
+		ok(t, err)
+		if res.Steps != 1 || res.PromptTokens != want.prompt {
+			t.Fatalf("call %d: %+v, want 1 step and %d prompt tokens", i, res, want.prompt)
+		}
+	}
+}
+
 func TestBatchBadInputAndCancelledContext(t *testing.T) {
 	m := load(t)
 	other := must[*Model](t)(LoadModel(filepath.Join(sharedDir(), "models", "tiny-rwkv-7v0-834K-FP32.bin"), nil))

@@ -64,6 +64,30 @@ namespace Ai00.Tests
             foreach (var s in states) s.Dispose();
         }
 
+        public static void TestBatchTimeBudgetTakesTurnsUnlessWholeBatch()
+        {
+            var states = Prompts.Select(_ => M.NewState()).ToArray();
+            var gens = Prompts.Select((p, i) => Generator.Raw(M, states[i], p, Greedy())).ToArray();
+            using (var batch = new Batch(M))
+            {
+                foreach (var g in gens) batch.Add(g);
+                var us = TimeSpan.FromTicks(10);  // 1 us
+                // Nothing measured yet: one row each; then a 1 us budget holds one member per call.
+                var r = batch.Step(4, us);
+                Assert.Equal(1u, r.Steps, "cold steps");
+                Assert.Equal(3UL, r.PromptTokens, "cold prompt tokens");
+                r = batch.Step(4, us);
+                Assert.Equal(1u, r.Steps, "tight steps");
+                Assert.Equal(1UL, r.PromptTokens, "tight prompt tokens");
+                r = batch.Step(4, us, default(CancellationToken), true);
+                Assert.Equal(1u, r.Steps, "whole-batch steps");
+                Assert.Equal(3UL, r.PromptTokens, "whole-batch prompt tokens");
+                foreach (var g in gens) batch.Remove(g);
+            }
+            foreach (var g in gens) g.Dispose();
+            foreach (var s in states) s.Dispose();
+        }
+
         public static void TestBatchBadInputAndCancellationToken()
         {
             using (var tiny = Model.Load(Fixtures.TinyPath))

@@ -64,6 +64,24 @@ test('a batch of three gives the lone texts; remove mid-way continues exactly', 
   states.forEach((x) => x.close());
 });
 
+test('a time budget takes turns unless wholeBatch', () => {
+  const states = PROMPTS.map(() => model.newState());
+  const gens = PROMPTS.map((p, i) => ai00.Generator.raw(model, states[i], p, { sampler: GREEDY, maxTokens: 8 }));
+  const batch = new ai00.Batch(model);
+  gens.forEach((g) => batch.add(g));
+  // Nothing measured yet: one row each; then a 1 us budget holds one member per call.
+  let r = batch.step({ maxTokens: 4, timeBudgetUs: 1 });
+  assert.equal(r.steps, 1); assert.equal(r.promptTokens, 3);
+  r = batch.step({ maxTokens: 4, timeBudgetUs: 1 });
+  assert.equal(r.steps, 1); assert.equal(r.timeLimited, true); assert.equal(r.promptTokens, 1);
+  r = batch.step({ maxTokens: 4, timeBudgetUs: 1, wholeBatch: true });
+  assert.equal(r.steps, 1); assert.equal(r.promptTokens, 3);
+  gens.forEach((g) => batch.remove(g));
+  batch.close();
+  gens.forEach((x) => x.close());
+  states.forEach((x) => x.close());
+});
+
 test('batch bad input: another model, the same generator twice, a busy batch', async () => {
   const other = new ai00.Model(TINY);
   const os1 = other.newState(); const og = ai00.Generator.raw(other, os1, 'Hi', { maxTokens: 2 });

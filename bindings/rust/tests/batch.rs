@@ -93,6 +93,25 @@ fn batch_of_three_matches_lone_runs_and_remove_midway() {
 }
 
 #[test]
+fn batch_time_budget_takes_turns_unless_whole_batch() {
+    let model = load();
+    let mut states: Vec<State> = PROMPTS.iter().map(|_| State::new(&model).unwrap()).collect();
+    let mut batch = Batch::new(&model, &BatchParams::default()).unwrap();
+    for (state, prompt) in states.iter_mut().zip(PROMPTS) {
+        batch.add(Generator::raw(&model, state, prompt, &greedy(), &params(None)).unwrap()).unwrap();
+    }
+    let tight = |whole_batch| StepBudget {
+        max_tokens: 4, time: Some(std::time::Duration::from_micros(1)), whole_batch };
+    // Nothing measured yet: one row each; then a 1 us budget holds one member per call.
+    let out = batch.step(&tight(false)).unwrap();
+    assert_eq!((out.steps, out.time_limited, out.prompt_tokens), (1, true, 3));
+    let out = batch.step(&tight(false)).unwrap();
+    assert_eq!((out.steps, out.time_limited, out.prompt_tokens), (1, true, 1));
+    let out = batch.step(&tight(true)).unwrap();
+    assert_eq!((out.steps, out.prompt_tokens), (1, 3));
+}
+
+#[test]
 fn batch_refuses_a_generator_of_another_model() {
     let model = load();
     let other = Model::load(shared_dir().join("models/tiny-rwkv-7v0-834K-FP32.bin")).unwrap();
