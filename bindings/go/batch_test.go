@@ -46,6 +46,22 @@ func alone(t *testing.T, m *Model, prompt string, cache *PrefixCache) string {
 	return textOf(t, g)
 }
 
+// addGreedyMembers adds a greedy generator of each batch prompt, each on its own State, closed
+// (after the batch, which the caller closes with defer) when the test ends.
+func addGreedyMembers(t *testing.T, m *Model, b *Batch) []*Generator {
+	t.Helper()
+	var gens []*Generator
+	for _, p := range batchPrompts {
+		s := must[*State](t)(NewState(m))
+		g := greedyRaw(t, m, s, p, nil)
+		t.Cleanup(func() { s.Close() })
+		t.Cleanup(func() { g.Close() })
+		ok(t, b.Add(g))
+		gens = append(gens, g)
+	}
+	return gens
+}
+
 func TestBatchOfThreeMatchesLoneRunsAndRemoveMidway(t *testing.T) {
 	m := load(t)
 	var want []string
@@ -54,15 +70,7 @@ func TestBatchOfThreeMatchesLoneRunsAndRemoveMidway(t *testing.T) {
 	}
 	b := must[*Batch](t)(NewBatch(m, nil))
 	defer b.Close()
-	var gens []*Generator
-	for _, p := range batchPrompts {
-		s := must[*State](t)(NewState(m))
-		g := greedyRaw(t, m, s, p, nil)
-		defer s.Close()
-		defer g.Close()
-		ok(t, b.Add(g))
-		gens = append(gens, g)
-	}
+	gens := addGreedyMembers(t, m, b)
 	if n := must[int](t)(b.Len()); n != 3 {
 		t.Fatalf("len %d", n)
 	}
@@ -122,13 +130,7 @@ func TestBatchTimeBudgetTakesTurnsUnlessWholeBatch(t *testing.T) {
 	m := load(t)
 	b := must[*Batch](t)(NewBatch(m, nil))
 	defer b.Close()
-	for _, p := range batchPrompts {
-		s := must[*State](t)(NewState(m))
-		g := greedyRaw(t, m, s, p, nil)
-		defer s.Close()
-		defer g.Close()
-		ok(t, b.Add(g))
-	}
+	addGreedyMembers(t, m, b)
 	// Nothing measured yet: one row each; then a 1 us budget holds one member per call.
 	for i, want := range []struct {
 		whole  bool
