@@ -51,13 +51,13 @@ void validate(const Model& model, const State& state, const ScoreContext& ctx,
 }  // namespace
 
 double log_prob(const float* logits, size_t n, uint32_t token) {
-  // The maximum in float, a plain comparison the compiler vectorises; a NaN logit makes the
-  // result NaN (exp_nonpos would weigh it 0).
+  // The maximum in float (exact as a double); a NaN logit makes the result NaN (exp_nonpos would
+  // weigh it 0).
   float mf = -INFINITY;
   bool nan = false;
   for (size_t i = 0; i < n; ++i) {
     mf = logits[i] > mf ? logits[i] : mf;
-    nan = nan || logits[i] != logits[i];
+    nan |= logits[i] != logits[i];
   }
   if (nan) return std::numeric_limits<double>::quiet_NaN();
   // The sum with the sampler's exp (base/exp_sum.h: vectorised, about 1 ulp, blocks of 64 in
