@@ -6,9 +6,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <mutex>
 #include <stdexcept>
 
 namespace ai00::test {
@@ -39,12 +41,45 @@ std::vector<float> read_f32(const std::string& path) {
   return out;
 }
 
+namespace {
+
+// Every folder temp_dir() made, removed with its contents when the test process exits. A run of
+// the suite makes about 70 of them, several holding model files (about 380 MB in all), and they
+// used to stay behind in /tmp. AI00_KEEP_TEST_DIRS=1 keeps them for a look after a failure.
+class MadeDirs {
+ public:
+  void add(const std::string& dir) {
+    std::lock_guard<std::mutex> lock(m_);
+    dirs_.push_back(dir);
+  }
+  ~MadeDirs() {
+    const char* keep = std::getenv("AI00_KEEP_TEST_DIRS");
+    if (keep && *keep && std::strcmp(keep, "0") != 0) return;
+    for (const auto& d : dirs_) {
+      std::error_code ec;  // best effort: a file a test still holds open must not fail the exit
+      std::filesystem::remove_all(d, ec);
+    }
+  }
+
+ private:
+  std::mutex m_;
+  std::vector<std::string> dirs_;
+};
+
+MadeDirs& made_dirs() {
+  static MadeDirs dirs;
+  return dirs;
+}
+
+}  // namespace
+
 std::string temp_dir() {
   // mkdtemp: a new, empty folder every call. A name built from the pid alone can meet a folder
   // left by an earlier run whose process had the same pid.
   const char* base = std::getenv("TMPDIR");
   std::string tmpl = std::string(base && *base ? base : "/tmp") + "/ai00-test-XXXXXX";
   if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("cannot create " + tmpl);
+  made_dirs().add(tmpl);
   return tmpl;
 }
 

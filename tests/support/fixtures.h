@@ -14,7 +14,8 @@ std::string shared_path(const std::string& relative);      // shared_dir() + "/"
 std::vector<uint8_t> read_bytes(const std::string& path);  // throws std::runtime_error
 std::vector<float> read_f32(const std::string& path);      // little-endian float32 array
 std::string read_text(const std::string& path);
-// A fresh, empty scratch directory under the system temp dir (unique per call).
+// A fresh, empty scratch directory under $TMPDIR or /tmp (unique per call), removed with its
+// contents when the process exits (kept if AI00_KEEP_TEST_DIRS is set and not 0).
 std::string temp_dir();
 void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes);
 
