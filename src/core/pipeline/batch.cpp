@@ -42,6 +42,8 @@ void StepCostModel::observe(size_t rows, double us) {
     const double over = predicted > 0 && us > predicted ? std::log(us / predicted) : 0.0;
     ow_ = ow_ * kMarginDecay + 1, oss_ = oss_ * kMarginDecay + over * over;
   }
+  recent_rows_[n_ % kRecent] = std::max<size_t>(rows, 1);
+  recent_us_[n_ % kRecent] = us;
   s1_ = s1_ * kDecay + 1, sx_ = sx_ * kDecay + x, sxx_ = sxx_ * kDecay + x * x;
   sy_ = sy_ * kDecay + us, sxy_ = sxy_ * kDecay + x * us;
   ++n_;
@@ -56,8 +58,26 @@ void StepCostModel::observe(size_t rows, double us) {
   }
 }
 
+size_t StepCostModel::reach_rows() const {
+  size_t most = 0;
+  for (size_t i = 0; i < std::min(n_, kRecent); ++i) most = std::max(most, recent_rows_[i]);
+  return most;
+}
+
+double StepCostModel::reach_us_per_row() const {
+  const size_t most = reach_rows();
+  double sum = 0;
+  size_t count = 0;
+  for (size_t i = 0; i < std::min(n_, kRecent); ++i) {
+    if (recent_rows_[i] == most) sum += recent_us_[i], ++count;
+  }
+  return count == 0 ? 0.0 : sum / static_cast<double>(count) / static_cast<double>(most);
+}
+
 double StepCostModel::predict_us(size_t rows) const {
-  return fixed_ + per_row_ * static_cast<double>(rows);
+  const double line = line_us(static_cast<double>(rows));
+  if (rows <= reach_rows()) return line;
+  return std::max(line, reach_us_per_row() * static_cast<double>(rows));
 }
 
 double StepCostModel::margin() const {
@@ -68,9 +88,19 @@ double StepCostModel::margin() const {
 size_t StepCostModel::rows_within(double us) const {
   us /= margin();
   if (us <= fixed_) return 0;
-  if (per_row_ <= 0) return std::numeric_limits<size_t>::max();
-  const double r = (us - fixed_) / per_row_ + 1e-9;  // 9.9999999 rows is 10
-  return r >= 1e15 ? std::numeric_limits<size_t>::max() : static_cast<size_t>(r);
+  size_t by_line = std::numeric_limits<size_t>::max();
+  if (per_row_ > 0) {
+    const double r = (us - fixed_) / per_row_ + 1e-9;  // 9.9999999 rows is 10
+    if (r < 1e15) by_line = static_cast<size_t>(r);
+  }
+  const size_t reach = reach_rows();
+  if (by_line <= reach) return by_line;
+  // Past the reach, predict_us is also bounded by the reach's time per row.
+  const double per_row = reach_us_per_row();
+  if (per_row <= 0) return by_line;
+  const double r = us / per_row + 1e-9;
+  const size_t by_reach = r >= 1e15 ? by_line : static_cast<size_t>(r);
+  return std::max(reach, std::min(by_line, by_reach));
 }
 
 StepPlan plan_step(const std::vector<StepCandidate>& cands, const StepCostModel& cost,

@@ -280,6 +280,7 @@ TEST_CASE("a step plan: everyone when one row each fits, else the least recently
   CHECK(p.cap == 1);
   c.observe(1, 150);
   c.observe(11, 250);                     // 140 + 10 per row
+  c.observe(31, 450);                     // on the line: steps up to 31 rows measured
   p = plan_step(cands, c, 400.0, false);  // 26 rows fit: 2 decode, 24 shared by 2 prompts
   CHECK(p.members == V{0, 1, 2, 3});
   CHECK(p.cap == 12);
@@ -316,6 +317,27 @@ TEST_CASE("the step cost model keeps a margin for steps that ran over", "[batch]
   CHECK(c.margin() < 1.05);
   c.observe(6, 1000 * c.predict_us(6));
   CHECK(c.margin() == StepCostModel::kMaxMargin);
+}
+
+TEST_CASE("the step cost model is no cheaper per row past its largest recent step", "[batch]") {
+  StepCostModel c;
+  c.observe(1, 4000);
+  c.observe(6, 5000);  // weight-bound: 3800 + 200 per row, 833 per row at 6 rows
+  CHECK(c.predict_us(6) == Approx(5000));
+  CHECK(c.predict_us(62) == Approx(5000.0 / 6 * 62));  // not the line's 16,200
+  CHECK(c.rows_within(16000) == 19);                   // 16000 / 833.3; the line alone: 61
+  CHECK(c.rows_within(4500) == 3);                     // inside the reach: the line
+  c.observe(19, 12000);                                // the next step grows the reach
+  CHECK(c.rows_within(16000) > 19);
+  CHECK(c.predict_us(c.rows_within(16000)) <= 16000);
+  CHECK(c.predict_us(c.rows_within(16000) + 1) > 16000);
+  CHECK(c.predict_us(19) < 12000 * 1.05);  // inside the reach: the line
+  for (size_t i = 0; i < StepCostModel::kRecent / 2; ++i) {  // the 19-row step leaves the window
+    c.observe(1, 4000);
+    c.observe(3, 4400);
+  }
+  CHECK(c.predict_us(3) == Approx(4400).epsilon(0.02));
+  CHECK(c.predict_us(19) == Approx(4400.0 / 3 * 19).epsilon(0.01));  // the line: 7,600
 }
 
 TEST_CASE("the step cost model fits fixed + per-row time", "[batch]") {
