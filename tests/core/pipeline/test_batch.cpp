@@ -331,7 +331,7 @@ TEST_CASE("the step cost model is no cheaper per row past its largest recent ste
   CHECK(c.rows_within(16000) > 19);
   CHECK(c.predict_us(c.rows_within(16000)) <= 16000);
   CHECK(c.predict_us(c.rows_within(16000) + 1) > 16000);
-  CHECK(c.predict_us(19) < 12000 * 1.05);  // inside the reach: the line
+  CHECK(c.predict_us(19) < 12000 * 1.05);                    // inside the reach: the line
   for (size_t i = 0; i < StepCostModel::kRecent / 2; ++i) {  // the 19-row step leaves the window
     c.observe(1, 4000);
     c.observe(3, 4400);
