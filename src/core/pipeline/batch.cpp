@@ -28,6 +28,11 @@ double elapsed_us(std::chrono::steady_clock::time_point since) {
       .count();
 }
 
+// Whether a member's prompt is not consumed yet (it advances by prompt chunks, not tokens).
+bool prefilling(const Generator& g) {
+  return g.prompt_tokens_processed() < g.prompt_tokens().size();
+}
+
 }  // namespace
 
 // Weighted least squares of t = fixed + per_row * R. With one distinct row count the line is
@@ -58,26 +63,23 @@ void StepCostModel::observe(size_t rows, double us) {
   }
 }
 
-size_t StepCostModel::reach_rows() const {
-  size_t most = 0;
-  for (size_t i = 0; i < std::min(n_, kRecent); ++i) most = std::max(most, recent_rows_[i]);
-  return most;
-}
-
-double StepCostModel::reach_us_per_row() const {
-  const size_t most = reach_rows();
+StepCostModel::Reach StepCostModel::reach() const {
+  Reach r;
   double sum = 0;
   size_t count = 0;
   for (size_t i = 0; i < std::min(n_, kRecent); ++i) {
-    if (recent_rows_[i] == most) sum += recent_us_[i], ++count;
+    if (recent_rows_[i] > r.rows) r.rows = recent_rows_[i], sum = 0, count = 0;
+    if (recent_rows_[i] == r.rows) sum += recent_us_[i], ++count;
   }
-  return count == 0 ? 0.0 : sum / static_cast<double>(count) / static_cast<double>(most);
+  if (count > 0) r.us_per_row = sum / static_cast<double>(count) / static_cast<double>(r.rows);
+  return r;
 }
 
 double StepCostModel::predict_us(size_t rows) const {
   const double line = line_us(static_cast<double>(rows));
-  if (rows <= reach_rows()) return line;
-  return std::max(line, reach_us_per_row() * static_cast<double>(rows));
+  const Reach most = reach();
+  if (rows <= most.rows) return line;
+  return std::max(line, most.us_per_row * static_cast<double>(rows));
 }
 
 double StepCostModel::margin() const {
@@ -93,14 +95,13 @@ size_t StepCostModel::rows_within(double us) const {
     const double r = (us - fixed_) / per_row_ + 1e-9;  // 9.9999999 rows is 10
     if (r < 1e15) by_line = static_cast<size_t>(r);
   }
-  const size_t reach = reach_rows();
-  if (by_line <= reach) return by_line;
+  const Reach most = reach();
+  if (by_line <= most.rows) return by_line;
   // Past the reach, predict_us is also bounded by the reach's time per row.
-  const double per_row = reach_us_per_row();
-  if (per_row <= 0) return by_line;
-  const double r = us / per_row + 1e-9;
+  if (most.us_per_row <= 0) return by_line;
+  const double r = us / most.us_per_row + 1e-9;
   const size_t by_reach = r >= 1e15 ? by_line : static_cast<size_t>(r);
-  return std::max(reach, std::min(by_line, by_reach));
+  return std::max(most.rows, std::min(by_line, by_reach));
 }
 
 StepPlan plan_step(const std::vector<StepCandidate>& cands, const StepCostModel& cost,
@@ -182,8 +183,7 @@ std::vector<size_t> Batch::active(size_t budget) const {
   for (size_t i = 0; i < members_.size(); ++i) {
     const Member& m = members_[i];
     if (m.gen->finished()) continue;
-    const bool prefilling = m.gen->prompt_tokens_processed() < m.gen->prompt_tokens().size();
-    if (prefilling || m.sampled < budget || m.gen->cancel_requested()) act.push_back(i);
+    if (prefilling(*m.gen) || m.sampled < budget || m.gen->cancel_requested()) act.push_back(i);
   }
   return act;
 }
@@ -278,8 +278,7 @@ BatchStepResult Batch::step(size_t token_budget, uint64_t time_budget_us, bool w
     }
     std::vector<StepCandidate> cands(act.size());
     for (size_t i = 0; i < act.size(); ++i) {
-      const Generator& g = *members_[act[i]].gen;
-      cands[i].prefilling = g.prompt_tokens_processed() < g.prompt_tokens().size();
+      cands[i].prefilling = prefilling(*members_[act[i]].gen);
       cands[i].last_step = members_[act[i]].last_step;
     }
     const StepPlan plan = plan_step(cands, cost_, remaining, first, whole_batch);

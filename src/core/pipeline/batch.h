@@ -98,9 +98,12 @@ class StepCostModel {
 
  private:
   double line_us(double rows) const { return fixed_ + per_row_ * rows; }
-  // The largest step among the last kRecent (rows) and its mean measured time per row.
-  size_t reach_rows() const;
-  double reach_us_per_row() const;
+  // The largest step among the last kRecent: its rows and its mean measured time per row.
+  struct Reach {
+    size_t rows = 0;
+    double us_per_row = 0;
+  };
+  Reach reach() const;
 
   size_t recent_rows_[kRecent] = {};  // ring of the last steps, newest at (n_ - 1) % kRecent
   double recent_us_[kRecent] = {};
