@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -73,15 +74,19 @@ std::vector<OptionScore> score_options(const Model& model, const State& state,
                                        const ForwardOptions& options) {
   validate(model, state, ctx, candidates);
   const size_t V = static_cast<size_t>(model.config().vocab);
-  State base = state.clone();
+  // The candidates start from `state`, or from a copy advanced by the context tokens (a copy
+  // only then: at 1.5B a State is 12.6 MB, a copy about 1 % of a 4 x 10 call).
+  std::optional<State> advanced;
   std::vector<float> first;  // l_0
   if (ctx.logits != nullptr) first.assign(ctx.logits, ctx.logits + V);
   if (ctx.n_tokens > 0) {
+    advanced.emplace(state.clone());
     first.resize(V);
     ForwardOptions o = options;
     o.all_logits = false;
-    forward(model, base, ctx.tokens, ctx.n_tokens, first.data(), o);
+    forward(model, *advanced, ctx.tokens, ctx.n_tokens, first.data(), o);
   }
+  const State& base = advanced ? *advanced : state;
   // One copy per candidate of two or more tokens, fed all but its last token (all_logits).
   // Their logits back to back in one buffer, in segment order, so the head writes them in place
   // (rwkv7.cpp pass_logits); not value-initialised: every row is written before it is read.
