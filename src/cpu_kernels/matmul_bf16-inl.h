@@ -103,13 +103,14 @@ constexpr int64_t kBf16ShortRowBytes = 2048;
 // (accumulators + activations + one weight register fit the 32 zmm registers).
 inline void matmul_bf16_impl(const MatmulBf16Args& p) {
   if (p.T <= 0 || p.row_end <= p.row_begin) return;
-  constexpr int RT = 4, NT = 4;
+  constexpr int RT = 4, NT = 4, kDecodeRows = 8, kShortDecodeRows = 16;
   int64_t r = p.row_begin;
   if (p.T == 1) {
     if (p.w_row_bytes <= kBf16ShortRowBytes) {
-      for (; r + 16 <= p.row_end; r += 16) bf16_tile<16, 1>(p, r, 0);
+      for (; r + kShortDecodeRows <= p.row_end; r += kShortDecodeRows)
+        bf16_tile<kShortDecodeRows, 1>(p, r, 0);
     }
-    for (; r + 8 <= p.row_end; r += 8) bf16_tile<8, 1>(p, r, 0);
+    for (; r + kDecodeRows <= p.row_end; r += kDecodeRows) bf16_tile<kDecodeRows, 1>(p, r, 0);
     for (; r < p.row_end; ++r) bf16_tile<1, 1>(p, r, 0);
     return;
   }
