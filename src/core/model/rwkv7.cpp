@@ -355,14 +355,16 @@ void prefetch_rows(const Mat& W, int64_t r0, int64_t r1) {
   prefetch_bytes(b, static_cast<size_t>(r1 - r0) * W.row_bytes);
 }
 
-// Heads [h0, h1) of a head task: their 64-row slices of the LoRA up-projections and their WKV
-// states, asked for two heads before they are used. Each slice is a few KB, too short for the
-// hardware prefetchers and for the matvec's own prefetch (one tile of rows ahead), so without
-// this the up-projections ran at a third of the read bandwidth and every WKV state came from
-// L3 at full latency (docs/model.md "Where a decode token's time goes").
-void prefetch_heads(const Pass& p, const LayerWeights& w, int64_t l, int64_t h0, int64_t h1) {
+// Heads [h0, h1) of a head task: their 64-row slices of the LoRA up-projections and, with
+// `states`, their WKV states, asked for before they are used. Each slice is a few KB, too short
+// for the hardware prefetchers and for the matvec's own prefetch (one tile of rows ahead), so
+// without this the up-projections ran at a third of the read bandwidth and every WKV state
+// came from L3 at full latency (docs/model.md "Where a decode token's time goes").
+void prefetch_heads(const Pass& p, const LayerWeights& w, int64_t l, int64_t h0, int64_t h1,
+                    bool states) {
   if (h0 >= h1) return;
   for (const Mat* m : {&w.w2, &w.a2, &w.g2, &w.v2}) prefetch_rows(*m, h0 * p.N, h1 * p.N);
+  if (!states) return;
   const size_t head_bytes = static_cast<size_t>(p.N * p.N) * sizeof(float);
   for (const PassSeg& sg : *p.segs) {
     const char* S = reinterpret_cast<const char*>(sg.state->wkv(l) + h0 * p.N * p.N);
@@ -372,32 +374,73 @@ void prefetch_heads(const Pass& p, const LayerWeights& w, int64_t l, int64_t h0,
   }
 }
 
+// The WKV state lines of head h of every segment (16 KB a State at N 64), asked for a share at
+// a time between the steps of an earlier head (head_step), so that their read overlaps that
+// head's work. Asked for all at once, the lines of 8 or 32 States (128 or 512 KB) filled the
+// miss buffers and the thread waited on its own prefetches: 4-5 % of a batched step of 8 or 32
+// States, on top of the WKV scans still waiting for lines (docs/batching.md "Where a batched
+// step's time goes"). h outside [0, H): nothing.
+class StatePump {
+ public:
+  StatePump(const Pass& p, int64_t l, int64_t h)
+      : p_(p), l_(l), h_(h), per_(p.N * p.N * static_cast<int64_t>(sizeof(float)) / 64) {
+    if (h >= 0 && h < p.H) total_ = per_ * static_cast<int64_t>(p.segs->size());
+  }
+  // Asks for the next of `parts` equal shares of the lines (segment by segment, in order).
+  void pump(int64_t parts) {
+    int64_t n = std::min(total_ - asked_, (total_ + parts - 1) / parts);
+    asked_ += n;
+    while (n > 0) {
+      const PassSeg& sg = (*p_.segs)[seg_];
+      const char* S = reinterpret_cast<const char*>(sg.state->wkv(l_) + h_ * p_.N * p_.N);
+      const int64_t k = std::min(n, per_ - line_);
+      for (int64_t i = line_; i < line_ + k; ++i) __builtin_prefetch(S + 64 * i, 1, 2);
+      n -= k, line_ += k;
+      if (line_ == per_) ++seg_, line_ = 0;
+    }
+  }
+  void rest() { pump(1); }
+
+ private:
+  const Pass& p_;
+  int64_t l_, h_, per_, total_ = 0, asked_ = 0;
+  size_t seg_ = 0;    // segment being asked for
+  int64_t line_ = 0;  // its next line
+};
+
 // Everything of time mix that is per head, for head h over the T rows (docs/model.md "Time
 // mix", "WKV-7"): the LoRA up-projections of the head's channels with their activations,
-// kk and the key update, the value residual, the WKV scan, GroupNorm, bonus and gate.
-void head_step(const Pass& p, const LayerWeights& w, int64_t l, int64_t h) {
+// kk and the key update, the value residual, the WKV scan, GroupNorm, bonus and gate. Between
+// its steps `pump` asks for a later head's states: a share after each LoRA up-projection and
+// each segment's scan, the rest at the end.
+void head_step(const Pass& p, const LayerWeights& w, int64_t l, int64_t h, StatePump& pump) {
   Workspace& s = p.ws;
   const cpu::KernelTable& k = p.kt;
   const int64_t N = p.N, C = p.C, c0 = h * N, c1 = c0 + N;
+  const int64_t shares = 4 + static_cast<int64_t>(p.segs->size());
   // w = exp(-0.606531 * sigmoid(w0 + tanh(xw @ w1) @ w2))
   lora_up(p, w.w2, s.hw, s.w, c0, c1);
+  pump.pump(shares);
   each_row(p, s.w, C, c0, c1, [&](float* y, int64_t n) {
     k.add(y, w.w0 + c0, y, n);
     k.decay(y, y, n);
   });
   // a = sigmoid(a0 + (xa @ a1) @ a2)
   lora_up(p, w.a2, s.ha, s.a, c0, c1);
+  pump.pump(shares);
   each_row(p, s.a, C, c0, c1, [&](float* y, int64_t n) {
     k.add(y, w.a0 + c0, y, n);
     k.sigmoid(y, y, n);
   });
   lora_up(p, w.g2, s.hg, s.g, c0, c1);  // g = sigmoid(xg @ g1) @ g2
-  if (l == 0) {                         // v_first = v
+  pump.pump(shares);
+  if (l == 0) {  // v_first = v
     for (int64_t t = 0; t < p.T; ++t) {
       std::memcpy(s.v_first + t * C + c0, s.v + t * C + c0, static_cast<size_t>(N) * sizeof(float));
     }
   } else {  // v += (v_first - v) * sigmoid(v0 + (xv @ v1) @ v2)
     lora_up(p, w.v2, s.hv, s.tmp, c0, c1);
+    pump.pump(shares);
     for (int64_t t = 0; t < p.T; ++t) {
       float* gate = s.tmp + t * C + c0;
       k.add(gate, w.v0 + c0, gate, N);
@@ -428,6 +471,7 @@ void head_step(const Pass& p, const LayerWeights& w, int64_t l, int64_t h) {
     wa.v = s.v + o, wa.a = s.kk + o, wa.b = s.b + o, wa.y = s.y + o;
     wa.T = sg.rows, wa.C = C, wa.N = N, wa.head_begin = h, wa.head_end = h + 1;
     k.wkv7(wa);
+    pump.pump(shares);
   }
   for (int64_t t = 0; t < p.T; ++t) {
     const int64_t o = t * C + c0;
@@ -440,6 +484,7 @@ void head_step(const Pass& p, const LayerWeights& w, int64_t l, int64_t h) {
     for (int64_t i = 0; i < N; ++i) s.y[o + i] += sum * s.v[o + i];
     k.mul(s.y + o, s.g + o, s.y + o, N);  // y * g
   }
+  pump.rest();
 }
 
 // Time-mix of block l on the T rows of ws.x (docs/model.md "Time mix"): three passes.
@@ -473,10 +518,16 @@ void time_mix(const Pass& p, const LayerWeights& w, int64_t l) {
                                                        4.0 * static_cast<double>(p.H * p.N * p.N));
   run_items(p, head_macs, p.H, [&](int64_t begin, int64_t end) {
     for (int64_t h = begin; h < end; ++h) {
-      // Heads 0 to 2 first, then each head asks for the one two ahead (the next tasks run on
-      // the same thread: the static partition gives each thread a run of heads).
-      prefetch_heads(p, w, l, h == 0 ? 0 : std::min(p.H, h + 2), std::min(p.H, h + 3));
-      head_step(p, w, l, h);
+      // Heads 0 to 2 first, then each head asks for the LoRA slices of the one two ahead and,
+      // while it runs, for that head's states (the next tasks run on the same thread: the
+      // static partition gives each thread a run of heads).
+      if (h == 0) {
+        prefetch_heads(p, w, l, 0, std::min(p.H, int64_t{3}), true);
+      } else {
+        prefetch_heads(p, w, l, std::min(p.H, h + 2), std::min(p.H, h + 3), false);
+      }
+      StatePump pump(p, l, h == 0 ? -1 : h + 2);
+      head_step(p, w, l, h, pump);
     }
   });
   // Pass 3: x = x + (y * g) @ Wo.T
