@@ -355,23 +355,13 @@ void prefetch_rows(const Mat& W, int64_t r0, int64_t r1) {
   prefetch_bytes(b, static_cast<size_t>(r1 - r0) * W.row_bytes);
 }
 
-// Heads [h0, h1) of a head task: their 64-row slices of the LoRA up-projections and, with
-// `states`, their WKV states, asked for before they are used. Each slice is a few KB, too short
+// Heads [h0, h1) of a head task: their 64-row slices of the LoRA up-projections, asked for
+// before they are used (their WKV states: StatePump, below). Each slice is a few KB, too short
 // for the hardware prefetchers and for the matvec's own prefetch (one tile of rows ahead), so
 // without this the up-projections ran at a third of the read bandwidth and every WKV state
 // came from L3 at full latency (docs/model.md "Where a decode token's time goes").
-void prefetch_heads(const Pass& p, const LayerWeights& w, int64_t l, int64_t h0, int64_t h1,
-                    bool states) {
-  if (h0 >= h1) return;
+void prefetch_lora_slices(const Pass& p, const LayerWeights& w, int64_t h0, int64_t h1) {
   for (const Mat* m : {&w.w2, &w.a2, &w.g2, &w.v2}) prefetch_rows(*m, h0 * p.N, h1 * p.N);
-  if (!states) return;
-  const size_t head_bytes = static_cast<size_t>(p.N * p.N) * sizeof(float);
-  for (const PassSeg& sg : *p.segs) {
-    const char* S = reinterpret_cast<const char*>(sg.state->wkv(l) + h0 * p.N * p.N);
-    for (size_t o = 0; o < static_cast<size_t>(h1 - h0) * head_bytes; o += 64) {
-      __builtin_prefetch(S + o, 1, 2);
-    }
-  }
 }
 
 // The WKV state lines of head h of every segment (16 KB a State at N 64), asked for a share at
@@ -522,9 +512,10 @@ void time_mix(const Pass& p, const LayerWeights& w, int64_t l) {
       // while it runs, for that head's states (the next tasks run on the same thread: the
       // static partition gives each thread a run of heads).
       if (h == 0) {
-        prefetch_heads(p, w, l, 0, std::min(p.H, int64_t{3}), true);
+        prefetch_lora_slices(p, w, 0, std::min(p.H, int64_t{3}));
+        for (int64_t a = 0; a < std::min(p.H, int64_t{3}); ++a) StatePump(p, l, a).rest();
       } else {
-        prefetch_heads(p, w, l, std::min(p.H, h + 2), std::min(p.H, h + 3), false);
+        prefetch_lora_slices(p, w, std::min(p.H, h + 2), std::min(p.H, h + 3));
       }
       StatePump pump(p, l, h == 0 ? -1 : h + 2);
       head_step(p, w, l, h, pump);
