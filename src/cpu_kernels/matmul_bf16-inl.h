@@ -118,7 +118,17 @@ inline void matmul_bf16_impl(const MatmulBf16Args& p) {
   for (; r + RT <= p.row_end; r += RT) {
     int64_t t = 0;
     for (; t + NT <= p.T; t += NT) bf16_tile<RT, NT>(p, r, t, t / NT, full);
-    for (; t < p.T; ++t) bf16_tile<RT, 1>(p, r, t);
+    // The last T - t < 4 tokens after full tiles as one tile: a tile of one token keeps too few
+    // chains in flight on rows already in cache (a batched step of 11 States, 0.1B BF16, 1
+    // thread: 8 % faster). With T < 4 they stay one token a tile, each streaming its rows with
+    // the decode hint: a 2-token tile with either hint stepped 8-10 % slower at T = 2.
+    if (t > 0 && p.T - t == 3) {
+      bf16_tile<RT, 3>(p, r, t);
+    } else if (t > 0 && p.T - t == 2) {
+      bf16_tile<RT, 2>(p, r, t);
+    } else {
+      for (; t < p.T; ++t) bf16_tile<RT, 1>(p, r, t);
+    }
   }
   for (; r < p.row_end; ++r) {
     int64_t t = 0;

@@ -191,7 +191,10 @@ void p8_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
       for (int h = 0; h < RH; ++h) is[h][t] = init;
     }
     const size_t off = static_cast<size_t>(b) * P::kGroupBlk;
-    if constexpr (NT == 1) {  // decode: block b of the next tile's groups (see kP8DecodeHalves)
+    // Decode, or the tail tile of 1 to 3 tokens that ends the call's tokens: block b of the
+    // next tile's groups (see kP8DecodeHalves). The full tiles ask for nothing; when T is not a
+    // multiple of 4 this is what streams the next groups in.
+    if (NT == 1 || (NT < 4 && t0 + NT == p.T)) {
       for (int g = 0; g < RH / 2; ++g) {
         const uint8_t* next = w[g] + (RH / 2) * gbytes + off;
         for (size_t l = 0; l < P::kGroupBlk; l += 64) {

@@ -16,6 +16,23 @@
 
 template <class Tile>
 struct PackedWalk {
+  // Tokens [t, T) of groups from g, fewer than NT: one tile of them all. A pair's chain is the
+  // same in any tile (the kernels' numerics), and a tile of 1 token keeps too few chains in
+  // flight: a batched step of 9 to 11 rows paid 0.3-0.8 ms per token past the last full tile of
+  // 4 at 0.1B Q8_0 (docs/batching.md "Rows that are not a multiple of the tile").
+  template <DType kT, int R, int NT>
+  static void tail(const MatmulQ8Args& p, int64_t g, int64_t t, int64_t rb, int64_t re) {
+    static_assert(NT <= 4, "tails of up to 3 tokens");
+    const int64_t left = p.T - t;
+    if constexpr (NT > 3) {
+      if (left == 3) return Tile::template run<kT, R, 3>(p, g, t, rb, re);
+    }
+    if constexpr (NT > 2) {
+      if (left == 2) return Tile::template run<kT, R, 2>(p, g, t, rb, re);
+    }
+    for (; t < p.T; ++t) Tile::template run<kT, R, 1>(p, g, t, rb, re);  // 1 left (NT <= 2: or 0)
+  }
+
   // Groups [gb, ge): full tiles of R parts, then the leftover groups one at a time.
   template <DType kT, int R, int NT>
   static void groups(const MatmulQ8Args& p, int64_t gb, int64_t ge, int64_t rb, int64_t re) {
@@ -24,12 +41,12 @@ struct PackedWalk {
     for (; g + kG <= ge; g += kG) {
       int64_t t = 0;
       for (; t + NT <= p.T; t += NT) Tile::template run<kT, R, NT>(p, g, t, rb, re);
-      for (; t < p.T; ++t) Tile::template run<kT, R, 1>(p, g, t, rb, re);
+      tail<kT, R, NT>(p, g, t, rb, re);
     }
     for (; g < ge; ++g) {
       int64_t t = 0;
       for (; t + NT <= p.T; t += NT) Tile::template run<kT, kOne, NT>(p, g, t, rb, re);
-      for (; t < p.T; ++t) Tile::template run<kT, kOne, 1>(p, g, t, rb, re);
+      tail<kT, kOne, NT>(p, g, t, rb, re);
     }
   }
 
