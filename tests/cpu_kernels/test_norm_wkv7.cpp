@@ -140,6 +140,38 @@ TEST_CASE("wkv7 matches scalar on every ISA", "[cpu_kernels][wkv7][per_isa]") {
   }
 }
 
+TEST_CASE("wkv7 of T tokens in one call equals T calls of one token, bit for bit",
+          "[cpu_kernels][wkv7][per_isa]") {
+  // Chunk sizes must not change a result (docs/batching.md): a call of 4 tokens or more may run
+  // on the transposed state (wkv7-inl.h), one token never does.
+  std::mt19937 rng(79);
+  for (const KernelTable* t : ai00::test::runnable_tables()) {
+    for (int64_t N : {64, 32, 16, 8, 12}) {
+      for (int64_t T : {4, 7, 16}) {
+        WkvCase whole = make_wkv(2, N, T, rng);
+        WkvCase step = whole;
+        run_wkv(*t, whole, 0, 2);
+        const int64_t C = 2 * N;
+        for (int64_t k = 0; k < T; ++k) {
+          WkvCase one{2, N, 1, step.state, {}, {}, {}, {}, {}, {}, {}};
+          auto slice = [&](const std::vector<float>& v) {
+            return std::vector<float>(v.begin() + k * C, v.begin() + (k + 1) * C);
+          };
+          one.r = slice(step.r), one.w = slice(step.w), one.k = slice(step.k);
+          one.v = slice(step.v), one.a = slice(step.a), one.b = slice(step.b);
+          one.y.assign(static_cast<size_t>(C), 0.0f);
+          run_wkv(*t, one, 0, 2);
+          step.state = one.state;
+          std::copy(one.y.begin(), one.y.end(), step.y.begin() + k * C);
+        }
+        INFO(t->name << ", N = " << N << ", T = " << T);
+        CHECK(std::memcmp(whole.y.data(), step.y.data(), whole.y.size() * 4) == 0);
+        CHECK(std::memcmp(whole.state.data(), step.state.data(), whole.state.size() * 4) == 0);
+      }
+    }
+  }
+}
+
 TEST_CASE("wkv7 head ranges are independent", "[cpu_kernels][wkv7][per_isa]") {
   std::mt19937 rng(78);
   for (const KernelTable* t : ai00::test::runnable_tables()) {
