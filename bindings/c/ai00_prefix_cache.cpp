@@ -72,7 +72,8 @@ AI00_API ai00_status ai00_prefix_cache_stats_get(ai00_prefix_cache_stats* out_st
     const char* fn = "ai00_prefix_cache_stats_get";
     require(out_stats, fn, "out_stats");
     require(cache, fn, "cache");
-    ai00::internal::abi::check_struct_size(out_stats->struct_size, sizeof(ai00_prefix_cache_stats),
+    constexpr size_t kStatsV1Size = offsetof(ai00_prefix_cache_stats, spare_bytes);
+    ai00::internal::abi::check_struct_size(out_stats->struct_size, kStatsV1Size,
                                            sizeof(ai00_prefix_cache_stats), fn,
                                            "ai00_prefix_cache_stats");
     const ai00::internal::PrefixCacheStats s = cache->cache->stats();
@@ -85,6 +86,8 @@ AI00_API ai00_status ai00_prefix_cache_stats_get(ai00_prefix_cache_stats* out_st
     out_stats->entries = s.entries;
     out_stats->bytes = s.bytes;
     out_stats->max_bytes = s.max_bytes;
+    if (out_stats->struct_size >= sizeof(ai00_prefix_cache_stats))
+      out_stats->spare_bytes = s.spare_bytes;
     return AI00_OK;
   } catch (...) {
     return ai00::internal::abi::handle_exception(slot_of(cache));
@@ -95,6 +98,20 @@ AI00_API ai00_status ai00_prefix_cache_clear(ai00_prefix_cache* cache) {
   try {
     require(cache, "ai00_prefix_cache_clear", "cache");
     cache->cache->clear();
+    return AI00_OK;
+  } catch (...) {
+    return ai00::internal::abi::handle_exception(slot_of(cache));
+  }
+}
+
+AI00_API ai00_status ai00_prefix_cache_reserve(size_t* out_reserved, ai00_prefix_cache* cache,
+                                               const ai00_model* model, size_t entries) {
+  try {
+    const char* fn = "ai00_prefix_cache_reserve";
+    require(cache, fn, "cache");
+    require(model, fn, "model");
+    const size_t n = cache->cache->reserve(*model->model, entries);
+    if (out_reserved != nullptr) *out_reserved = n;
     return AI00_OK;
   } catch (...) {
     return ai00::internal::abi::handle_exception(slot_of(cache));

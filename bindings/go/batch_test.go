@@ -233,6 +233,49 @@ func TestPrefixCacheHitGivesTheSameOutput(t *testing.T) {
 	}
 }
 
+func TestPrefixCacheReserve(t *testing.T) {
+	m := load(t)
+	info := must[ModelInfo](t)(m.Info())
+	// One entry's memory: the State floats, the logits and 256 bytes.
+	perEntry := info.StateBytes + 4*uint64(info.Vocab) + 256
+	c := must[*PrefixCache](t)(NewPrefixCache(&PrefixCacheOptions{MaxBytes: 64 << 20}))
+	defer c.Close()
+	if st := must[PrefixCacheStats](t)(c.Stats()); st.SpareBytes != 0 {
+		t.Fatalf("%+v", st)
+	}
+	if n := must[int](t)(c.Reserve(m, 0)); n != 0 {
+		t.Fatalf("reserved %d of 0", n)
+	}
+	if n := must[int](t)(c.Reserve(m, 2)); n != 2 {
+		t.Fatalf("reserved %d of 2", n)
+	}
+	if st := must[PrefixCacheStats](t)(c.Stats()); st.SpareBytes != 2*perEntry || st.Entries != 0 {
+		t.Fatalf("%+v, want SpareBytes %d", st, 2*perEntry)
+	}
+	// An insert takes a spare.
+	if n := must[int](t)(c.WarmText(m, "A long shared persona")); n == 0 {
+		t.Fatal("warm ran nothing")
+	}
+	if st := must[PrefixCacheStats](t)(c.Stats()); st.SpareBytes != perEntry || st.Entries != 1 {
+		t.Fatalf("%+v, want SpareBytes %d", st, perEntry)
+	}
+	ok(t, c.Clear())
+	if st := must[PrefixCacheStats](t)(c.Stats()); st.SpareBytes != 0 {
+		t.Fatalf("%+v", st)
+	}
+	_, err := c.Reserve(m, -1)
+	wantStatus(t, err, ErrInvalidArgument, "negative")
+	// A bound smaller than one entry sets nothing aside.
+	tiny := must[*PrefixCache](t)(NewPrefixCache(&PrefixCacheOptions{MaxBytes: 1024}))
+	defer tiny.Close()
+	if n := must[int](t)(tiny.Reserve(m, 2)); n != 0 {
+		t.Fatalf("reserved %d under a 1024-byte bound", n)
+	}
+	if st := must[PrefixCacheStats](t)(tiny.Stats()); st.SpareBytes != 0 {
+		t.Fatalf("%+v", st)
+	}
+}
+
 func TestOptionScoring(t *testing.T) {
 	m := load(t)
 	s := must[*State](t)(NewState(m))

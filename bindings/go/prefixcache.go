@@ -20,6 +20,9 @@ type PrefixCacheOptions struct {
 // PrefixCacheStats are a cache's counters since it was made.
 type PrefixCacheStats struct {
 	Hits, Misses, HitTokens, Inserts, Evictions, Entries, Bytes, MaxBytes uint64
+	// SpareBytes is the memory set aside for later entries (Reserve, and an evicted entry's
+	// memory on its way to the insert that takes it), counted against MaxBytes.
+	SpareBytes uint64
 }
 
 // PrefixCache keeps the States after token prefixes (system prompt, persona) so that a
@@ -108,7 +111,8 @@ func (c *PrefixCache) raw() (*C.ai00_prefix_cache, error) {
 	return c.ptr, nil
 }
 
-// Stats are the counters (hits, misses, hit tokens, inserts, evictions, entries, bytes).
+// Stats are the counters (hits, misses, hit tokens, inserts, evictions, entries, bytes, spare
+// bytes).
 func (c *PrefixCache) Stats() (PrefixCacheStats, error) {
 	p, err := c.raw()
 	if err != nil {
@@ -120,16 +124,40 @@ func (c *PrefixCache) Stats() (PrefixCacheStats, error) {
 		return PrefixCacheStats{}, err
 	}
 	return PrefixCacheStats{uint64(s.hits), uint64(s.misses), uint64(s.hit_tokens), uint64(s.inserts),
-		uint64(s.evictions), uint64(s.entries), uint64(s.bytes), uint64(s.max_bytes)}, nil
+		uint64(s.evictions), uint64(s.entries), uint64(s.bytes), uint64(s.max_bytes),
+		uint64(s.spare_bytes)}, nil
 }
 
-// Clear drops every entry (the counters other than Entries and Bytes are kept).
+// Clear drops every entry and the memory set aside (the counters other than Entries, Bytes and
+// SpareBytes are kept).
 func (c *PrefixCache) Clear() error {
 	p, err := c.raw()
 	if err != nil {
 		return err
 	}
 	return call(func() C.ai00_status { return C.ai00_prefix_cache_clear(p) })
+}
+
+// Reserve sets memory aside now for entries more entries of m (allocated and written, so its
+// pages are in), for a loop that must not wait on fresh pages when a generator stores a State
+// later; later inserts of that model take this memory first. It counts against MaxBytes
+// (Stats().SpareBytes). It returns how many entries were set aside: fewer when the bound is
+// reached, 0 for 0 entries. Negative entries are ErrInvalidArgument.
+func (c *PrefixCache) Reserve(m *Model, entries int) (int, error) {
+	p, err := c.raw()
+	if err != nil {
+		return 0, err
+	}
+	mp, err := m.raw()
+	if err != nil {
+		return 0, err
+	}
+	if entries < 0 {
+		return 0, &Error{Status: ErrInvalidArgument, Message: "entries is negative"}
+	}
+	var out C.size_t
+	err = call(func() C.ai00_status { return C.ai00_prefix_cache_reserve(&out, p, mp, C.size_t(entries)) })
+	return int(out), err
 }
 
 // Warm stores the State after tokens fed to the zero state; it returns how many tokens ran

@@ -10,6 +10,7 @@
 //
 //   ai00::PrefixCache cache;                       // 256 MiB, fp32 States
 //   cache.warm_text(model, persona_prompt);        // optional: before the first NPC speaks
+//   cache.reserve(model, 3 * npcs);                 // optional: no fresh pages mid-frame
 //   ai00::GenerateOptions o;
 //   o.prefix_cache = cache;                         // every NPC's generator shares it
 #pragma once
@@ -54,7 +55,15 @@ class PrefixCache {
     detail::check(ai00_prefix_cache_warm_text(&n, get(), model.get(), text.data(), text.size()));
     return n;
   }
-  // Hits, misses, skipped tokens, inserts, evictions, entries and bytes.
+  // Sets memory aside now for `entries` more entries of `model` (its pages faulted in), so that
+  // later stores in a frame loop copy into it; counts against max_bytes. Returns how many were
+  // set aside (fewer at the bound).
+  size_t reserve(const Model& model, size_t entries) {
+    size_t n = 0;
+    detail::check(ai00_prefix_cache_reserve(&n, get(), model.get(), entries));
+    return n;
+  }
+  // Hits, misses, skipped tokens, inserts, evictions, entries, bytes and spare bytes.
   ai00_prefix_cache_stats stats() const {
     ai00_prefix_cache_stats s{};
     s.struct_size = sizeof s;

@@ -56,7 +56,8 @@ static void check_layouts(void) {
   EXPECT(sizeof(ai00_prefix_cache_params) == 24);
   EXPECT(offsetof(ai00_prefix_cache_params, max_bytes) == 8);
   EXPECT(offsetof(ai00_prefix_cache_params, compress_bf16) == 16);
-  EXPECT(sizeof(ai00_prefix_cache_stats) == 72);
+  EXPECT(sizeof(ai00_prefix_cache_stats) == 80);
+  EXPECT(offsetof(ai00_prefix_cache_stats, spare_bytes) == 72); /* appended in 0.5 */
   EXPECT(offsetof(ai00_prefix_cache_stats, hits) == 8);
   EXPECT(offsetof(ai00_prefix_cache_stats, max_bytes) == 64);
   EXPECT(sizeof(ai00_score_params) == 40);

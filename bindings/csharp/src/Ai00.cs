@@ -1107,8 +1107,10 @@ namespace Ai00
     /// <summary>One candidate's score: natural-log probability of its tokens.</summary>
     public struct Score { public double TotalLogprob, MeanLogprob; public ulong Tokens; }
 
-    /// <summary>Counters of a PrefixCache since it was made.</summary>
-    public struct PrefixCacheStats { public ulong Hits, Misses, HitTokens, Inserts, Evictions, Entries, Bytes, MaxBytes; }
+    /// <summary>Counters of a PrefixCache since it was made. SpareBytes: the memory set aside for
+    /// later entries (PrefixCache.Reserve, and an evicted entry's memory on its way to the insert
+    /// that takes it), counted against MaxBytes.</summary>
+    public struct PrefixCacheStats { public ulong Hits, Misses, HitTokens, Inserts, Evictions, Entries, Bytes, MaxBytes, SpareBytes; }
 
     /// <summary>States after token prefixes (system prompt, persona), reused by generators whose
     /// State is pristine (new or reset): set GenerateOptions.PrefixCache. Every method is
@@ -1134,11 +1136,23 @@ namespace Ai00
                 var s = new PrefixCacheStatsC { struct_size = (uint)Marshal.SizeOf(typeof(PrefixCacheStatsC)) };
                 Lib.Check(Native.ai00_prefix_cache_stats_get(ref s, Handle));
                 return new PrefixCacheStats { Hits = s.hits, Misses = s.misses, HitTokens = s.hit_tokens, Inserts = s.inserts,
-                    Evictions = s.evictions, Entries = s.entries, Bytes = s.bytes, MaxBytes = s.max_bytes };
+                    Evictions = s.evictions, Entries = s.entries, Bytes = s.bytes, MaxBytes = s.max_bytes,
+                    SpareBytes = s.spare_bytes };
             }
         }
-        /// <summary>Drops every entry (the counters other than Entries and Bytes are kept).</summary>
+        /// <summary>Drops every entry and the memory set aside (the counters other than Entries,
+        /// Bytes and SpareBytes are kept).</summary>
         public void Clear() => Lib.Check(Native.ai00_prefix_cache_clear(Handle));
+        /// <summary>Sets memory aside now for `entries` more entries of the model (allocated and
+        /// written, so its pages are in), for a loop that must not wait on fresh pages when a
+        /// generator stores a State later; later inserts of that model take this memory first. It
+        /// counts against MaxBytes (Stats.SpareBytes). Returns how many entries were set aside:
+        /// fewer when the bound is reached, 0 for 0 entries.</summary>
+        public long Reserve(Model model, ulong entries)
+        {
+            Lib.Check(Native.ai00_prefix_cache_reserve(out UIntPtr n, Handle, model.Handle, (UIntPtr)entries));
+            return (long)n.ToUInt64();
+        }
         /// <summary>Stores the State after tokens fed to the zero state; returns the tokens that
         /// ran through the model (0 when all were cached).</summary>
         public long Warm(Model model, uint[] tokens)

@@ -124,6 +124,7 @@ namespace Ai00.Interop
     {
         public uint struct_size; public uint reserved;
         public ulong hits, misses, hit_tokens, inserts, evictions, entries, bytes, max_bytes;
+        public ulong spare_bytes; // appended: memory set aside for later entries (Reserve)
     }
 
     [StructLayout(LayoutKind.Sequential)]
@@ -246,6 +247,7 @@ namespace Ai00.Interop
         [DllImport(L, CallingConvention = C)] public static extern IntPtr ai00_prefix_cache_last_error(SafeHandle cache);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_prefix_cache_stats_get(ref PrefixCacheStatsC s, SafeHandle cache);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_prefix_cache_clear(SafeHandle cache);
+        [DllImport(L, CallingConvention = C)] public static extern int ai00_prefix_cache_reserve(out UIntPtr reserved, SafeHandle cache, SafeHandle model, UIntPtr entries);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_prefix_cache_warm(out UIntPtr evaluated, SafeHandle cache, SafeHandle model, uint[] tokens, UIntPtr n);
         [DllImport(L, CallingConvention = C)] public static extern int ai00_prefix_cache_warm_text(out UIntPtr evaluated, SafeHandle cache, SafeHandle model, byte[] text, UIntPtr len);
         // Option scoring

@@ -146,6 +146,33 @@ namespace Ai00.Tests
             }
         }
 
+        public static void TestPrefixCacheReserve()
+        {
+            var info = M.Info;
+            // One entry's memory: the State floats, the logits and 256 bytes.
+            ulong perEntry = info.StateBytes + 4UL * info.Vocab + 256;
+            using (var cache = new PrefixCache(64UL << 20))
+            {
+                Assert.Equal(0UL, cache.Stats.SpareBytes, "spare bytes of a new cache");
+                Assert.Equal(0L, cache.Reserve(M, 0), "reserve 0");
+                Assert.Equal(2L, cache.Reserve(M, 2), "reserve 2");
+                var st = cache.Stats;
+                Assert.Equal(2 * perEntry, st.SpareBytes, "spare bytes"); Assert.Equal(0UL, st.Entries, "entries");
+                // An insert takes a spare.
+                Assert.True(cache.Warm(M, "A long shared persona") > 0, "warm ran");
+                st = cache.Stats;
+                Assert.Equal(perEntry, st.SpareBytes, "spare bytes after an insert"); Assert.Equal(1UL, st.Entries, "entries");
+                cache.Clear();
+                Assert.Equal(0UL, cache.Stats.SpareBytes, "spare bytes after clear");
+            }
+            // A bound smaller than one entry sets nothing aside.
+            using (var tiny = new PrefixCache(1024))
+            {
+                Assert.Equal(0L, tiny.Reserve(M, 2), "reserve under a 1024-byte bound");
+                Assert.Equal(0UL, tiny.Stats.SpareBytes, "spare bytes under a 1024-byte bound");
+            }
+        }
+
         public static void TestOptionScoring()
         {
             using (var s = M.NewState())

@@ -57,7 +57,7 @@ namespace Ai00.Tests
 
         public static void TestVersionsAndStatus()
         {
-            Assert.Equal(new Version(0, 4, 0), Lib.Version);
+            Assert.Equal(new Version(0, 5, 0), Lib.Version);
             Assert.Equal(0u, Lib.AbiVersion);
             Assert.Equal("tool_calls", Lib.FinishReasonName(FinishReason.ToolCalls));
             var e = Assert.Throws(Status.InvalidArgument, () => Lib.FinishReasonName((FinishReason)99));

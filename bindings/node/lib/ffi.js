@@ -87,6 +87,7 @@ koffi.struct('ai00_prefix_cache_params', { struct_size: 'uint32_t', max_bytes: '
 koffi.struct('ai00_prefix_cache_stats', {
   struct_size: 'uint32_t', reserved: 'uint32_t', hits: 'uint64_t', misses: 'uint64_t', hit_tokens: 'uint64_t',
   inserts: 'uint64_t', evictions: 'uint64_t', entries: 'uint64_t', bytes: 'uint64_t', max_bytes: 'uint64_t',
+  spare_bytes: 'uint64_t', // appended: memory set aside for later entries (PrefixCache.reserve)
 });
 koffi.struct('ai00_score_params', {
   struct_size: 'uint32_t', context: 'void *', n_context: 'size_t', logits: 'void *', n_logits: 'size_t',
@@ -187,6 +188,7 @@ const FUNCTIONS = [
   'const char *ai00_prefix_cache_last_error(const ai00_prefix_cache *c)',
   'int ai00_prefix_cache_stats_get(_Inout_ ai00_prefix_cache_stats *s, const ai00_prefix_cache *c)',
   'int ai00_prefix_cache_clear(ai00_prefix_cache *c)',
+  'int ai00_prefix_cache_reserve(_Out_ size_t *n, ai00_prefix_cache *c, const ai00_model *m, size_t entries)',
   'int ai00_prefix_cache_warm(_Out_ size_t *n, ai00_prefix_cache *c, const ai00_model *m, const void *tokens, size_t n_tokens)',
   'int ai00_prefix_cache_warm_text(_Out_ size_t *n, ai00_prefix_cache *c, const ai00_model *m, const void *text, size_t len)',
   // Option scoring

@@ -137,10 +137,12 @@ export declare class Generator extends Handle implements AsyncIterable<Delta> {
   readonly warnings: string[]; readonly tokens: number[];
 }
 
-export interface PrefixCacheStats { hits: number; misses: number; hitTokens: number; inserts: number; evictions: number; entries: number; bytes: number; maxBytes: number }
+export interface PrefixCacheStats { hits: number; misses: number; hitTokens: number; inserts: number; evictions: number; entries: number; bytes: number; maxBytes: number; spareBytes: number }
 export declare class PrefixCache extends Handle {
   constructor(options?: { maxBytes?: number | bigint; compressBf16?: boolean });
   readonly stats: PrefixCacheStats; clear(): void; warm(model: Model, tokens: number[] | string | Buffer): number;
+  /** Sets memory aside for `entries` more entries of `model`; returns how many were set aside. */
+  reserve(model: Model, entries: number): number;
 }
 export interface Score { totalLogprob: number; meanLogprob: number; nTokens: number }
 export interface ScoreOptions { context?: number[]; logits?: Float32Array | number[] }

@@ -854,16 +854,33 @@ class PrefixCache extends Handle {
     if (this._users === 0 && this._closing) { this._closing = false; super.close(); }
   }
   get lastError() { return fn.ai00_prefix_cache_last_error(this._ptr); }
-  /** Counters: hits, misses, hitTokens, inserts, evictions, entries, bytes, maxBytes. */
+  /** Counters: hits, misses, hitTokens, inserts, evictions, entries, bytes, maxBytes, and
+   * spareBytes (memory set aside for later entries by reserve(), counted against maxBytes). */
   get stats() {
     const s = { struct_size: koffi.sizeof('ai00_prefix_cache_stats') };
     check(fn.ai00_prefix_cache_stats_get(s, this.ptr));
     return {
       hits: Number(s.hits), misses: Number(s.misses), hitTokens: Number(s.hit_tokens), inserts: Number(s.inserts),
       evictions: Number(s.evictions), entries: Number(s.entries), bytes: Number(s.bytes), maxBytes: Number(s.max_bytes),
+      spareBytes: Number(s.spare_bytes),
     };
   }
+  /** Drops every entry and the memory set aside (the counters other than entries, bytes and
+   * spareBytes are kept). */
   clear() { check(fn.ai00_prefix_cache_clear(this.ptr)); }
+  /** Sets memory aside now for `entries` more entries of `model` (allocated and written, so its
+   * pages are in), for a loop that must not wait on fresh pages when a generator stores a State
+   * later; later inserts of that model take this memory first. It counts against maxBytes
+   * (stats.spareBytes). Returns how many entries were set aside: fewer when the bound is reached,
+   * 0 for 0 entries (a negative or fractional count is an InvalidArgumentError). */
+  reserve(model, entries) {
+    if (!Number.isSafeInteger(entries) || entries < 0) {
+      throw new InvalidArgumentError(Status.INVALID_ARGUMENT, `reserve: entries must be a count (got ${entries})`);
+    }
+    const n = [0];
+    check(fn.ai00_prefix_cache_reserve(n, this.ptr, model.ptr, entries));
+    return Number(n[0]);
+  }
   /** Stores the State after `tokens` (an array of ids, or a text the model encodes) fed to the
    * zero state; returns how many tokens ran (0 when all were cached). */
   warm(model, tokens) {

@@ -137,6 +137,30 @@ test('a prefix-cache hit gives the output of a miss', () => {
   s.close();
 });
 
+test('a prefix-cache reserve sets memory aside until clear', () => {
+  const info = model.info;
+  const perEntry = info.stateBytes + 4 * info.vocab + 256; // State floats, logits, 256 bytes
+  const cache = new ai00.PrefixCache({ maxBytes: 64 << 20 });
+  assert.equal(cache.stats.spareBytes, 0);
+  assert.equal(cache.reserve(model, 0), 0);
+  assert.equal(cache.reserve(model, 2), 2);
+  let st = cache.stats;
+  assert.equal(st.spareBytes, 2 * perEntry); assert.equal(st.entries, 0);
+  // An insert takes a spare.
+  assert.ok(cache.warm(model, 'A long shared persona') > 0);
+  st = cache.stats;
+  assert.equal(st.spareBytes, perEntry); assert.equal(st.entries, 1);
+  cache.clear();
+  assert.equal(cache.stats.spareBytes, 0);
+  assert.throws(() => cache.reserve(model, -1), ai00.InvalidArgumentError);
+  cache.close();
+  // A bound smaller than one entry sets nothing aside.
+  const tiny = new ai00.PrefixCache({ maxBytes: 1024 });
+  assert.equal(tiny.reserve(model, 2), 0);
+  assert.equal(tiny.stats.spareBytes, 0);
+  tiny.close();
+});
+
 test('option scoring: finite scores, the State unchanged, K = 0 refused', () => {
   const s = model.newState();
   s.eval(model.tokenize('The cat sat on the'), { logits: false });

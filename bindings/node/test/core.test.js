@@ -14,7 +14,7 @@ const model = new ai00.Model(MODEL);
 test.after(() => model.close());
 
 test('versions and status', () => {
-  assert.equal(ai00.version(), '0.4.0');
+  assert.equal(ai00.version(), '0.5.0');
   assert.equal(ai00.abiVersion(), 0);
   assert.equal(ai00.finishReasonName(ai00.FinishReason.TOOL_CALLS), 'tool_calls');
   assert.throws(() => ai00.finishReasonName(99), ai00.InvalidArgumentError);

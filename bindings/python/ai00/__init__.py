@@ -1296,6 +1296,9 @@ class PrefixCacheStats:
     entries: int
     bytes: int
     max_bytes: int
+    #: memory set aside for later entries (:meth:`PrefixCache.reserve`, and an evicted entry's
+    #: memory on its way to the insert that takes it), counted against ``max_bytes``
+    spare_bytes: int
 
 
 class PrefixCache(_Handle):
@@ -1354,11 +1357,26 @@ class PrefixCache(_Handle):
         st.struct_size = ctypes.sizeof(st)
         _check(lib.ai00_prefix_cache_stats_get(byref(st), self._handle))
         return PrefixCacheStats(st.hits, st.misses, st.hit_tokens, st.inserts, st.evictions,
-                                st.entries, st.bytes, st.max_bytes)
+                                st.entries, st.bytes, st.max_bytes, st.spare_bytes)
 
     def clear(self) -> None:
-        """Drops every entry (the counters other than entries and bytes are kept)."""
+        """Drops every entry and the memory set aside (the counters other than entries, bytes
+        and spare_bytes are kept)."""
         _check(lib.ai00_prefix_cache_clear(self._handle))
+
+    def reserve(self, model: Model, entries: int) -> int:
+        """Sets memory aside now for `entries` more entries of `model` (allocated and written,
+        so its pages are in), for a loop that must not wait on fresh pages when a generator
+        stores a State later; later inserts of that model take this memory first. It counts
+        against ``max_bytes`` (``stats.spare_bytes``). Returns how many entries were set aside:
+        fewer when the bound is reached, 0 for 0 entries (a negative count is
+        :class:`InvalidArgumentError`)."""
+        if entries < 0:
+            raise InvalidArgumentError(Status.INVALID_ARGUMENT,
+                                       f"reserve: entries is negative ({entries})")
+        n = c_size_t()
+        _check(lib.ai00_prefix_cache_reserve(byref(n), self._handle, model._handle, entries))
+        return n.value
 
     def warm(self, model: Model, tokens: Union[str, bytes, Sequence[int]]) -> int:
         """Stores the State after `tokens` (or a text, encoded by the model) fed to the zero

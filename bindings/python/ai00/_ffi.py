@@ -125,7 +125,9 @@ class PrefixCacheStatsC(Structure):
     _fields_ = [("struct_size", c_uint32), ("reserved", c_uint32), ("hits", c_uint64),
                 ("misses", c_uint64), ("hit_tokens", c_uint64), ("inserts", c_uint64),
                 ("evictions", c_uint64), ("entries", c_uint64), ("bytes", c_uint64),
-                ("max_bytes", c_uint64)]
+                ("max_bytes", c_uint64),
+                # appended: memory set aside for later entries (PrefixCache.reserve)
+                ("spare_bytes", c_uint64)]
 
 
 class ScoreParamsC(Structure):
@@ -259,6 +261,7 @@ _FUNCTIONS = {
     "ai00_prefix_cache_last_error": (c_char_p, [_P]),
     "ai00_prefix_cache_stats_get": (_ST, [POINTER(PrefixCacheStatsC), _P]),
     "ai00_prefix_cache_clear": (_ST, [_P]),
+    "ai00_prefix_cache_reserve": (_ST, [_PS, _P, _P, _S]),
     "ai00_prefix_cache_warm": (_ST, [_PS, _P, _P, _PU32, _S]),
     "ai00_prefix_cache_warm_text": (_ST, [_PS, _P, _P, c_char_p, _S]),
     # Option scoring

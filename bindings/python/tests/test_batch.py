@@ -125,6 +125,29 @@ def test_prefix_cache_hit_gives_the_same_output(model):
         assert cache._h is None  # freed with its last generator
 
 
+def test_prefix_cache_reserve(model):
+    info = model.info
+    per_entry = info.state_bytes + 4 * info.n_vocab + 256  # State floats, logits, 256 bytes
+    with ai00.PrefixCache(max_bytes=64 << 20) as cache:
+        assert cache.stats.spare_bytes == 0
+        assert cache.reserve(model, 0) == 0
+        assert cache.reserve(model, 2) == 2
+        st = cache.stats
+        assert st.spare_bytes == 2 * per_entry and st.entries == 0
+        # An insert takes a spare.
+        assert cache.warm(model, "A long shared persona") > 0
+        st = cache.stats
+        assert st.spare_bytes == per_entry and st.entries == 1
+        cache.clear()
+        assert cache.stats.spare_bytes == 0
+        with pytest.raises(ai00.InvalidArgumentError):
+            cache.reserve(model, -1)
+    # A bound smaller than one entry sets nothing aside.
+    with ai00.PrefixCache(max_bytes=1024) as tiny:
+        assert tiny.reserve(model, 2) == 0
+        assert tiny.stats.spare_bytes == 0
+
+
 def test_option_scoring(model, state):
     state.eval(model.tokenize("The cat sat on the"), logits=False)
     before = state.save()

@@ -12,7 +12,7 @@ from conftest import CHAT, MODEL, SHARED, TINY, TOOLS, VOCAB
 
 
 def test_versions_and_status():
-    assert ai00.version() == "0.4.0"
+    assert ai00.version() == "0.5.0"
     assert ai00.abi_version() == 0
     assert ai00.status_string(ai00.Status.GRAMMAR) != ai00.status_string(ai00.Status.IO)
     assert ai00.finish_reason_name(ai00.FinishReason.TOOL_CALLS) == "tool_calls"

@@ -215,7 +215,7 @@ pub fn abi_version() -> u32 {
 }
 
 /// The header version this binding was written against (`AI00_VERSION_NUMBER`).
-pub const BINDING_VERSION: u32 = 400;
+pub const BINDING_VERSION: u32 = 500;
 /// The ABI version this binding was written against (`AI00_ABI_VERSION`).
 pub const BINDING_ABI_VERSION: u32 = 0;
 

@@ -47,6 +47,9 @@ pub struct PrefixCacheStats {
     pub entries: u64,
     pub bytes: u64,
     pub max_bytes: u64,
+    /// Memory set aside for later entries ([`PrefixCache::reserve`], and an evicted entry's
+    /// memory on its way to the insert that takes it), counted against `max_bytes`.
+    pub spare_bytes: u64,
 }
 
 /// A prefix-state cache. `Send + Sync` because every function of `ai00_prefix_cache` is
@@ -82,12 +85,25 @@ impl PrefixCache {
         check(unsafe { sys::ai00_prefix_cache_stats_get(&mut s, self.raw()) })?;
         Ok(PrefixCacheStats { hits: s.hits, misses: s.misses, hit_tokens: s.hit_tokens,
                               inserts: s.inserts, evictions: s.evictions, entries: s.entries,
-                              bytes: s.bytes, max_bytes: s.max_bytes })
+                              bytes: s.bytes, max_bytes: s.max_bytes,
+                              spare_bytes: s.spare_bytes })
     }
 
-    /// Drops every entry (the counters other than entries and bytes are kept).
+    /// Drops every entry and the memory set aside (the counters other than entries, bytes and
+    /// spare_bytes are kept).
     pub fn clear(&self) -> Result<()> {
         check(unsafe { sys::ai00_prefix_cache_clear(self.raw()) })
+    }
+
+    /// Sets memory aside now for `entries` more entries of `model` (allocated and written, so
+    /// its pages are in), for a loop that must not wait on fresh pages when a generator stores a
+    /// State later. Later inserts of that model take this memory first. It counts against
+    /// `max_bytes` ([`PrefixCacheStats::spare_bytes`]); returns how many entries were set aside,
+    /// fewer when the bound is reached (0 entries: 0).
+    pub fn reserve(&self, model: &Model, entries: usize) -> Result<usize> {
+        let mut n = 0usize;
+        check(unsafe { sys::ai00_prefix_cache_reserve(&mut n, self.raw(), model.raw(), entries) })?;
+        Ok(n)
     }
 
     /// Stores the State after `tokens` fed to the zero state; returns the tokens that ran

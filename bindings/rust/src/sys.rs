@@ -194,6 +194,8 @@ pub struct ai00_prefix_cache_stats {
     pub entries: u64,
     pub bytes: u64,
     pub max_bytes: u64,
+    // Appended: memory set aside for later entries (ai00_prefix_cache_reserve).
+    pub spare_bytes: u64,
 }
 
 #[repr(C)]
@@ -582,6 +584,8 @@ extern "C" {
     pub fn ai00_prefix_cache_stats_get(out_stats: *mut ai00_prefix_cache_stats,
                                        cache: *const ai00_prefix_cache) -> ai00_status;
     pub fn ai00_prefix_cache_clear(cache: *mut ai00_prefix_cache) -> ai00_status;
+    pub fn ai00_prefix_cache_reserve(out_reserved: *mut usize, cache: *mut ai00_prefix_cache,
+                                     model: *const ai00_model, entries: usize) -> ai00_status;
     pub fn ai00_prefix_cache_warm(out_evaluated: *mut usize, cache: *mut ai00_prefix_cache,
                                   model: *const ai00_model, tokens: *const u32, n_tokens: usize)
                                   -> ai00_status;

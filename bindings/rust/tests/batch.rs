@@ -162,6 +162,30 @@ fn prefix_cache_hit_gives_the_same_output() {
 }
 
 #[test]
+fn prefix_cache_reserve_sets_memory_aside() {
+    let model = load();
+    let info = model.info().unwrap();
+    // One entry's memory: the State floats, the logits and 256 bytes.
+    let per_entry = info.state_bytes + 4 * info.n_vocab as u64 + 256;
+    let cache = PrefixCache::new(&PrefixCacheParams { max_bytes: 64 << 20, ..Default::default() }).unwrap();
+    assert_eq!(cache.stats().unwrap().spare_bytes, 0);
+    assert_eq!(cache.reserve(&model, 0).unwrap(), 0);
+    assert_eq!(cache.reserve(&model, 2).unwrap(), 2);
+    let st = cache.stats().unwrap();
+    assert_eq!((st.spare_bytes, st.entries), (2 * per_entry, 0));
+    // An insert takes a spare.
+    assert!(cache.warm_text(&model, "A long shared persona").unwrap() > 0);
+    let st = cache.stats().unwrap();
+    assert_eq!((st.spare_bytes, st.entries), (per_entry, 1));
+    cache.clear().unwrap();
+    assert_eq!(cache.stats().unwrap().spare_bytes, 0);
+    // A bound smaller than one entry sets nothing aside.
+    let tiny = PrefixCache::new(&PrefixCacheParams { max_bytes: 1024, ..Default::default() }).unwrap();
+    assert_eq!(tiny.reserve(&model, 2).unwrap(), 0);
+    assert_eq!(tiny.stats().unwrap().spare_bytes, 0);
+}
+
+#[test]
 fn option_scoring_leaves_the_state_unchanged() {
     let model = load();
     let mut state = State::new(&model).unwrap();

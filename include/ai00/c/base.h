@@ -32,7 +32,7 @@ extern "C" {
  * Struct fields say the minor version that appended them ("Appended in 0.2"); a library whose
  * ai00_version_number is older than that leaves them at their defaults (struct_size rules). */
 #define AI00_VERSION_MAJOR 0
-#define AI00_VERSION_MINOR 4
+#define AI00_VERSION_MINOR 5
 #define AI00_VERSION_PATCH 0
 #define AI00_VERSION_NUMBER \
   (AI00_VERSION_MAJOR * 10000 + AI00_VERSION_MINOR * 100 + AI00_VERSION_PATCH)

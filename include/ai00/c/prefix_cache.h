@@ -68,13 +68,29 @@ typedef struct ai00_prefix_cache_stats {
   uint64_t entries;    /* entries now */
   uint64_t bytes;      /* their bytes now */
   uint64_t max_bytes;  /* the bound */
+  /* Appended: memory set aside for later entries (ai00_prefix_cache_reserve, and an evicted
+   * entry's memory on its way to the insert that takes it), counted against max_bytes. */
+  uint64_t spare_bytes;
 } ai00_prefix_cache_stats;
 
 AI00_API ai00_status ai00_prefix_cache_stats_get(ai00_prefix_cache_stats* out_stats,
                                                  const ai00_prefix_cache* cache);
 
-/* Drops every entry (the counters other than entries and bytes are kept). */
+/* Drops every entry and the memory set aside (the counters other than entries, bytes and
+ * spare_bytes are kept). */
 AI00_API ai00_status ai00_prefix_cache_clear(ai00_prefix_cache* cache);
+
+/* Sets memory aside now for `entries` more entries of `model` (allocated and written, so its
+ * pages are in), for an application that must not wait on fresh pages later: a game's frame
+ * loop, where a generator's store of a State would otherwise fault in its megabytes mid-frame
+ * (about 1 ms per 2.4 MB State on a small VM, five times the copy; docs/prefix-cache.md
+ * "Memory"). Later inserts of the same model and compression take this memory first; the
+ * memory of evicted entries is reused the same way without a reserve. The memory set aside
+ * counts against max_bytes (stats: spare_bytes), so fewer entries are set aside when the bound
+ * is reached; inserting frees spares of another shape before it evicts entries. 0 entries is a
+ * no-op. *out_reserved (may be NULL) receives how many were set aside. */
+AI00_API ai00_status ai00_prefix_cache_reserve(size_t* out_reserved, ai00_prefix_cache* cache,
+                                               const ai00_model* model, size_t entries);
 
 /* Warms the cache: runs `tokens` from the zero state (continuing from the longest cached prefix
  * of them) and stores the State after the last one. *out_evaluated (may be NULL) receives the

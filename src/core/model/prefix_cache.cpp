@@ -18,29 +18,54 @@
 
 namespace ai00::internal {
 
+// The megabytes of an entry, kept apart from it so that they can outlive it (prefix_cache.h
+// "Memory").
+struct PrefixCache::Payload {
+  std::vector<float> floats;     // State floats (uncompressed) ...
+  std::vector<uint16_t> halves;  // ... or their bf16 (compress_bf16)
+  std::vector<float> logits;     // [V] after the prefix's last token
+};
+
+// What a payload must hold for a model: its State floats, stored as bf16 or not, and V logits.
+struct PrefixCache::Shape {
+  size_t floats = 0;
+  size_t vocab = 0;
+  bool bf16 = false;
+  bool holds(const Payload& p) const {
+    return (bf16 ? p.halves.size() : p.floats.size()) == floats && p.logits.size() == vocab &&
+           (bf16 ? p.floats.empty() : p.halves.empty());
+  }
+};
+
 struct PrefixCache::Entry {
   uint64_t fingerprint = 0;
   uint64_t key = 0;
   std::vector<uint32_t> tokens;  // the prefix
-  std::vector<float> floats;     // State floats (uncompressed) ...
-  std::vector<uint16_t> halves;  // ... or their bf16 (compress_bf16)
-  std::vector<float> logits;     // [V] after tokens.back()
+  Payload payload;               // the State after it and the logits of its last token
   size_t bytes = 0;              // entry_bytes
 };
 
 struct PrefixCache::Index {
-  using Lru = std::list<std::shared_ptr<const Entry>>;
+  using Lru = std::list<std::shared_ptr<Entry>>;
   Lru lru;  // front = most recently used
   std::unordered_multimap<uint64_t, Lru::iterator> by_key;
   // Prefix lengths stored per model fingerprint, with their entry counts: the lookup tries
   // these lengths only, longest first.
   std::map<uint64_t, std::map<size_t, size_t>> lengths;
   uint64_t bytes = 0;
+  std::vector<Payload> spares;  // memory set aside for later entries
+  uint64_t spare_bytes = 0;     // their bytes, and those of spares being allocated
 };
 
 namespace {
 
 constexpr size_t kEntryOverhead = 256;
+
+// Bytes a payload counts against max_bytes: an entry's without its tokens.
+size_t payload_bytes(const std::vector<float>& floats, const std::vector<uint16_t>& halves,
+                     const std::vector<float>& logits) {
+  return floats.size() * 4 + halves.size() * 2 + logits.size() * 4 + kEntryOverhead;
+}
 
 // h[i] is the hash of tokens[0..i), chained token by token (h[0] a constant).
 std::vector<uint64_t> prefix_hashes(const uint32_t* tokens, size_t n) {
@@ -92,13 +117,14 @@ std::shared_ptr<const PrefixCache::Entry> PrefixCache::find(uint64_t fingerprint
 }
 
 void PrefixCache::copy_out(const Entry& e, State& state, std::vector<float>* logits) const {
+  const Payload& p = e.payload;
   float* dst = state.data();  // clears State::pristine()
-  if (!e.halves.empty()) {
-    for (size_t i = 0; i < e.halves.size(); ++i) dst[i] = bf16_to_f32(e.halves[i]);
+  if (!p.halves.empty()) {
+    for (size_t i = 0; i < p.halves.size(); ++i) dst[i] = bf16_to_f32(p.halves[i]);
   } else {
-    std::memcpy(dst, e.floats.data(), e.floats.size() * sizeof(float));
+    std::memcpy(dst, p.floats.data(), p.floats.size() * sizeof(float));
   }
-  if (logits != nullptr) *logits = e.logits;
+  if (logits != nullptr) *logits = p.logits;
 }
 
 size_t PrefixCache::restore(const Model& model, State& state, const uint32_t* tokens, size_t n,
@@ -138,48 +164,134 @@ bool PrefixCache::insert(const Model& model, const State& state, const uint32_t*
   if (bytes > params_.max_bytes) return false;
   if (auto stored = find(fp, tokens, n); stored && stored->tokens.size() == n)
     return false;  // already stored: find() made it most recent
-  // Build the entry outside the lock (the copies are the expensive part).
+  const Shape shape{state.size(), static_cast<size_t>(model.config().vocab), params_.compress_bf16};
   auto e = std::make_shared<Entry>();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    e->payload = take_payload(shape, bytes);
+  }
+  // Fill the entry outside the lock (the copies are the expensive part); assign() into memory
+  // of the right size reuses it.
   e->fingerprint = fp;
   e->key = key;
   e->tokens.assign(tokens, tokens + n);
   const float* src = state.data();
+  Payload& p = e->payload;
   if (params_.compress_bf16) {
-    e->halves.resize(state.size());
-    for (size_t i = 0; i < state.size(); ++i) e->halves[i] = f32_to_bf16(src[i]);
+    p.halves.resize(state.size());
+    for (size_t i = 0; i < state.size(); ++i) p.halves[i] = f32_to_bf16(src[i]);
   } else {
-    e->floats.assign(src, src + state.size());
+    p.floats.assign(src, src + state.size());
   }
-  e->logits.assign(logits, logits + model.config().vocab);
+  p.logits.assign(logits, logits + model.config().vocab);
   e->bytes = bytes;
 
   std::lock_guard<std::mutex> lock(mutex_);
-  // Another thread may have stored the same prefix meanwhile.
+  // Another thread may have stored the same prefix meanwhile: keep the memory if it fits.
   auto range = index_->by_key.equal_range(key);
-  for (auto k = range.first; k != range.second; ++k)
-    if ((*k->second)->tokens == e->tokens && (*k->second)->fingerprint == fp) return false;
-  while (!index_->lru.empty() && index_->bytes + bytes > params_.max_bytes) {
-    auto last = std::prev(index_->lru.end());
-    const Entry& old = **last;
-    auto r = index_->by_key.equal_range(old.key);
-    for (auto k = r.first; k != r.second; ++k)
-      if (k->second == last) {
-        index_->by_key.erase(k);
-        break;
+  for (auto k = range.first; k != range.second; ++k) {
+    if ((*k->second)->tokens == e->tokens && (*k->second)->fingerprint == fp) {
+      const size_t pb = payload_bytes(p.floats, p.halves, p.logits);
+      if (index_->bytes + index_->spare_bytes + pb <= params_.max_bytes) {
+        index_->spare_bytes += pb;
+        index_->spares.push_back(std::move(p));
       }
-    auto& lens = index_->lengths[old.fingerprint];
-    if (--lens[old.tokens.size()] == 0) lens.erase(old.tokens.size());
-    if (lens.empty()) index_->lengths.erase(old.fingerprint);
-    index_->bytes -= old.bytes;
-    index_->lru.pop_back();
-    ++stats_.evictions;
+      return false;
+    }
   }
+  make_room(bytes, nullptr, nullptr);
   index_->lru.push_front(std::move(e));
   index_->by_key.emplace(key, index_->lru.begin());
   ++index_->lengths[fp][n];
   index_->bytes += bytes;
   ++stats_.inserts;
   return true;
+}
+
+PrefixCache::Payload PrefixCache::take_payload(const Shape& shape, size_t bytes) {
+  Payload p;
+  auto& spares = index_->spares;
+  for (size_t i = 0; i < spares.size(); ++i) {
+    if (!shape.holds(spares[i])) continue;
+    index_->spare_bytes -= payload_bytes(spares[i].floats, spares[i].halves, spares[i].logits);
+    p = std::move(spares[i]);
+    spares.erase(spares.begin() + static_cast<std::ptrdiff_t>(i));
+    return p;
+  }
+  // None set aside: make the room now, so that an evicted entry's memory serves this insert (a
+  // full cache then reuses memory instead of faulting in fresh pages for every insert).
+  make_room(bytes, &shape, &p);
+  return p;
+}
+
+void PrefixCache::make_room(size_t bytes, const Shape* shape, Payload* keep) {
+  Index& ix = *index_;
+  while (ix.bytes + ix.spare_bytes + bytes > params_.max_bytes) {
+    if (!ix.spares.empty()) {
+      const Payload& s = ix.spares.back();
+      ix.spare_bytes -= payload_bytes(s.floats, s.halves, s.logits);
+      ix.spares.pop_back();
+    } else if (!ix.lru.empty()) {
+      evict_last(shape, keep);
+    } else {
+      break;  // only spares still being allocated by reserve(): the bound is theirs to keep
+    }
+  }
+}
+
+void PrefixCache::evict_last(const Shape* shape, Payload* keep) {
+  auto last = std::prev(index_->lru.end());
+  Entry& old = **last;
+  auto r = index_->by_key.equal_range(old.key);
+  for (auto k = r.first; k != r.second; ++k)
+    if (k->second == last) {
+      index_->by_key.erase(k);
+      break;
+    }
+  auto& lens = index_->lengths[old.fingerprint];
+  if (--lens[old.tokens.size()] == 0) lens.erase(old.tokens.size());
+  if (lens.empty()) index_->lengths.erase(old.fingerprint);
+  index_->bytes -= old.bytes;
+  // A reader copying out of it holds another reference: then its memory goes with it.
+  const bool kept = keep != nullptr && shape != nullptr && last->use_count() == 1 &&
+                    keep->logits.empty() && shape->holds(old.payload);
+  if (kept) *keep = std::move(old.payload);
+  index_->lru.pop_back();
+  ++stats_.evictions;
+}
+
+size_t PrefixCache::reserve(const Model& model, size_t entries) {
+  const Shape shape{static_cast<size_t>(model.config().state_floats()),
+                    static_cast<size_t>(model.config().vocab), params_.compress_bf16};
+  const size_t pb = entry_bytes(model, 0, shape.bf16);
+  size_t made = 0;
+  for (; made < entries; ++made) {
+    uint64_t clears = 0;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (index_->bytes + index_->spare_bytes + pb > params_.max_bytes) break;
+      index_->spare_bytes += pb;  // booked first, so that other threads keep within the bound
+      clears = clears_;
+    }
+    Payload p;
+    try {
+      // Written, not only allocated: the point is to take the page faults now.
+      if (shape.bf16) {
+        p.halves.assign(shape.floats, 0);
+      } else {
+        p.floats.assign(shape.floats, 0.0f);
+      }
+      p.logits.assign(shape.vocab, 0.0f);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (clears_ == clears) index_->spare_bytes -= pb;
+      throw;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (clears_ != clears) return made;  // cleared meanwhile: this spare goes too
+    index_->spares.push_back(std::move(p));
+  }
+  return made;
 }
 
 size_t PrefixCache::warm(const Model& model, const uint32_t* tokens, size_t n) {
@@ -217,12 +329,14 @@ PrefixCacheStats PrefixCache::stats() const {
   PrefixCacheStats s = stats_;
   s.entries = index_->lru.size();
   s.bytes = index_->bytes;
+  s.spare_bytes = index_->spare_bytes;
   return s;
 }
 
 void PrefixCache::clear() {
   std::lock_guard<std::mutex> lock(mutex_);
   index_ = std::make_unique<Index>();
+  ++clears_;
 }
 
 }  // namespace ai00::internal
