@@ -3,6 +3,7 @@
  * the State unchanged, bad input), State bundles (save, open, find, load, bad input) and
  * ai00_model_info.state_bytes agreeing with ai00_model_info_json. */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,7 +123,28 @@ static void test_prefix_cache(ai00_model* m, ai00_model* other) {
 
   CHECK_OK(ai00_prefix_cache_clear(cache));
   CHECK_OK(ai00_prefix_cache_stats_get(&st, cache));
-  CHECK(st.entries == 0 && st.bytes == 0);
+  CHECK(st.entries == 0 && st.bytes == 0 && st.spare_bytes == 0);
+
+  /* Memory set aside: counted in spare_bytes until an insert takes it; a 0.4 caller's shorter
+   * stats struct (no spare_bytes) is still accepted and the field past it left alone. */
+  CHECK_OK(ai00_prefix_cache_reserve(&evaluated, cache, m, 2));
+  CHECK(evaluated == 2);
+  CHECK_OK(ai00_prefix_cache_stats_get(&st, cache));
+  CHECK(st.spare_bytes > 2 * 101376 && st.entries == 0);
+  CHECK_OK(ai00_prefix_cache_warm(NULL, cache, m, toks, 5));
+  {
+    const uint64_t before = st.spare_bytes;
+    CHECK_OK(ai00_prefix_cache_stats_get(&st, cache));
+    CHECK(st.entries == 1 && st.spare_bytes == before / 2);
+    st.struct_size = offsetof(ai00_prefix_cache_stats, spare_bytes);
+    st.spare_bytes = 12345;
+    CHECK_OK(ai00_prefix_cache_stats_get(&st, cache));
+    CHECK(st.spare_bytes == 12345 && st.entries == 1);
+  }
+  CHECK_OK(ai00_prefix_cache_reserve(NULL, cache, m, 0));
+  CHECK_ERR(ai00_prefix_cache_reserve(&evaluated, cache, NULL, 1), AI00_ERR_INVALID_ARGUMENT,
+            "model");
+  CHECK_ERR(ai00_prefix_cache_reserve(&evaluated, NULL, m, 1), AI00_ERR_INVALID_ARGUMENT, "cache");
   CHECK_OK(ai00_prefix_cache_free(cache));
   CHECK_OK(ai00_prefix_cache_free(NULL));
   CHECK(strcmp(ai00_prefix_cache_last_error(NULL), "") == 0);

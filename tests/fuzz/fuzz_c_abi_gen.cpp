@@ -182,7 +182,7 @@ void call_batch(World& w, uint8_t a) {
 }
 
 void call_cache(World& w, uint8_t a) {
-  switch (a % 6) {
+  switch (a % 7) {
     case 0: {
       if (w.cache) break;
       Padded<ai00_prefix_cache_params> p;
@@ -215,6 +215,12 @@ void call_cache(World& w, uint8_t a) {
       const std::string t = text_operand(w, w.in.u8());
       size_t n = 0;
       ai00_prefix_cache_warm_text(&n, w.cache, w.model, t.data(), t.size());
+      break;
+    }
+    case 5: {  // a few entries: the bound (max_bytes above) keeps the rest out
+      size_t n = 0;
+      ai00_prefix_cache_reserve((a & 0x40) ? nullptr : &n, w.cache, (a & 0x80) ? nullptr : w.model,
+                                w.in.u8() % 4);
       break;
     }
     default:  // only when no live generator was given it (prefix_cache.h)
