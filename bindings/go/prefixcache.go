@@ -138,17 +138,26 @@ func (c *PrefixCache) Clear() error {
 	return call(func() C.ai00_status { return C.ai00_prefix_cache_clear(p) })
 }
 
+// rawWith is the cache's handle and m's, or the error of a closed one.
+func (c *PrefixCache) rawWith(m *Model) (*C.ai00_prefix_cache, *C.ai00_model, error) {
+	p, err := c.raw()
+	if err != nil {
+		return nil, nil, err
+	}
+	mp, err := m.raw()
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, mp, nil
+}
+
 // Reserve sets memory aside now for entries more entries of m (allocated and written, so its
 // pages are in), for a loop that must not wait on fresh pages when a generator stores a State
 // later; later inserts of that model take this memory first. It counts against MaxBytes
 // (Stats().SpareBytes). It returns how many entries were set aside: fewer when the bound is
 // reached, 0 for 0 entries. Negative entries are ErrInvalidArgument.
 func (c *PrefixCache) Reserve(m *Model, entries int) (int, error) {
-	p, err := c.raw()
-	if err != nil {
-		return 0, err
-	}
-	mp, err := m.raw()
+	p, mp, err := c.rawWith(m)
 	if err != nil {
 		return 0, err
 	}
@@ -163,11 +172,7 @@ func (c *PrefixCache) Reserve(m *Model, entries int) (int, error) {
 // Warm stores the State after tokens fed to the zero state; it returns how many tokens ran
 // through the model (0 when all were cached).
 func (c *PrefixCache) Warm(m *Model, tokens []uint32) (int, error) {
-	p, err := c.raw()
-	if err != nil {
-		return 0, err
-	}
-	mp, err := m.raw()
+	p, mp, err := c.rawWith(m)
 	if err != nil {
 		return 0, err
 	}
@@ -179,11 +184,7 @@ func (c *PrefixCache) Warm(m *Model, tokens []uint32) (int, error) {
 
 // WarmText is Warm on the model's encoding of text (e.g. a persona's rendered system prompt).
 func (c *PrefixCache) WarmText(m *Model, text string) (int, error) {
-	p, err := c.raw()
-	if err != nil {
-		return 0, err
-	}
-	mp, err := m.raw()
+	p, mp, err := c.rawWith(m)
 	if err != nil {
 		return 0, err
 	}

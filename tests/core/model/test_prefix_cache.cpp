@@ -44,6 +44,23 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * 4) == 0;
 }
 
+// `count` prompts of n tokens (salts salt0, salt0 + 1, ...), each with the logits and the State
+// floats of its full prefill.
+struct Prefilled {
+  std::vector<std::vector<uint32_t>> prompts;
+  std::vector<std::vector<float>> logits, floats;
+};
+Prefilled prefilled(const Model& m, size_t n, uint32_t salt0, uint32_t count) {
+  Prefilled p;
+  for (uint32_t k = 0; k < count; ++k) {
+    p.prompts.push_back(tokens_of(n, salt0 + k, static_cast<uint32_t>(m.config().vocab)));
+    State s(m);
+    p.logits.push_back(prefill(m, s, p.prompts.back(), 0, n));
+    p.floats.emplace_back(s.data(), s.data() + s.size());
+  }
+  return p;
+}
+
 }  // namespace
 
 TEST_CASE("a hit restores the State and logits of a full prefill bit for bit", "[prefix_cache]") {
@@ -158,7 +175,6 @@ TEST_CASE("least recently used entries are evicted under the byte limit", "[pref
 TEST_CASE("reserved and evicted memory is reused within the byte limit, contents exact",
           "[prefix_cache]") {
   auto m = tiny();
-  const uint32_t V = static_cast<uint32_t>(m->config().vocab);
   const size_t spare = PrefixCache::entry_bytes(*m, 0, false);
   const size_t entry = PrefixCache::entry_bytes(*m, 8, false);
   PrefixCacheParams p;
@@ -168,14 +184,8 @@ TEST_CASE("reserved and evicted memory is reused within the byte limit, contents
   REQUIRE(cache.reserve(*m, 5) == 3);  // the bound counts spares
   CHECK(cache.stats().spare_bytes == 3 * spare);
 
-  std::vector<std::vector<uint32_t>> prompts;
-  std::vector<std::vector<float>> logits, floats;
-  for (uint32_t k = 0; k < 4; ++k) {
-    prompts.push_back(tokens_of(8, 40 + k, V));
-    State s(*m);
-    logits.push_back(prefill(*m, s, prompts.back(), 0, 8));
-    floats.emplace_back(s.data(), s.data() + s.size());
-  }
+  const Prefilled pf = prefilled(*m, 8, 40, 4);
+  const auto& prompts = pf.prompts;
   for (size_t k = 0; k < 3; ++k) {  // each insert takes a spare: the total stays put
     REQUIRE(cache.warm(*m, prompts[k].data(), 8) == 8);
     const PrefixCacheStats st = cache.stats();
@@ -192,8 +202,8 @@ TEST_CASE("reserved and evicted memory is reused within the byte limit, contents
     State s(*m);
     std::vector<float> got;
     REQUIRE(cache.restore(*m, s, prompts[k].data(), 8, &got) == 8);
-    CHECK(same_bits(got, logits[k]));
-    CHECK(same_bits(std::vector<float>(s.data(), s.data() + s.size()), floats[k]));
+    CHECK(same_bits(got, pf.logits[k]));
+    CHECK(same_bits(std::vector<float>(s.data(), s.data() + s.size()), pf.floats[k]));
   }
 
   // clear() drops spares too; a bound below one entry sets nothing aside.
@@ -337,18 +347,12 @@ TEST_CASE("bf16 compression halves the State bytes within a measured logit error
 
 TEST_CASE("threads share one cache", "[prefix_cache][concurrency]") {
   auto m = tiny();
-  const uint32_t V = static_cast<uint32_t>(m->config().vocab);
   PrefixCacheParams p;
   p.max_bytes = 6 * PrefixCache::entry_bytes(*m, 24, false);  // forces evictions
   auto cache = std::make_shared<PrefixCache>(p);
-  std::vector<std::vector<uint32_t>> prompts;
-  std::vector<std::vector<float>> expected, states;
-  for (uint32_t k = 0; k < 8; ++k) {
-    prompts.push_back(tokens_of(24, 20 + k, V));
-    State s(*m);
-    expected.push_back(prefill(*m, s, prompts.back(), 0, 24));
-    states.emplace_back(s.data(), s.data() + s.size());
-  }
+  const Prefilled pf = prefilled(*m, 24, 20, 8);
+  const auto& prompts = pf.prompts;
+  const auto &expected = pf.logits, &states = pf.floats;
   std::vector<int> wrong(4, 0);
   std::vector<std::thread> threads;
   for (int th = 0; th < 4; ++th) {
