@@ -82,7 +82,7 @@ inline void wkv7_token_any(float* S, const float* r, const float* w, const float
 // of those vectors: the same operations in the same order, so the same bits as wkv7_rows
 // (tests/cpu_kernels: a T-token call equals T calls of one token, bit for bit). For the 16-lane
 // tables (AVX-512), whose hadd tree is written out here: `bench_kernels wkv7/avx512/H64xN64/T16`
-// 586-613 -> 499-501 us. On AVX2 (8 lanes, 16 registers) the row kernel's sums are a smaller
+// 586-613 -> 499-506 us. On AVX2 (8 lanes, 16 registers) the row kernel's sums are a smaller
 // share and the same code ran slower (561-589 -> 652 us), so it keeps the row kernel. The two
 // transposes cost about a token, so only calls of kWkvColsMinT tokens or more take this path.
 constexpr int64_t kWkvColsMinT = 4;
