@@ -41,7 +41,8 @@ test('/health reports the batch and the prefix cache (null when off)', async () 
   assert.equal(typeof h.batch.max_members, 'number');
   assert.equal(typeof h.batch.members, 'number');
   assert.equal(h.prefix_cache.max_bytes, 256 * 1024 * 1024);
-  for (const k of ['hits', 'misses', 'hit_tokens', 'inserts', 'evictions', 'entries', 'bytes'])
+  for (const k of ['hits', 'misses', 'hit_tokens', 'inserts', 'evictions', 'entries', 'bytes',
+    'spare_bytes'])
     assert.equal(typeof h.prefix_cache[k], 'number', k);
   assert.equal((await health(uncached.url)).prefix_cache, null);
 });

@@ -173,7 +173,7 @@ void HttpServer::health(httplib::Response& res) const {
     body["prefix_cache"] = {
         {"hits", c->hits},       {"misses", c->misses},       {"hit_tokens", c->hit_tokens},
         {"inserts", c->inserts}, {"evictions", c->evictions}, {"entries", c->entries},
-        {"bytes", c->bytes},     {"max_bytes", c->max_bytes}};
+        {"bytes", c->bytes},     {"max_bytes", c->max_bytes}, {"spare_bytes", c->spare_bytes}};
   } else {
     body["prefix_cache"] = nullptr;  // --prefix-cache-mb 0
   }
