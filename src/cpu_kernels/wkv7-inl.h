@@ -85,6 +85,7 @@ inline void wkv7_token_any(float* S, const float* r, const float* w, const float
 // 586-613 -> 499-506 us. On AVX2 (8 lanes, 16 registers) the row kernel's sums are a smaller
 // share and the same code ran slower (561-589 -> 652 us), so it keeps the row kernel. The two
 // transposes cost about a token, so only calls of kWkvColsMinT tokens or more take this path.
+#if defined(__AVX512F__)
 constexpr int64_t kWkvColsMinT = 4;
 constexpr int64_t kWkvColsMaxN = 64;
 
@@ -133,7 +134,6 @@ template <class A>
   wkv_lane_tree<B, L>(P).store_unaligned(y + i0);
 }
 
-#if defined(__AVX__)
 // dst = src^T for one 8 x 8 block (row strides ns, nd): the usual unpack, shuffle and lane swap.
 inline void wkv_transpose8(const float* src, int64_t ns, float* dst, int64_t nd) {
   __m256 r[8], t[8];
@@ -153,21 +153,12 @@ inline void wkv_transpose8(const float* src, int64_t ns, float* dst, int64_t nd)
     _mm256_storeu_ps(dst + (i + 4) * nd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
   }
 }
-#endif
 
-// dst = src^T (N x N, N a multiple of 8: the callers' lane counts).
-template <class A>
-void wkv_transpose(const float* src, float* dst, int64_t N) {
+// dst = src^T (N x N, N a multiple of 16 here).
+inline void wkv_transpose(const float* src, float* dst, int64_t N) {
   for (int64_t i0 = 0; i0 < N; i0 += 8) {
-    for (int64_t j0 = 0; j0 < N; j0 += 8) {
-#if defined(__AVX__)
+    for (int64_t j0 = 0; j0 < N; j0 += 8)
       wkv_transpose8(src + i0 * N + j0, N, dst + j0 * N + i0, N);
-#else
-      for (int64_t i = i0; i < i0 + 8; ++i) {
-        for (int64_t j = j0; j < j0 + 8; ++j) dst[j * N + i] = src[i * N + j];
-      }
-#endif
-    }
   }
 }
 
@@ -176,30 +167,29 @@ template <class A>
 void wkv7_head_cols(const Wkv7Args& p, float* S, int64_t h) {
   const int64_t N = p.N, L = FB<A>::size;
   alignas(64) float St[kWkvColsMaxN * kWkvColsMaxN];
-  wkv_transpose<A>(S, St, N);
+  wkv_transpose(S, St, N);
   for (int64_t t = 0; t < p.T; ++t) {
     const int64_t o = t * p.C + h * N;
     for (int64_t i = 0; i < N; i += L) {
       wkv7_cols<A>(St, p.r + o, p.w + o, p.k + o, p.v + o, p.a + o, p.b + o, p.y + o, N, i);
     }
   }
-  wkv_transpose<A>(St, S, N);
+  wkv_transpose(St, S, N);
 }
+#endif  // __AVX512F__
 
 template <class A>
 void wkv7(const Wkv7Args& p) {
   const int64_t N = p.N;
   const bool vec = N % static_cast<int64_t>(FB<A>::size) == 0;
-  constexpr bool kColsTree = FB<A>::size == 16;
-  const bool cols = kColsTree && vec && p.T >= kWkvColsMinT && N <= kWkvColsMaxN;
   for (int64_t h = p.head_begin; h < p.head_end; ++h) {
     float* S = p.state + h * N * N;
-    if constexpr (kColsTree) {
-      if (cols) {
-        wkv7_head_cols<A>(p, S, h);
-        continue;
-      }
+#if defined(__AVX512F__)  // the transposed path (above)
+    if (vec && p.T >= kWkvColsMinT && N <= kWkvColsMaxN) {
+      wkv7_head_cols<A>(p, S, h);
+      continue;
     }
+#endif
     for (int64_t t = 0; t < p.T; ++t) {
       const int64_t o = t * p.C + h * N;
       if (vec) {

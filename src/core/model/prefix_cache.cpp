@@ -24,16 +24,17 @@ struct PrefixCache::Payload {
   std::vector<float> floats;     // State floats (uncompressed) ...
   std::vector<uint16_t> halves;  // ... or their bf16 (compress_bf16)
   std::vector<float> logits;     // [V] after the prefix's last token
+  // Bytes counted against max_bytes: entry_bytes() without the tokens.
+  size_t bytes() const;
 };
 
-// What a payload must hold for a model: its State floats, stored as bf16 or not, and V logits.
+// What a payload must hold for a model: its State floats (as floats or as halves: one cache
+// stores them one way) and V logits.
 struct PrefixCache::Shape {
   size_t floats = 0;
   size_t vocab = 0;
-  bool bf16 = false;
   bool holds(const Payload& p) const {
-    return (bf16 ? p.halves.size() : p.floats.size()) == floats && p.logits.size() == vocab &&
-           (bf16 ? p.floats.empty() : p.halves.empty());
+    return p.floats.size() + p.halves.size() == floats && p.logits.size() == vocab;
   }
 };
 
@@ -61,12 +62,6 @@ namespace {
 
 constexpr size_t kEntryOverhead = 256;
 
-// Bytes a payload counts against max_bytes: an entry's without its tokens.
-size_t payload_bytes(const std::vector<float>& floats, const std::vector<uint16_t>& halves,
-                     const std::vector<float>& logits) {
-  return floats.size() * 4 + halves.size() * 2 + logits.size() * 4 + kEntryOverhead;
-}
-
 // h[i] is the hash of tokens[0..i), chained token by token (h[0] a constant).
 std::vector<uint64_t> prefix_hashes(const uint32_t* tokens, size_t n) {
   std::vector<uint64_t> h(n + 1);
@@ -87,6 +82,10 @@ PrefixCache::PrefixCache(const PrefixCacheParams& params)
 }
 
 PrefixCache::~PrefixCache() = default;
+
+size_t PrefixCache::Payload::bytes() const {
+  return floats.size() * 4 + halves.size() * 2 + logits.size() * 4 + kEntryOverhead;
+}
 
 size_t PrefixCache::entry_bytes(const Model& model, size_t n, bool bf16) {
   const ModelConfig& c = model.config();
@@ -164,7 +163,7 @@ bool PrefixCache::insert(const Model& model, const State& state, const uint32_t*
   if (bytes > params_.max_bytes) return false;
   if (auto stored = find(fp, tokens, n); stored && stored->tokens.size() == n)
     return false;  // already stored: find() made it most recent
-  const Shape shape{state.size(), static_cast<size_t>(model.config().vocab), params_.compress_bf16};
+  const Shape shape{state.size(), static_cast<size_t>(model.config().vocab)};
   auto e = std::make_shared<Entry>();
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -191,7 +190,7 @@ bool PrefixCache::insert(const Model& model, const State& state, const uint32_t*
   auto range = index_->by_key.equal_range(key);
   for (auto k = range.first; k != range.second; ++k) {
     if ((*k->second)->tokens == e->tokens && (*k->second)->fingerprint == fp) {
-      const size_t pb = payload_bytes(p.floats, p.halves, p.logits);
+      const size_t pb = p.bytes();
       if (index_->bytes + index_->spare_bytes + pb <= params_.max_bytes) {
         index_->spare_bytes += pb;
         index_->spares.push_back(std::move(p));
@@ -213,7 +212,7 @@ PrefixCache::Payload PrefixCache::take_payload(const Shape& shape, size_t bytes)
   auto& spares = index_->spares;
   for (size_t i = 0; i < spares.size(); ++i) {
     if (!shape.holds(spares[i])) continue;
-    index_->spare_bytes -= payload_bytes(spares[i].floats, spares[i].halves, spares[i].logits);
+    index_->spare_bytes -= spares[i].bytes();
     p = std::move(spares[i]);
     spares.erase(spares.begin() + static_cast<std::ptrdiff_t>(i));
     return p;
@@ -228,8 +227,7 @@ void PrefixCache::make_room(size_t bytes, const Shape* shape, Payload* keep) {
   Index& ix = *index_;
   while (ix.bytes + ix.spare_bytes + bytes > params_.max_bytes) {
     if (!ix.spares.empty()) {
-      const Payload& s = ix.spares.back();
-      ix.spare_bytes -= payload_bytes(s.floats, s.halves, s.logits);
+      ix.spare_bytes -= ix.spares.back().bytes();
       ix.spares.pop_back();
     } else if (!ix.lru.empty()) {
       evict_last(shape, keep);
@@ -262,8 +260,8 @@ void PrefixCache::evict_last(const Shape* shape, Payload* keep) {
 
 size_t PrefixCache::reserve(const Model& model, size_t entries) {
   const Shape shape{static_cast<size_t>(model.config().state_floats()),
-                    static_cast<size_t>(model.config().vocab), params_.compress_bf16};
-  const size_t pb = entry_bytes(model, 0, shape.bf16);
+                    static_cast<size_t>(model.config().vocab)};
+  const size_t pb = entry_bytes(model, 0, params_.compress_bf16);
   size_t made = 0;
   for (; made < entries; ++made) {
     uint64_t clears = 0;
@@ -276,7 +274,7 @@ size_t PrefixCache::reserve(const Model& model, size_t entries) {
     Payload p;
     try {
       // Written, not only allocated: the point is to take the page faults now.
-      if (shape.bf16) {
+      if (params_.compress_bf16) {
         p.halves.assign(shape.floats, 0);
       } else {
         p.floats.assign(shape.floats, 0.0f);

@@ -25,7 +25,7 @@
 // Memory: an entry's State floats and logits are megabytes, and fresh pages cost a fault each
 // (about 1 ms per 2.4 MB on the VM we measure on, where the copy itself takes 0.2 ms). So an
 // insert copies into memory that is already there when it can: a spare set aside by reserve(),
-// or the memory of the entries it evicts. Memory of another shape (model size, compression) is
+// or the memory of the entries it evicts. Memory of another shape (another model's sizes) is
 // freed when room is needed.
 //
 // One cache may serve several models (the fingerprint is part of the key, so entries of one
