@@ -269,6 +269,27 @@ void mm_panel(const MatmulArgs& p, int64_t pr, int64_t pe, int64_t t0, PanelAhea
   for (int64_t i = 0; i < nrest; ++i) mm_finish<A, D, 1, NT>(p, pr + ntile * RT + i, t0, rest[i]);
 }
 
+// The prefill tile. 4 rows x 4 tokens (16 accumulators) where there are 32 vector registers
+// (AVX-512; NEON keeps 3 x 4, untuned). With 16 (AVX2, SSE2): float weights 4 x 3, quantized
+// 3 x 4. At 4 x 4 or 3 x 4 on float weights GCC keeps the 4 tokens' activation vectors in
+// registers across the tile's rows, runs out of the 16 and moves every accumulator through the
+// stack (a load and a store per FMA: 0.20-0.25 of the FMA peak on Zen 3, `bench_kernels
+// gemm/avx2/F32/f32act/2048x2048/T128`); 4 x 3 holds 12 accumulators, 3 activations and one
+// weight vector, with nothing spilled (0.46-0.50; F16 0.63-0.67, BF16 0.45-0.55). Quantized
+// decoders need registers for their block scales and lose at 4 x 3 (Q8_0 0.36 -> 0.28), so they
+// keep 3 x 4. Results do not depend on the tile (every pair's chain is the same).
+template <class A, class D>
+struct PrefillTile {
+#if defined(__aarch64__)
+  static constexpr bool k16Registers = false;
+#else
+  static constexpr bool k16Registers = FB<A>::size < 16;
+#endif
+  static constexpr bool kFloat = HasFloatTail<D>::value;
+  static constexpr int kRows = FB<A>::size >= 16 ? 4 : (k16Registers && kFloat ? 4 : 3);
+  static constexpr int kTokens = k16Registers && kFloat ? 3 : 4;
+};
+
 template <class A, class D>
 void matmul_typed(const MatmulArgs& p) {
   if (p.T == 1) {
@@ -277,17 +298,14 @@ void matmul_typed(const MatmulArgs& p) {
     mm_rows_decode<A, D, (FB<A>::size >= 16 ? 8 : 4)>(p, p.row_begin, p.row_end);
     return;
   }
-  // 4 rows x 4 tokens (16 accumulators) where there are 32 registers, else 3 x 4 (2 x 4 made
-  // GCC spill an accumulator on AVX2).
-  constexpr int RT = FB<A>::size >= 16 ? 4 : 3;
-  constexpr int NT = 4;
+  constexpr int RT = PrefillTile<A, D>::kRows, NT = PrefillTile<A, D>::kTokens;
   constexpr int64_t kPanel = RT * (kPanelRows / RT);  // whole tiles only
   const int64_t full = p.T / NT;                      // full token tiles: they share the hint
   for (int64_t pr = p.row_begin; pr < p.row_end; pr += kPanel) {
     const int64_t pe = std::min(pr + kPanel, p.row_end);
     int64_t t = 0;
     for (; t + NT <= p.T; t += NT) mm_panel<A, D, RT, NT>(p, pr, pe, t, {t / NT, full});
-    // The last T - t < 4 tokens; when T < 4 they are the panel's only token tile.
+    // The last T - t < NT tokens; when T < NT they are the panel's only token tile.
     const PanelAhead tail = t == 0 ? PanelAhead{0, 1} : PanelAhead{-1, 1};
     switch (p.T - t) {
       case 3:
