@@ -182,6 +182,9 @@ void p8_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
   for (int h = 0; h < RH; ++h) {
     for (int t = 0; t < NT; ++t) acc[h][t] = accm[h][t] = _mm256_setzero_ps();
   }
+  const PkAhead ahead =
+      pk_ahead(p, reinterpret_cast<uintptr_t>(w[0]) + (RH / 2) * gbytes, (RH / 2) * gbytes, t0,
+               NT, (g0 + RH) * kQ8PackRows <= p.packed_rows);
   for (int64_t b = 0; b < nblk; ++b) {
     __m256i is[RH][NT];
     const uint8_t* q[NT];
@@ -191,10 +194,11 @@ void p8_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
       for (int h = 0; h < RH; ++h) is[h][t] = init;
     }
     const size_t off = static_cast<size_t>(b) * P::kGroupBlk;
-    // Decode, or the tail tile of 1 to 3 tokens that ends the call's tokens: block b of the
-    // next tile's groups (see kP8DecodeHalves). The full tiles ask for nothing; when T is not a
-    // multiple of 4 this is what streams the next groups in.
-    if (NT == 1 || (NT < 4 && t0 + NT == p.T)) {
+    // Decode: block b of the next tile's groups (see kP8DecodeHalves). T > 1: this token
+    // tile's share of the next group tile, into L2 (pk_ahead).
+    if (p.T > 1) {
+      ahead.step<1>(ahead.block(b, nblk), 0);
+    } else {
       for (int g = 0; g < RH / 2; ++g) {
         const uint8_t* next = w[g] + (RH / 2) * gbytes + off;
         for (size_t l = 0; l < P::kGroupBlk; l += 64) {

@@ -14,6 +14,66 @@
 #ifndef AI00_CPU_KERNELS_MATMUL_I8_PACKED_WALK_INL_H
 #define AI00_CPU_KERNELS_MATMUL_I8_PACKED_WALK_INL_H
 
+// T > 1 (batched decode, prefill): the token tiles of a group tile ask for the walk's next
+// group tile (the `bytes` after these groups, contiguous) into L2, each full token tile its
+// share of the lines, spread over its blocks. At small T a tile's arithmetic does not hide the
+// DRAM latency of its group streams: without the hint a batched step of 8 States spent half of
+// the kernel's time waiting on weight loads, and with the whole next tile asked for by the first
+// token tile it waited on the prefetches instead (docs/batching.md "Where a batched step's time
+// goes"). Decode (T = 1): the one token tile asks for the whole next tile, and only inside the
+// matrix's packed rows (`next_inside`). Four interleaved streams of one group each are too short
+// for the hardware prefetchers at 768 columns (6.9 KB per Q4_0 group): the 0.1B matrices
+// streamed at 0.5-0.65 of the read bandwidth, and at 0.8-1.0 with this (Q4_0 3072 x 768 and
+// 65536 x 768, bench_kernels, three runs each, the shared 2-core machine under load); into L1
+// (prefetcht0) it was no better than none, as on the float path (matmul-inl.h mm_blocks).
+// Integer arithmetic: at T > 1 the lines may lie past the matrix (a prefetch never faults).
+constexpr int kPkToks = 4;  // the prefill tile's tokens on zmm (PkTile) and ymm (P8Tile)
+
+struct PkAhead {
+  uintptr_t first = 0;  // first line of this tile's share, 0 = none
+  int64_t lines = 0;    // lines of the share
+  // Block b's share of the lines, [l0, l1).
+  struct Share {
+    int64_t l0 = 0, l1 = 0;
+  };
+  Share block(int64_t b, int64_t nblk) const {
+    if (first == 0) return {};
+    return {lines * b / nblk, lines * (b + 1) / nblk};
+  }
+  // Step k of kSteps of a block asks for its part of the block's share. Q8_0 decode spreads a
+  // block's share over its 8 code vectors (step<8>): its share is the largest (34 lines a block
+  // for a 4-group tile, twice Q4_0's), and asked for in one burst at the block's start it let the
+  // 0.1B Q8_0 decode run 2-11 % slower (seven pairs in alternation: 122-134 tokens/s against
+  // 125-143 spread; 1.5B Q8_0 13.5-14.0 against 14.1-14.2).
+  // Spreading the other types over their 4 steps, or the T > 1 tiles, measured no better (T = 8:
+  // worse), so they keep the burst (step<1>).
+  template <int kSteps>
+  void step(const Share& s, int k) const {
+    const int64_t n = s.l1 - s.l0;
+    const int64_t a = s.l0 + n * k / kSteps, e = s.l0 + n * (k + 1) / kSteps;
+    for (int64_t l = a; l < e; ++l) {
+      __builtin_prefetch(reinterpret_cast<const void*>(first + 64 * static_cast<uintptr_t>(l)), 0,
+                         2);  // prefetcht1: into L2
+    }
+  }
+};
+
+inline PkAhead pk_ahead(const MatmulQ8Args& p, uintptr_t next, size_t bytes, int64_t t0, int NT,
+                        bool next_inside) {
+  PkAhead a;
+  int64_t share = -1, shares = 1;  // the full token tiles share the lines; T < 4: the only one
+  if (p.T == 1 && next_inside) share = 0;
+  if (p.T >= kPkToks && NT == kPkToks) share = t0 / kPkToks, shares = p.T / kPkToks;
+  if (p.T > 1 && p.T < kPkToks && t0 == 0) share = 0;
+  if (share < 0) return a;
+  const uintptr_t begin = next & ~uintptr_t{63};
+  const int64_t total = static_cast<int64_t>((next + bytes - begin + 63) / 64);
+  const int64_t l0 = total * share / shares, l1 = total * (share + 1) / shares;
+  a.first = begin + 64 * static_cast<uintptr_t>(l0);
+  a.lines = l1 - l0;
+  return a;
+}
+
 template <class Tile>
 struct PackedWalk {
   // Tokens [t, T) of groups from g, fewer than NT: one tile of them all. A pair's chain is the
