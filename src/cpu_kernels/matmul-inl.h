@@ -300,11 +300,19 @@ void matmul_typed(const MatmulArgs& p) {
   }
   constexpr int RT = PrefillTile<A, D>::kRows, NT = PrefillTile<A, D>::kTokens;
   constexpr int64_t kPanel = RT * (kPanelRows / RT);  // whole tiles only
-  const int64_t full = p.T / NT;                      // full token tiles: they share the hint
+  // Full token tiles share the hint. With 3-token tiles a last lone token (a 64-row prefill
+  // chunk, a batch of 7 or 10) would run 4 FMA chains on its own, at about a third of the tile's
+  // rate, so the last 4 tokens run as 2 + 2 instead of 3 + 1.
+  const bool two_pairs = NT == 3 && p.T > NT && p.T % NT == 1;
+  const int64_t full = p.T / NT - (two_pairs ? 1 : 0);
   for (int64_t pr = p.row_begin; pr < p.row_end; pr += kPanel) {
     const int64_t pe = std::min(pr + kPanel, p.row_end);
     int64_t t = 0;
-    for (; t + NT <= p.T; t += NT) mm_panel<A, D, RT, NT>(p, pr, pe, t, {t / NT, full});
+    for (; t < full * NT; t += NT) mm_panel<A, D, RT, NT>(p, pr, pe, t, {t / NT, full});
+    if (two_pairs) {
+      mm_panel<A, D, RT, 2>(p, pr, pe, t, t == 0 ? PanelAhead{0, 1} : PanelAhead{-1, 1});
+      t += 2;
+    }
     // The last T - t < NT tokens; when T < NT they are the panel's only token tile.
     const PanelAhead tail = t == 0 ? PanelAhead{0, 1} : PanelAhead{-1, 1};
     switch (p.T - t) {
