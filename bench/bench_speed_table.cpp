@@ -451,7 +451,7 @@ int main(int argc, char** argv) {
             }
             wall.push_back({n_decode / seconds_since(t0), bw});
             cpu_time.push_back({n_decode / (thread_cpu_seconds() - c0), cbw});
-            fj = double(model->fork_join_count() - fj0) / n_decode;
+            fj = n_decode > 0 ? double(model->fork_join_count() - fj0) / n_decode : 0.0;
           }
           const RatePair mid = median_pair(wall), cpu_mid = median_pair(cpu_time);
           const double decode_tps = mid.tps, row_bw = mid.gbps;
