@@ -271,13 +271,13 @@ void mm_panel(const MatmulArgs& p, int64_t pr, int64_t pe, int64_t t0, PanelAhea
 
 // The prefill tile. 4 rows x 4 tokens (16 accumulators) where there are 32 vector registers
 // (AVX-512; NEON keeps 3 x 4, untuned). With 16 (AVX2, SSE2): float weights 4 x 3, quantized
-// 3 x 4. At 4 x 4 or 3 x 4 on float weights GCC keeps the 4 tokens' activation vectors in
-// registers across the tile's rows, runs out of the 16 and moves every accumulator through the
-// stack (a load and a store per FMA: 0.20-0.25 of the FMA peak on Zen 3, `bench_kernels
+// 3 x 4. At 3 x 4 on float weights GCC keeps the 4 tokens' activation vectors in registers
+// across the tile's rows, runs out of the 16 and moves every accumulator through the stack (a
+// load and a store per FMA: 0.20-0.25 of the FMA peak on Zen 3, `bench_kernels
 // gemm/avx2/F32/f32act/2048x2048/T128`); 4 x 3 holds 12 accumulators, 3 activations and one
-// weight vector, with nothing spilled (0.46-0.50; F16 0.63-0.67, BF16 0.45-0.55). Quantized
-// decoders need registers for their block scales and lose at 4 x 3 (Q8_0 0.36 -> 0.28), so they
-// keep 3 x 4. Results do not depend on the tile (every pair's chain is the same).
+// weight vector, with nothing spilled (0.43-0.50; F16 0.44-0.67; 4 x 4 0.33-0.36). Quantized
+// decoders need registers for their block scales and lose at 4 x 3 (Q8_0 0.37-0.46 -> 0.28-0.34),
+// so they keep 3 x 4. Results do not depend on the tile (every pair's chain is the same).
 template <class A, class D>
 struct PrefillTile {
 #if defined(__aarch64__)

@@ -183,8 +183,8 @@ void p8_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
     for (int t = 0; t < NT; ++t) acc[h][t] = accm[h][t] = _mm256_setzero_ps();
   }
   const PkAhead ahead =
-      pk_ahead(p, reinterpret_cast<uintptr_t>(w[0]) + (RH / 2) * gbytes, (RH / 2) * gbytes, t0,
-               NT, (g0 + RH) * kQ8PackRows <= p.packed_rows);
+      pk_ahead(p, reinterpret_cast<uintptr_t>(w[0]) + (RH / 2) * gbytes, (RH / 2) * gbytes, t0, NT,
+               (g0 + RH) * kQ8PackRows <= p.packed_rows);
   for (int64_t b = 0; b < nblk; ++b) {
     __m256i is[RH][NT];
     const uint8_t* q[NT];
