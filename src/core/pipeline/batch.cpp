@@ -40,9 +40,11 @@ bool prefilling(const Generator& g) {
 // steps — the safe side for a budget. The overrun is taken against the fit before this step.
 void StepCostModel::observe(size_t rows, double us) {
   // A residual needs a prediction to trust: the line, or without one (all time per row) a step of
-  // the size measured so far (a steady batch), not a smaller one it would under-predict.
+  // the size measured so far (a steady batch), not a smaller one it would under-predict, or the
+  // probe one row past the reach (predict_us), whose overrun the margin must see.
   const double x = static_cast<double>(std::max<size_t>(rows, 1));
-  if (line_ || (n_ > 0 && std::abs(x - sx_ / s1_) < 0.5)) {
+  const bool probe = n_ > 0 && std::max<size_t>(rows, 1) == reach().rows + 1;
+  if (line_ || probe || (n_ > 0 && std::abs(x - sx_ / s1_) < 0.5)) {
     const double predicted = predict_us(rows);
     const double over = predicted > 0 && us > predicted ? std::log(us / predicted) : 0.0;
     ow_ = ow_ * kMarginDecay + 1, oss_ = oss_ * kMarginDecay + over * over;
@@ -79,6 +81,10 @@ double StepCostModel::predict_us(size_t rows) const {
   const double line = line_us(static_cast<double>(rows));
   const Reach most = reach();
   if (rows <= most.rows) return line;
+  if (rows == most.rows + 1) {  // the probe row (batch.h): without a line, the fit is the reach
+    const double probe = most.us_per_row * (static_cast<double>(most.rows) + 0.5);
+    return line_ ? std::max(line, probe) : probe;
+  }
   return std::max(line, most.us_per_row * static_cast<double>(rows));
 }
 
@@ -96,12 +102,17 @@ size_t StepCostModel::rows_within(double us) const {
     if (r < 1e15) by_line = static_cast<size_t>(r);
   }
   const Reach most = reach();
-  if (by_line <= most.rows) return by_line;
-  // Past the reach, predict_us is also bounded by the reach's time per row.
-  if (most.us_per_row <= 0) return by_line;
-  const double r = us / most.us_per_row + 1e-9;
-  const size_t by_reach = r >= 1e15 ? by_line : static_cast<size_t>(r);
-  return std::max(most.rows, std::min(by_line, by_reach));
+  size_t rows = by_line;
+  if (by_line > most.rows) {
+    // Past the reach, predict_us is also bounded by the reach's time per row.
+    if (most.us_per_row <= 0) return by_line;
+    const double r = us / most.us_per_row + 1e-9;
+    const size_t by_reach = r >= 1e15 ? by_line : static_cast<size_t>(r);
+    rows = std::max(most.rows, std::min(by_line, by_reach));
+  }
+  // Held at the reach: one row more when the probe's price fits (predict_us, batch.h).
+  if (most.rows > 0 && rows == most.rows && predict_us(rows + 1) <= us) return rows + 1;
+  return rows;
 }
 
 StepPlan plan_step(const std::vector<StepCandidate>& cands, const StepCostModel& cost,

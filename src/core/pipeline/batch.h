@@ -82,7 +82,13 @@ struct BatchStepResult {
 // is predicted at no less per row than that step measured. Small steps are bound by the weight
 // read, so their line is nearly flat, and a prompt chunk planned on it ran 2.7 times its
 // prediction (62 rows after steps of 1 and 6); growing a step past what was measured costs a few
-// frames of smaller chunks instead of a frame over the budget.
+// frames of smaller chunks instead of a frame over the budget. One row past that step (the
+// probe) is predicted at its time plus half its time per row (or the line, if higher): where one
+// row takes more than half the budget (a slow machine, a large model) the full rate would keep
+// every step at the size first measured, one row, and a prompt would be prefilled a row a frame
+// (docs/batching.md "On a machine with AVX2 only"). Time per row does not grow with the rows, so
+// the probe runs over its prediction by at most half a row's time, and the overrun enters the
+// margin like any other.
 class StepCostModel {
  public:
   void observe(size_t rows, double us);
@@ -166,7 +172,8 @@ class Batch {
   // any step was measured, gives every member one row; (4) with time_budget_us == 0 only the
   // token budget and the members' ends limit the call. The time is the wall clock of the whole
   // call; the prediction is an estimate, so a step can still overrun it (by more than the margin
-  // allowed for, or when even one member's row does not fit).
+  // allowed for, a probe one row past the largest recent step by up to half a row's time, or
+  // when even one member's row does not fit).
   // whole_batch: the first step advances every active member even when one row each does not
   // fit the budget (throughput first: a server), instead of the members that fit.
   BatchStepResult step(size_t token_budget, uint64_t time_budget_us, bool whole_batch = false);

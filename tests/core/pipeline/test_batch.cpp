@@ -340,6 +340,30 @@ TEST_CASE("the step cost model is no cheaper per row past its largest recent ste
   CHECK(c.predict_us(19) == Approx(4400.0 / 3 * 19).epsilon(0.01));  // the line: 7,600
 }
 
+TEST_CASE("a step grows one row past its reach when one row takes most of the budget", "[batch]") {
+  // A slow machine: one row is 10 ms of a 16 ms frame. At the reach's full time per row, 2 rows
+  // would be 20 ms and no step would ever grow past the first size measured.
+  StepCostModel c;
+  for (int i = 0; i < 4; ++i) c.observe(1, 10000);
+  CHECK(c.predict_us(2) == Approx(15000));  // the probe: 10 ms + half a row
+  CHECK(c.predict_us(3) == Approx(30000));  // further: the reach's time per row
+  CHECK(c.rows_within(16000) == 2);
+  CHECK(c.rows_within(14000) == 1);  // the probe does not fit
+  c.observe(2, 10600);               // the weight read dominates: 2 rows cost little more
+  CHECK(c.margin() == 1.0);          // under the probe's prediction: no overrun
+  CHECK(c.rows_within(16000) == 3);  // the reach is 2 rows now (5.3 ms a row)
+  c.observe(3, 11200);
+  CHECK(c.rows_within(16000) >= 4);
+  CHECK(c.predict_us(c.rows_within(16000)) <= 16000);
+  // A probe that costs the full row counts as an overrun and widens the margin.
+  StepCostModel d;
+  for (int i = 0; i < 4; ++i) d.observe(1, 10000);
+  d.observe(2, 20000);
+  CHECK(d.margin() > 1.2);
+  CHECK(d.predict_us(2) == Approx(20000).epsilon(0.01));  // measured now: the line
+  CHECK(d.rows_within(16000) == 1);
+}
+
 TEST_CASE("the step cost model fits fixed + per-row time", "[batch]") {
   StepCostModel c;
   CHECK_FALSE(c.ready());
