@@ -250,8 +250,9 @@ void p8_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
 // while it multiplies block b of these: with 768 columns (a 16-row group is 7 KB of Q4_0) the
 // hardware prefetchers do not ramp up within a group, and the packed Q4_0 matvec ran at 0.7x the
 // plain one without it, 1.1x with it; 4096 x 4096 Q4_0 1.1 to 1.8x faster with it, Q8_0 about
-// 10 % slower (CPU-time rates, shared machine, interleaved runs).
-constexpr int kP8Halves = 2, kP8Toks = 4, kP8DecodeHalves = 4;
+// 10 % slower (CPU-time rates, shared machine, interleaved runs). The tokens are pk_ahead's
+// kPkToks: its shares of the next group tile are counted in full tiles of that many tokens.
+constexpr int kP8Halves = 2, kP8Toks = kPkToks, kP8DecodeHalves = 4;
 
 struct P8Tile {
   static constexpr int kPerGroup = 2, kParts = kP8Halves, kToks = kP8Toks,
