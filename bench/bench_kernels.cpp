@@ -4,7 +4,7 @@
 //   read bandwidth   summing a 256 MiB array, 1 thread (and 2 threads, for reference),
 //   fp32 FMA         peak of one core (12 independent chains), avx2 and avx512,
 //   int8 dot         vpdpbusd (zmm, avx512_vnni; ymm, avx2_vnni) and pmaddubsw + pmaddwd +
-//                    paddd (avx2),
+//                    paddd (avx2; 8 chains in assembly, int8_peak.h),
 //   bf16 dot         vdpbf16ps (zmm, avx512_bf16).
 // matvec/<isa>/<type>/<path>/<rows>x<cols> (T = 1, weights from DRAM: > 96 MiB of copies in
 //   rotation; 4096x4096 and the 0.1B decode shapes 768x768, 3072x768, 768x3072, 65536x768):
@@ -19,6 +19,8 @@
 //   "peak" = ops/s over the peak of the instruction the path uses (fp32 FMA for f32act, int8 dot
 //   for i8, bf16 dot for bf16dot), an op being one multiply or one add. Counters print "/s" but
 //   are ratios.
+// gemm/<isa>/<type>/<path>/{768x768,3072x768}/T64: a 0.1B prefill chunk of W_r and the FFN key
+//   (i8pk, bf16dot, and f32act for F32, F16 and BF16), same counters.
 // gemm/<isa>/<F32|F16>/f32act/64x64/T64 and 64x768/T64: the LoRA shapes of a 0.1B prefill chunk
 //   (one head's up-projection rows as stored, a down-projection), same counters.
 // lora_up/<isa>/<F32|F16|BF16>/64x64/T<M> (M = 1, 8, 64): one head's up-projection as the
@@ -42,6 +44,7 @@
 #include "base/dtype.h"
 #include "base/half.h"
 #include "cpu_kernels/kernels.h"
+#include "int8_peak.h"
 
 namespace {
 
@@ -127,11 +130,16 @@ __attribute__((target("avx512f"))) double peak_fma_avx512() {
   const __m512 m = _mm512_set1_ps(0.999f), a = _mm512_set1_ps(0.001f);
   AI00_PEAK(__m512, _mm512_set1_ps(1.0f), _mm512_fmadd_ps(acc[i], m, a), 32.0);
 }
-// Plain AVX2 int8 dot: 32 byte products per pmaddubsw + pmaddwd + paddd (what matmul_q8 runs).
-__attribute__((target("avx2"))) double peak_i8_avx2() {
-  const __m256i u = _mm256_set1_epi8(3), s = _mm256_set1_epi8(-2), one = _mm256_set1_epi16(1);
-  AI00_PEAK(__m256i, _mm256_setzero_si256(),
-            _mm256_add_epi32(acc[i], _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), one)), 64.0);
+// Plain AVX2 int8 dot: 32 byte products per pmaddubsw + pmaddwd + paddd (what matmul_q8 runs),
+// in assembly (int8_peak.h: the C++ form lost its multiplies); best of 5 runs of 2e5 rounds.
+double peak_i8_avx2() {
+  double best = 0;
+  for (int rep = 0; rep < 5; ++rep) {
+    const double t0 = thread_seconds();
+    ai00::bench::int8_peak_ymm(200000);
+    best = std::max(best, 200000 * ai00::bench::kInt8PeakOpsYmm / (thread_seconds() - t0));
+  }
+  return best;
 }
 __attribute__((target("avx512f,avx512vnni"))) double peak_i8_vnni() {
   const __m512i u = _mm512_set1_epi8(3), s = _mm512_set1_epi8(-2);
@@ -518,7 +526,9 @@ void register_all() {
               int64_t{2048}, int64_t{2048}, T)
               ->Unit(benchmark::kMillisecond);
         }
-        if (path == Path::Bf16Dot || path == Path::I8Packed) {
+        const bool float_weights = t == DType::F32 || t == DType::F16 || t == DType::BF16;
+        if (path == Path::Bf16Dot || path == Path::I8Packed ||
+            (path == Path::F32Act && float_weights)) {
           // A 0.1B prefill chunk of the block matrices (768 columns, 64 tokens): W_r and the
           // FFN key, as the forward pass runs them (64-row blocks inside one call here).
           for (const auto& [rows, cols] : {std::pair<int64_t, int64_t>{768, 768}, {3072, 768}}) {

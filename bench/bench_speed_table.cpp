@@ -7,9 +7,10 @@
 //    for the avx2 ones: the kernel table in use, AI00_FORCE_ISA honoured);
 //  * bf16 dot peak: 12 independent vdpbf16ps chains (the avx512_bf16 table; BF16 weights on
 //    other tables run through fp32 FMA and are compared with its peak);
-//  * int8 dot peak: 12 independent chains of the int8 dot of the kernel table in use
-//    (AI00_FORCE_ISA honoured): vpdpbusd zmm (avx512_vnni, avx512_bf16), vpdpbusd ymm
-//    (avx2_vnni), vpmaddubsw + vpmaddwd + vpaddd zmm (avx512) or ymm (avx2); "n/a" otherwise.
+//  * int8 dot peak: independent chains of the int8 dot of the kernel table in use
+//    (AI00_FORCE_ISA honoured): 12 of vpdpbusd zmm (avx512_vnni, avx512_bf16) or ymm
+//    (avx2_vnni); 8 of vpmaddubsw + vpmaddwd + vpaddd on zmm (avx512) or ymm (avx2), in
+//    assembly (int8_peak.h); "n/a" otherwise.
 // The limits are printed once at the start and measured again right before each row (the row
 // prints them), so both sides of a ratio see the same load on a shared machine.
 // Decode ratio = weight bytes read per token x tokens/s / read bandwidth (same thread count).
@@ -55,6 +56,7 @@
 #include "core/model/rwkv7.h"
 #include "core/model/state.h"
 #include "cpu_kernels/kernels.h"
+#include "int8_peak.h"
 #include "model_gen.h"
 
 namespace {
@@ -189,38 +191,9 @@ __attribute__((target("avx2,avxvnni"))) void vnni256(long n) {
   }
   g_sink += static_cast<uint64_t>(s);
 }
-// Plain AVX2 int8 dot (the avx2 table's): 32 byte products per vpmaddubsw + vpmaddwd + vpaddd.
-__attribute__((target("avx2"))) void maddubs256(long n) {
-  __m256i a[12];
-  const __m256i x = _mm256_set1_epi8(3), y = _mm256_set1_epi8(-2), one = _mm256_set1_epi16(1);
-  for (auto& v : a) v = _mm256_setzero_si256();
-  for (long i = 0; i < n; ++i) {
-    for (auto& v : a) v = _mm256_add_epi32(v, _mm256_madd_epi16(_mm256_maddubs_epi16(x, y), one));
-  }
-  int buf[8];
-  long long s = 0;
-  for (auto& v : a) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(buf), v);
-    for (int q : buf) s += q;
-  }
-  g_sink += static_cast<uint64_t>(s);
-}
-// The same on 512 bits (the avx512 table's plain int8 path, AVX-512 without VNNI).
-__attribute__((target("avx512f,avx512bw"))) void maddubs512(long n) {
-  __m512i a[12];
-  const __m512i x = _mm512_set1_epi8(3), y = _mm512_set1_epi8(-2), one = _mm512_set1_epi16(1);
-  for (auto& v : a) v = _mm512_setzero_si512();
-  for (long i = 0; i < n; ++i) {
-    for (auto& v : a) v = _mm512_add_epi32(v, _mm512_madd_epi16(_mm512_maddubs_epi16(x, y), one));
-  }
-  alignas(64) int buf[16];
-  long long s = 0;
-  for (auto& v : a) {
-    _mm512_store_si512(buf, v);
-    for (int q : buf) s += q;
-  }
-  g_sink += static_cast<uint64_t>(s);
-}
+// The plain int8 dot (int8_peak.h: in assembly, the C++ form lost its multiplies).
+void maddubs256(long n) { ai00::bench::int8_peak_ymm(n); }
+void maddubs512(long n) { ai00::bench::int8_peak_zmm(n); }
 #endif
 
 struct Peak {
@@ -230,7 +203,7 @@ struct Peak {
   double ops = 0;
 };
 
-// ops = arithmetic operations per loop iteration of `fn` (all 12 chains).
+// ops = arithmetic operations per loop iteration of `fn` (all its chains).
 Peak measure_peak(const char* what, void (*fn)(long), double ops, long iters = kPeakIters) {
   Peak p;
   p.what = what;
@@ -382,9 +355,9 @@ int main(int argc, char** argv) {
   else if (isa == "avx2_vnni")
     i8 = measure_peak("int8 dot (vpdpbusd ymm)", vnni256, 12 * 8 * 8);
   else if (isa == "avx512")
-    i8 = measure_peak("int8 dot (vpmaddubsw zmm)", maddubs512, 12 * 64 * 2);
+    i8 = measure_peak("int8 dot (vpmaddubsw zmm)", maddubs512, ai00::bench::kInt8PeakOpsZmm);
   else if (isa == "avx2")
-    i8 = measure_peak("int8 dot (vpmaddubsw ymm)", maddubs256, 12 * 32 * 2);
+    i8 = measure_peak("int8 dot (vpmaddubsw ymm)", maddubs256, ai00::bench::kInt8PeakOpsYmm);
 #endif
   std::printf("read bandwidth: %.1f GB/s (1 thread), %.1f GB/s (2 threads)\n", bw[1], bw[2]);
   std::vector<uint64_t> bw_buf((size_t{256} << 20) / 8, 1);
