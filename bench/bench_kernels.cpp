@@ -58,6 +58,7 @@ struct Limits {
   double read_bw1 = 0, read_bw2 = 0;    // bytes/s
   double fma_avx2 = 0, fma_avx512 = 0;  // fp32 ops/s (FMA = 2)
   double i8_avx2 = 0, i8_vnni = 0;      // int8 ops/s (multiply-add = 2)
+  double i8_avx2_q8 = 0;                // Q8_0's avx2 step (with vpsignb): a bound, not a peak
   double i8_avxvnni = 0;                // VEX vpdpbusd on 256 bits (avx2_vnni)
   double bf16 = 0;                      // bf16 dot ops/s
 };
@@ -132,11 +133,12 @@ __attribute__((target("avx512f"))) double peak_fma_avx512() {
 }
 // Plain AVX2 int8 dot: 32 byte products per pmaddubsw + pmaddwd + paddd (what matmul_q8 runs),
 // in assembly (int8_peak.h: the C++ form lost its multiplies); best of 5 runs of 2e5 rounds.
-double peak_i8_avx2() {
+// With `sign`, Q8_0's step, which adds a vpsignb per 32 products.
+double peak_i8_avx2(bool sign = false) {
   double best = 0;
   for (int rep = 0; rep < 5; ++rep) {
     const double t0 = thread_seconds();
-    ai00::bench::int8_peak_ymm(200000);
+    ai00::bench::int8_peak_ymm(200000, sign);
     best = std::max(best, 200000 * ai00::bench::kInt8PeakOpsYmm / (thread_seconds() - t0));
   }
   return best;
@@ -163,7 +165,9 @@ void measure_limits() {
   L.read_bw2 = measure_read_bw(2);
 #if defined(__x86_64__)
   using ai00::internal::cpu::isa_supported;
-  if (isa_supported("avx2")) L.fma_avx2 = peak_fma_avx2(), L.i8_avx2 = peak_i8_avx2();
+  if (isa_supported("avx2")) {
+    L.fma_avx2 = peak_fma_avx2(), L.i8_avx2 = peak_i8_avx2(), L.i8_avx2_q8 = peak_i8_avx2(true);
+  }
   if (isa_supported("avx512")) L.fma_avx512 = peak_fma_avx512();
   if (isa_supported("avx512_vnni")) L.i8_vnni = peak_i8_vnni();
   if (isa_supported("avx2_vnni")) L.i8_avxvnni = peak_i8_avxvnni();
@@ -171,10 +175,12 @@ void measure_limits() {
 #endif
   std::fprintf(stderr,
                "limits: read_bw 1 thread %.1f GB/s, 2 threads %.1f GB/s; fp32 FMA avx2 %.0f, "
-               "avx512 %.0f GFLOP/s; int8 dot avx2 (maddubs) %.0f, avx2_vnni vpdpbusd ymm %.0f, "
-               "avx512 vpdpbusd %.0f GOP/s; bf16 vdpbf16ps %.0f GFLOP/s (one core)\n",
+               "avx512 %.0f GFLOP/s; int8 dot avx2 (maddubs) %.0f (Q8_0's step with vpsignb at "
+               "most %.0f), avx2_vnni vpdpbusd ymm %.0f, avx512 vpdpbusd %.0f GOP/s; bf16 "
+               "vdpbf16ps %.0f GFLOP/s (one core)\n",
                L.read_bw1 / 1e9, L.read_bw2 / 1e9, L.fma_avx2 / 1e9, L.fma_avx512 / 1e9,
-               L.i8_avx2 / 1e9, L.i8_avxvnni / 1e9, L.i8_vnni / 1e9, L.bf16 / 1e9);
+               L.i8_avx2 / 1e9, L.i8_avx2_q8 / 1e9, L.i8_avxvnni / 1e9, L.i8_vnni / 1e9,
+               L.bf16 / 1e9);
 }
 
 enum class Path { F32Act, I8, I8Packed, Bf16Dot };

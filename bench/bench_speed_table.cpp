@@ -193,6 +193,7 @@ __attribute__((target("avx2,avxvnni"))) void vnni256(long n) {
 }
 // The plain int8 dot (int8_peak.h: in assembly, the C++ form lost its multiplies).
 void maddubs256(long n) { ai00::bench::int8_peak_ymm(n); }
+void maddubs256_sign(long n) { ai00::bench::int8_peak_ymm(n, true); }
 void maddubs512(long n) { ai00::bench::int8_peak_zmm(n); }
 #endif
 
@@ -364,6 +365,14 @@ int main(int argc, char** argv) {
   for (const Peak* p : {&fma, &bf16, &i8}) {
     std::printf("%-26s %.0f / %.0f G(FL)OP/s (1 / 2 threads)\n", p->what, p->g[1], p->g[2]);
   }
+#if defined(__x86_64__)
+  if (isa == "avx2") {  // a bound on the Q8_0 rows' ratio, not a peak (int8_peak.h)
+    const Peak q8 =
+        measure_peak("Q8_0 step (+ vpsignb)", maddubs256_sign, ai00::bench::kInt8PeakOpsYmm);
+    std::printf("%-26s %.0f / %.0f GOP/s: at most %.0f %% of the int8 dot peak for Q8_0\n", q8.what,
+                q8.g[1], q8.g[2], 100.0 * q8.g[1] / i8.g[1]);
+  }
+#endif
 
   for (const std::string& size : sizes) {
     const ai00::internal::ModelConfig cfg = ai00::bench::g1_config(size);

@@ -21,33 +21,54 @@ constexpr double kInt8PeakOpsYmm = 8 * 32 * 2, kInt8PeakOpsZmm = 8 * 64 * 2;
 #define AI00_I8_STEP(W, acc, x, t)                                                      \
   "vpmaddubsw %%" W "12, %%" W x ", %%" W t "\n\tvpmaddwd %%" W "13, %%" W t ", %%" W t \
   "\n\tvpaddd %%" W t ", %%" W acc ", %%" W acc "\n\t"
+// Q8_0's step on the avx2 table (matmul_i8_packed_avx2-inl.h p8_block_q8): its signed codes
+// need a vpsignb of the activation bytes before each vpmaddubsw, a fourth instruction per 32
+// products. Not a peak: the most that step's instruction mix allows, stated beside the peak.
+#define AI00_I8_SIGN_STEP(W, acc, x, t)                                                \
+  "vpsignb %%" W x ", %%" W "12, %%" W t "\n\tvpmaddubsw %%" W t ", %%" W x ", %%" W t \
+  "\n\tvpmaddwd %%" W "13, %%" W t ", %%" W t "\n\tvpaddd %%" W t ", %%" W acc ", %%" W acc "\n\t"
+
 // clang-format off
 #define AI00_I8_ROUND(W)                                                   \
   AI00_I8_STEP(W, "0", "8", "14") AI00_I8_STEP(W, "1", "9", "15")         \
   AI00_I8_STEP(W, "2", "10", "14") AI00_I8_STEP(W, "3", "11", "15")       \
   AI00_I8_STEP(W, "4", "8", "14") AI00_I8_STEP(W, "5", "9", "15")         \
   AI00_I8_STEP(W, "6", "10", "14") AI00_I8_STEP(W, "7", "11", "15")
+#define AI00_I8_SIGN_ROUND(W)                                                       \
+  AI00_I8_SIGN_STEP(W, "0", "8", "14") AI00_I8_SIGN_STEP(W, "1", "9", "15")         \
+  AI00_I8_SIGN_STEP(W, "2", "10", "14") AI00_I8_SIGN_STEP(W, "3", "11", "15")       \
+  AI00_I8_SIGN_STEP(W, "4", "8", "14") AI00_I8_SIGN_STEP(W, "5", "9", "15")         \
+  AI00_I8_SIGN_STEP(W, "6", "10", "14") AI00_I8_SIGN_STEP(W, "7", "11", "15")
 // clang-format on
 
-// `rounds` rounds on ymm registers (AVX2).
-inline void int8_peak_ymm(long rounds) {
+// ymm8-11: the unsigned bytes (1, 2, 3, 4), ymm12: the signed bytes (-1), ymm13: 1 in every
+// int16 lane (vpmaddwd), ymm0-7: the accumulators.
+#define AI00_I8_SETUP_YMM                                                                      \
+  "vpcmpeqb %%ymm12, %%ymm12, %%ymm12\n\tvpabsb %%ymm12, %%ymm13\n\t"                          \
+  "vpsrlw $8, %%ymm13, %%ymm13\n\tvpabsb %%ymm12, %%ymm8\n\tvpaddb %%ymm8, %%ymm8, %%ymm9\n\t" \
+  "vpaddb %%ymm8, %%ymm9, %%ymm10\n\tvpaddb %%ymm9, %%ymm9, %%ymm11\n\t"                       \
+  "vpxor %%xmm0, %%xmm0, %%xmm0\n\tvmovdqa %%ymm0, %%ymm1\n\tvmovdqa %%ymm0, %%ymm2\n\t"       \
+  "vmovdqa %%ymm0, %%ymm3\n\tvmovdqa %%ymm0, %%ymm4\n\tvmovdqa %%ymm0, %%ymm5\n\t"             \
+  "vmovdqa %%ymm0, %%ymm6\n\tvmovdqa %%ymm0, %%ymm7\n\t"
+#define AI00_I8_CLOBBERS                                                                         \
+  "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", \
+      "xmm11", "xmm12", "xmm13", "xmm14", "xmm15"
+
+// `rounds` rounds on ymm registers (AVX2); with `sign`, of Q8_0's step instead.
+inline void int8_peak_ymm(long rounds, bool sign = false) {
   if (rounds <= 0) return;
-  asm volatile(
-      "vpcmpeqb %%ymm12, %%ymm12, %%ymm12\n\t"  // s = -1 in every byte
-      "vpabsb %%ymm12, %%ymm13\n\t"             // 1 in every byte: 0x0101 per int16 lane
-      "vpsrlw $8, %%ymm13, %%ymm13\n\t"         // 1 per int16 lane
-      "vpabsb %%ymm12, %%ymm8\n\t"
-      "vpaddb %%ymm8, %%ymm8, %%ymm9\n\t"
-      "vpaddb %%ymm8, %%ymm9, %%ymm10\n\t"
-      "vpaddb %%ymm9, %%ymm9, %%ymm11\n\t"
-      "vpxor %%xmm0, %%xmm0, %%xmm0\n\tvmovdqa %%ymm0, %%ymm1\n\tvmovdqa %%ymm0, %%ymm2\n\t"
-      "vmovdqa %%ymm0, %%ymm3\n\tvmovdqa %%ymm0, %%ymm4\n\tvmovdqa %%ymm0, %%ymm5\n\t"
-      "vmovdqa %%ymm0, %%ymm6\n\tvmovdqa %%ymm0, %%ymm7\n\t"
-      "1:\n\t" AI00_I8_ROUND("ymm") "dec %0\n\tjnz 1b\n\tvzeroupper"
-      : "+r"(rounds)
-      :
-      : "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
-        "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+  if (sign) {
+    asm volatile(AI00_I8_SETUP_YMM
+                 "1:\n\t" AI00_I8_SIGN_ROUND("ymm") "dec %0\n\tjnz 1b\n\tvzeroupper"
+                 : "+r"(rounds)
+                 :
+                 : AI00_I8_CLOBBERS);
+  } else {
+    asm volatile(AI00_I8_SETUP_YMM "1:\n\t" AI00_I8_ROUND("ymm") "dec %0\n\tjnz 1b\n\tvzeroupper"
+                 : "+r"(rounds)
+                 :
+                 : AI00_I8_CLOBBERS);
+  }
 }
 
 // The same on zmm registers (AVX-512BW; the caller checks the CPU has it).
@@ -67,10 +88,13 @@ inline void int8_peak_zmm(long rounds) {
       "1:\n\t" AI00_I8_ROUND("zmm") "dec %0\n\tjnz 1b\n\tvzeroupper"
       : "+r"(rounds)
       :
-      : "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
-        "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+      : AI00_I8_CLOBBERS);
 }
 
+#undef AI00_I8_CLOBBERS
+#undef AI00_I8_SETUP_YMM
+#undef AI00_I8_SIGN_ROUND
+#undef AI00_I8_SIGN_STEP
 #undef AI00_I8_ROUND
 #undef AI00_I8_STEP
 
