@@ -102,8 +102,9 @@ void pk_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
   const PkAhead ahead = pk_ahead(p, reinterpret_cast<uintptr_t>(w[0]) + RG * gbytes, RG * gbytes,
                                  t0, NT, (g0 + 2 * RG) * kQ8PackRows <= p.packed_rows);
   constexpr bool kSpread = P::kQ8 && NT == 1;  // PkAhead::step says why
+  PkAhead::Blocks shares = ahead.blocks(nblk);
   for (int64_t b = 0; b < nblk; ++b) {
-    const PkAhead::Share share = ahead.block(b, nblk);
+    const PkAhead::Share share = shares.next();
     if constexpr (!kSpread) ahead.step<1>(share, 0);
     __m512i is[RG][NT];
     for (int t = 0; t < NT; ++t) {

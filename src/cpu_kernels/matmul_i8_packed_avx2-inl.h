@@ -185,6 +185,7 @@ void p8_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
   const PkAhead ahead =
       pk_ahead(p, reinterpret_cast<uintptr_t>(w[0]) + (RH / 2) * gbytes, (RH / 2) * gbytes, t0, NT,
                (g0 + RH) * kQ8PackRows <= p.packed_rows);
+  PkAhead::Blocks shares = ahead.blocks(nblk);
   for (int64_t b = 0; b < nblk; ++b) {
     __m256i is[RH][NT];
     const uint8_t* q[NT];
@@ -197,7 +198,7 @@ void p8_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
     // Decode: block b of the next tile's groups (see kP8DecodeHalves). T > 1: this token
     // tile's share of the next group tile, into L2 (pk_ahead).
     if (p.T > 1) {
-      ahead.step<1>(ahead.block(b, nblk), 0);
+      ahead.step<1>(shares.next(), 0);
     } else {
       for (int g = 0; g < RH / 2; ++g) {
         const uint8_t* next = w[g] + (RH / 2) * gbytes + off;
