@@ -158,6 +158,51 @@ inline void p8_block_q45(const uint8_t* const* w, size_t off, const uint8_t* con
   });
 }
 
+#if !defined(__AVXVNNI__)
+// Q4 prefill tiles on the avx2 table: the same int16 sums as p8_block_q45, but the 4-column
+// steps in a loop the compiler keeps rolled, each step's low then high nibbles of the tile's
+// halves in turn. Unrolled (p8_block_q45, which Q5 keeps for its per-step shuffle constants),
+// GCC started the next steps' loads and nibble splits early and, 16 registers holding the 8
+// int16 sums, moved sums through the stack every step: llvm-mca (znver3) gave a 2-half x
+// 4-token block 91 cycles, this form 75-76 (5 of the 8 sums still spilled, once per step).
+// bench_kernels gemm/avx2/Q4_x/i8pk, best of 8 alternating runs on the Zen 3 host, share of
+// the int8 peak: Q4_0 2048 x 2048 T128 0.741 -> 0.793, 3072 x 768 T64 0.734 -> 0.816; Q4_1
+// 0.665 -> 0.735, 0.697 -> 0.799 (medians +5 to +14 %). Decode (1 token) keeps p8_block_q45.
+template <DType kT, int RH, int NT>
+inline void p8_block_q4(const uint8_t* const* w, size_t off, const uint8_t* const* q,
+                        __m256i (&is)[RH][NT]) {
+  using P = Pk8<kT>;
+  const __m256i m4 = _mm256_set1_epi8(15);
+  __m256i p16[RH][NT];
+  for (int r = 0; r < RH; ++r) {
+    for (int t = 0; t < NT; ++t) p16[r][t] = _mm256_setzero_si256();
+  }
+#pragma GCC unroll 1
+  for (int k = 0; k < 4; ++k) {
+#pragma GCC unroll 2
+    for (int nib = 0; nib < 2; ++nib) {  // columns 4k.. (low nibbles), then 16 + 4k.. (high)
+      __m256i c[RH];
+      for (int r = 0; r < RH; ++r) {
+        const __m256i v = _mm256_loadu_si256(
+            reinterpret_cast<const __m256i*>(w[r / 2] + off + P::kCodes + 64 * k + 32 * (r % 2)));
+        c[r] = _mm256_and_si256(nib == 0 ? v : _mm256_srli_epi16(v, 4), m4);
+      }
+      for (int t = 0; t < NT; ++t) {
+        const __m256i xk = _mm256_set1_epi32(static_cast<int>(read_u32(q[t] + 16 * nib + 4 * k)));
+        for (int r = 0; r < RH; ++r) {
+          p16[r][t] = _mm256_add_epi16(p16[r][t], _mm256_maddubs_epi16(c[r], xk));
+        }
+      }
+    }
+  }
+  for (int r = 0; r < RH; ++r) {  // 8 pair sums of at most 3810 each: exact in int16 (above)
+    for (int t = 0; t < NT; ++t) {
+      is[r][t] = _mm256_add_epi32(is[r][t], _mm256_madd_epi16(p16[r][t], _mm256_set1_epi16(1)));
+    }
+  }
+}
+#endif
+
 // Store mask of the 8 rows from row0 for the call's rows [rb, re).
 inline __m256i p8_mask(int64_t row0, int64_t rb, int64_t re) {
   const __m256i r = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(row0)),
@@ -209,6 +254,10 @@ void p8_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
     }
     if constexpr (P::kQ8) {
       p8_block_q8<kT, RH, NT>(w, off, q, is);
+#if !defined(__AVXVNNI__)
+    } else if constexpr (!P::kFive && NT > 1) {
+      p8_block_q4<kT, RH, NT>(w, off, q, is);
+#endif
     } else {
       p8_block_q45<kT, RH, NT>(w, off, q, is);
     }

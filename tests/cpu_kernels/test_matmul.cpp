@@ -572,11 +572,14 @@ TEST_CASE("matmul_q8 integer sums stay exact at the largest codes and activation
           if (five) std::memset(p + qs - 4, 0xff, 4);
         }
       }
-      Acts a = make_acts(3, 512, rng);
+      // 5 tokens: a full prefill tile of 4 (the packed kernels' widest int16 sums) and a tail.
+      Acts a = make_acts(5, 512, rng);
       for (int64_t c = 0; c < 512; ++c) {
         a.x[static_cast<size_t>(c)] = 1.0f;                                 // q = 127
         a.x[static_cast<size_t>(a.stride + c)] = -1.0f;                     // q = -127
         a.x[static_cast<size_t>(2 * a.stride + c)] = c % 2 ? 1.0f : -1.0f;  // alternating
+        a.x[static_cast<size_t>(3 * a.stride + c)] = c % 2 ? -1.0f : 1.0f;
+        a.x[static_cast<size_t>(4 * a.stride + c)] = 1.0f;
       }
       const QActs q = quantize_acts(*k, a, 512);
       std::vector<float> want = fresh_y(m, a), got = fresh_y(m, a);
