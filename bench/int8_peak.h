@@ -6,7 +6,7 @@
 // constant byte vectors GCC computed pmaddwd(pmaddubsw(u, s), 1) once before the loop and timed
 // only the vpaddd and its stack traffic, and with the bytes taken from each chain's accumulator
 // it spilled 12 accumulators to the stack; on the Zen 3 host those read 181-187 and 115-135
-// GOP/s, this loop 172. Eight accumulators (ymm0-7 / zmm0-7) each add one product per round;
+// GOP/s, this loop 172-189. Eight accumulators (ymm0-7 / zmm0-7) each add one product per round;
 // four byte vectors feed the multiplies, so no two in flight wait on each other.
 #pragma once
 

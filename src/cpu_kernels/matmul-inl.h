@@ -104,7 +104,14 @@ template <class A, class D, int RT, int NT, bool kPrefetch = false, int kAhead =
   using B = FB<A>;
   constexpr int L = static_cast<int>(B::size);
   constexpr int kSub = D::kBlock / L;
-  TileAcc<A, RT, NT> acc = out;  // a local copy the compiler keeps in registers
+  // A local copy the compiler keeps in registers, vector by vector: as one struct copy GCC
+  // moved it with `rep movsq` (384 bytes in, 384 out), 4-7 % of a chunked F32 product.
+  TileAcc<A, RT, NT> acc;
+  for (int r = 0; r < RT; ++r) {
+    for (int t = 0; t < NT; ++t) {
+      acc.v[r][t] = B::load_aligned(reinterpret_cast<const float*>(&out.v[r][t]));
+    }
+  }
   const uint8_t* w[RT];
   const float* x[NT];
   for (int r = 0; r < RT; ++r) w[r] = p.w + static_cast<size_t>(r0 + r) * p.w_row_bytes;
@@ -136,7 +143,9 @@ template <class A, class D, int RT, int NT, bool kPrefetch = false, int kAhead =
       });
     }
   }
-  out = acc;
+  for (int r = 0; r < RT; ++r) {
+    for (int t = 0; t < NT; ++t) acc.v[r][t].store_aligned(reinterpret_cast<float*>(&out.v[r][t]));
+  }
 }
 
 // hadd of every accumulator of a tile into sums[r * NT + t]: 8 or more at once through
