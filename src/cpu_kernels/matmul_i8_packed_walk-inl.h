@@ -36,9 +36,9 @@ struct PkAhead {
   struct Share {
     int64_t l0 = 0, l1 = 0;
   };
-  // The shares of blocks 0, 1, 2, ... in turn, without a division per block: two 64-bit
-  // divisions a block were a tenth of the non-dot work of the avx2 Q8_0 prefill tile's block
-  // (llvm-mca, znver3), and no cheaper for being off the vector pipes.
+  // The shares of blocks 0, 1, 2, ... in turn, without a division per block: the two 64-bit
+  // divisions a block cost 4 % of the avx2 Q8_0 prefill tile's block (llvm-mca, znver3), a
+  // tenth of its work outside the byte dots.
   class Blocks {
    public:
     Blocks(int64_t lines, int64_t nblk)
