@@ -706,3 +706,38 @@ TEST_CASE("matmul_bf16 matches the product with bf16-rounded activations where t
   }
   if (ai00::internal::cpu::isa_supported("avx512_bf16")) CHECK(tested >= 1);
 }
+
+// The packed walk's prefetch shares (matmul_i8_packed_walk-inl.h), instantiated here the way each
+// ISA's translation unit does, inside a namespace of its own. PackedWalk needs the plain kernel's
+// entry points to compile; the test never runs it.
+namespace ai00::internal::cpu::walk_test {
+template <DType kT>
+void i8_typed(const MatmulQ8Args&) {}
+inline void matmul_q8_impl(const MatmulQ8Args&) {}
+#include "cpu_kernels/matmul_i8_packed_walk-inl.h"
+}  // namespace ai00::internal::cpu::walk_test
+
+TEST_CASE("PkAhead::Blocks gives each block lines * b / nblk to lines * (b + 1) / nblk",
+          "[cpu_kernels]") {
+  using ai00::internal::cpu::walk_test::PkAhead;
+  for (int64_t lines = 0; lines < 300; lines += 7) {
+    for (int64_t nblk = 1; nblk < 130; ++nblk) {
+      PkAhead a;
+      a.first = 64, a.lines = lines;
+      PkAhead::Blocks blocks = a.blocks(nblk);
+      for (int64_t b = 0; b < nblk; ++b) {
+        const PkAhead::Share s = blocks.next();
+        INFO("lines " << lines << ", nblk " << nblk << ", block " << b);
+        REQUIRE(s.l0 == lines * b / nblk);
+        REQUIRE(s.l1 == lines * (b + 1) / nblk);
+      }
+    }
+  }
+  PkAhead none;  // no share (first == 0): every block's share is empty
+  none.lines = 5;
+  PkAhead::Blocks blocks = none.blocks(4);
+  for (int b = 0; b < 4; ++b) {
+    const PkAhead::Share s = blocks.next();
+    CHECK(s.l0 == s.l1);
+  }
+}
