@@ -35,9 +35,11 @@ using Arch = xsimd::fma3<xsimd::avx2>;
 #include "cpu_kernels/table-inl.h"
 // clang-format on
 
-// The int8 path reads the row-interleaved layout too (vpmaddubsw on halves of a group).
+// The int8 path reads the row-interleaved layout too (vpmaddubsw on halves of a group), and
+// quantizes its activations on 256 bits.
 constexpr KernelTable avx2_table() {
   KernelTable t = make_table<Arch>("avx2");
+  t.quantize_q8 = &quantize_q8_avx2;
   t.matmul_q8 = &matmul_q8_packed8_impl;
   t.pack_q8 = &pack_q8_portable;
   t.unpack_q8 = &unpack_q8_rows;

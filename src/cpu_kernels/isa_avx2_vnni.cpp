@@ -34,7 +34,7 @@ const KernelTable& kernel_table() {
   static const KernelTable table = [] {
     KernelTable t = avx2::kernel_table();
     t.name = "avx2_vnni";
-    t.quantize_q8 = &quantize_q8_impl;
+    t.quantize_q8 = &quantize_q8_avx2;
     t.matmul_q8 = &matmul_q8_packed8_impl;
     t.pack_q8 = &pack_q8_portable;
     t.unpack_q8 = &unpack_q8_rows;

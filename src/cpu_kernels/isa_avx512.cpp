@@ -34,7 +34,14 @@ using Arch = xsimd::avx512bw;
 #include "cpu_kernels/table-inl.h"
 // clang-format on
 
-constexpr KernelTable kTable = make_table<Arch>("avx512");
+// Activations for the int8 path are quantized on 256 bits (a block is 32 floats).
+constexpr KernelTable avx512_table() {
+  KernelTable t = make_table<Arch>("avx512");
+  t.quantize_q8 = &quantize_q8_avx2;
+  return t;
+}
+
+constexpr KernelTable kTable = avx512_table();
 
 }  // namespace
 

@@ -123,6 +123,46 @@ inline float i8_hsum(__m256 v) {
   return _mm_cvtss_f32(_mm_add_ss(s2, _mm_movehdup_ps(s2)));
 }
 
+// kernels.h quantize_q8 on 256 bits, with the bits of quantize_q8_impl (which, run scalar, cost
+// 5 % of a Q4_0 prefill on the avx2 table): max |x| is exact in any order; x * (127 / amax) is
+// the same one rounded multiply; vcvtps2dq rounds to nearest even like nearbyint in the default
+// rounding mode; |q| <= 127, so the saturating packs keep it exactly. The packs interleave the
+// 128-bit lanes (dword k of lane h holds x[8k + 4h ..]), which one vpermd puts back in order;
+// psum is vpmaddubsw of ones with the codes, then vpmaddwd of ones (4 consecutive codes).
+inline void quantize_q8_avx2(const float* x, BlockQ8* y, int64_t n) {
+  const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  for (int64_t b = 0; b < n / quant::kQBlock; ++b) {
+    const float* xb = x + b * quant::kQBlock;
+    __m256 v[4];
+    for (int k = 0; k < 4; ++k) v[k] = _mm256_loadu_ps(xb + 8 * k);
+    const __m256 m =
+        _mm256_max_ps(_mm256_max_ps(_mm256_and_ps(v[0], abs_mask), _mm256_and_ps(v[1], abs_mask)),
+                      _mm256_max_ps(_mm256_and_ps(v[2], abs_mask), _mm256_and_ps(v[3], abs_mask)));
+    __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+    m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+    const float amax = _mm_cvtss_f32(_mm_max_ss(m4, _mm_movehdup_ps(m4)));
+    const float id = amax > 0.0f ? 127.0f / amax : 0.0f;
+    const __m256 vid = _mm256_set1_ps(id);
+    __m256i i[4];
+    for (int k = 0; k < 4; ++k) i[k] = _mm256_cvtps_epi32(_mm256_mul_ps(v[k], vid));
+    const __m256i w =
+        _mm256_packs_epi16(_mm256_packs_epi32(i[0], i[1]), _mm256_packs_epi32(i[2], i[3]));
+    const __m256i q = _mm256_permutevar8x32_epi32(w, order);
+    const __m256i ps =
+        _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), q), _mm256_set1_epi16(1));
+    BlockQ8& o = y[b];
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(o.q), q);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(o.psum), ps);
+    const __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(ps), _mm256_extracti128_si256(ps, 1));
+    const __m128i s2 = _mm_add_epi32(s4, _mm_unpackhi_epi64(s4, s4));
+    const int32_t sum = _mm_cvtsi128_si32(s2) + _mm_extract_epi32(s2, 1);
+    o.d = amax / 127.0f;
+    o.s = o.d * static_cast<float>(sum);
+    o.sum = sum;
+  }
+}
+
 #if defined(__AVX512BW__)
 // AVX-512: two blocks per 512-bit register (block b in the low 256 bits, b + 1 in the high;
 // an odd last block is paired with zero codes, zero activations and a zero scale), so the dot,

@@ -414,6 +414,10 @@ TEST_CASE("quantize_q8 follows its definition and gives the same bits on every I
   for (int e = 0; e < 32; ++e) a.x[static_cast<size_t>(32 + e)] = 0.0f;  // an all-zero block
   a.x[64] = -3.0f;                                                       // amax on a negative
   a.x[100] = 1e-30f;                                                     // tiny values
+  // Ties: amax 127 makes the scale exactly 1, so x.5 rounds to even (2.5 -> 2, -3.5 -> -4).
+  a.x[160] = 127.0f;
+  for (int e = 1; e < 32; ++e)
+    a.x[static_cast<size_t>(160 + e)] = (e % 2 ? -1.0f : 1.0f) * (e + 0.5f);
   std::vector<BlockQ8> want(static_cast<size_t>(cols / 32));
   ai00::test::scalar_table().quantize_q8(a.x.data(), want.data(), cols);
   for (int64_t b = 0; b < cols / 32; ++b) {
@@ -437,6 +441,7 @@ TEST_CASE("quantize_q8 follows its definition and gives the same bits on every I
   }
   CHECK(want[1].d == 0.0f);
   CHECK(want[2].q[0] == -127);
+  CHECK((want[5].q[2] == 2 && want[5].q[3] == -4 && want[5].q[1] == -2));  // 2.5, -3.5, -1.5
   for (const KernelTable* k : ai00::test::simd_tables()) {
     std::vector<BlockQ8> got(want.size());
     k->quantize_q8(a.x.data(), got.data(), cols);
