@@ -123,6 +123,19 @@ inline float i8_hsum(__m256 v) {
   return _mm_cvtss_f32(_mm_add_ss(s2, _mm_movehdup_ps(s2)));
 }
 
+// Writes one quantized block (kernels.h BlockQ8) from its codes q, its 8 sums of 4 codes ps and
+// its max |x|: the scale, the total and scale x total as the scalar version computes them.
+inline void i8_store_block(BlockQ8& o, __m256i q, __m256i ps, float amax) {
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(o.q), q);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(o.psum), ps);
+  const __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(ps), _mm256_extracti128_si256(ps, 1));
+  const __m128i s2 = _mm_add_epi32(s4, _mm_unpackhi_epi64(s4, s4));
+  const int32_t sum = _mm_cvtsi128_si32(s2) + _mm_extract_epi32(s2, 1);
+  o.d = amax / 127.0f;
+  o.s = o.d * static_cast<float>(sum);
+  o.sum = sum;
+}
+
 // kernels.h quantize_q8 on 256 bits, with the bits of quantize_q8_impl (which, run scalar, cost
 // 5 % of a Q4_0 prefill on the avx2 table): max |x| is exact in any order; x * (127 / amax) is
 // the same one rounded multiply; vcvtps2dq rounds to nearest even like nearbyint in the default
@@ -151,15 +164,7 @@ inline void quantize_q8_avx2(const float* x, BlockQ8* y, int64_t n) {
     const __m256i q = _mm256_permutevar8x32_epi32(w, order);
     const __m256i ps =
         _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), q), _mm256_set1_epi16(1));
-    BlockQ8& o = y[b];
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(o.q), q);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(o.psum), ps);
-    const __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(ps), _mm256_extracti128_si256(ps, 1));
-    const __m128i s2 = _mm_add_epi32(s4, _mm_unpackhi_epi64(s4, s4));
-    const int32_t sum = _mm_cvtsi128_si32(s2) + _mm_extract_epi32(s2, 1);
-    o.d = amax / 127.0f;
-    o.s = o.d * static_cast<float>(sum);
-    o.sum = sum;
+    i8_store_block(y[b], q, ps, amax);
   }
 }
 

@@ -33,15 +33,7 @@ inline void quantize_q8_avx512(const float* x, BlockQ8* y, int64_t n) {
     const __m128i q1 = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(x1, vid)));
     const __m256i q = _mm256_inserti128_si256(_mm256_castsi128_si256(q0), q1, 1);
     const __m256i ps = _mm256_dpbusd_epi32(_mm256_setzero_si256(), ones, q);
-    BlockQ8& o = y[b];
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(o.q), q);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(o.psum), ps);
-    const __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(ps), _mm256_extracti128_si256(ps, 1));
-    const __m128i s2 = _mm_add_epi32(s4, _mm_unpackhi_epi64(s4, s4));
-    const int32_t sum = _mm_cvtsi128_si32(s2) + _mm_extract_epi32(s2, 1);
-    o.d = amax / 127.0f;
-    o.s = o.d * static_cast<float>(sum);
-    o.sum = sum;
+    i8_store_block(y[b], q, ps, amax);
   }
 }
 
