@@ -34,7 +34,14 @@ using Arch = xsimd::neon64;
 #include "cpu_kernels/table-inl.h"
 // clang-format on
 
-constexpr KernelTable kTable = make_table<Arch>("neon64");
+// The int8 path's activations are quantized with NEON (matmul_i8-inl.h quantize_q8_neon).
+constexpr KernelTable neon64_table() {
+  KernelTable t = make_table<Arch>("neon64");
+  t.quantize_q8 = &quantize_q8_neon;
+  return t;
+}
+
+constexpr KernelTable kTable = neon64_table();
 
 }  // namespace
 

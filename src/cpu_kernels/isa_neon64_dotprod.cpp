@@ -36,7 +36,7 @@ const KernelTable& kernel_table() {
   static const KernelTable table = [] {
     KernelTable t = neon64::kernel_table();
     t.name = "neon64_dotprod";
-    t.quantize_q8 = &quantize_q8_impl;
+    t.quantize_q8 = &quantize_q8_neon;
     t.matmul_q8 = &matmul_q8_packed_neon_impl;
     t.pack_q8 = &pack_q8_portable;
     t.unpack_q8 = &unpack_q8_rows;

@@ -44,6 +44,41 @@ inline void quantize_q8_impl(const float* x, BlockQ8* y, int64_t n) {
   }
 }
 
+#if defined(__aarch64__)
+// kernels.h quantize_q8 in NEON (the neon64 and neon64_dotprod tables), with the bits of
+// quantize_q8_impl, which GCC compiles to scalar code with a branch per element on aarch64: max
+// |x| is exact in any order; x * (127 / amax) is the same one rounded multiply; fcvtns rounds to
+// nearest even like nearbyint in the default rounding mode; |q| <= 127, so the saturating narrows
+// keep it exactly. Each 4-lane vector is one group of psum (4 consecutive codes).
+inline void quantize_q8_neon(const float* x, BlockQ8* y, int64_t n) {
+  for (int64_t b = 0; b < n / quant::kQBlock; ++b) {
+    const float* xb = x + b * quant::kQBlock;
+    float32x4_t v[8];
+    for (int k = 0; k < 8; ++k) v[k] = vld1q_f32(xb + 4 * k);
+    float32x4_t m = vabsq_f32(v[0]);
+    for (int k = 1; k < 8; ++k) m = vmaxq_f32(m, vabsq_f32(v[k]));
+    const float amax = vmaxvq_f32(m);
+    const float id = amax > 0.0f ? 127.0f / amax : 0.0f;
+    BlockQ8& o = y[b];
+    int32x4_t q[8];
+    int32_t sum = 0;
+    for (int k = 0; k < 8; ++k) {
+      q[k] = vcvtnq_s32_f32(vmulq_n_f32(v[k], id));
+      o.psum[k] = vaddvq_s32(q[k]);
+      sum += o.psum[k];
+    }
+    for (int h = 0; h < 2; ++h) {
+      const int16x8_t a = vcombine_s16(vqmovn_s32(q[4 * h]), vqmovn_s32(q[4 * h + 1]));
+      const int16x8_t c = vcombine_s16(vqmovn_s32(q[4 * h + 2]), vqmovn_s32(q[4 * h + 3]));
+      vst1q_s8(o.q + 16 * h, vcombine_s8(vqmovn_s16(a), vqmovn_s16(c)));
+    }
+    o.d = amax / 127.0f;
+    o.s = o.d * static_cast<float>(sum);
+    o.sum = sum;
+  }
+}
+#endif
+
 // a * b + c with one rounding where the ISA fuses, two where it cannot, never depending on what
 // the compiler contracts in a given tile shape (which would break the same-bits promise).
 inline float i8_fma(float a, float b, float c) {
