@@ -33,9 +33,9 @@
 // threads within one run; README "Speed"). Prefill likewise: R repeats, each the best of two
 // prefills followed by its own probe of the compute peak, and the row is the repeat of median
 // ratio (a 2-thread probe that read the 1-thread value, the VM's second CPU busy, put single
-// prefill ratios past 60 % that no repeat confirmed). --chunk N prefills with ForwardOptions::chunk
-// = N tokens per internal pass (default 64: the weights stream from memory 512 / N times per
-// prompt).
+// prefill ratios past 60 % that no repeat confirmed). --chunk N prefills with
+// ForwardOptions::chunk = N tokens per internal pass (default 64: the weights stream from memory
+// 512 / N times per prompt).
 #include <sys/stat.h>
 #include <unistd.h>
 
