@@ -208,18 +208,21 @@ struct Peak {
   double ops = 0;
 };
 
-// ops = arithmetic operations per loop iteration of `fn` (all its chains).
+// G(FL)OP/s of `fn` run on `threads` threads at once, best of 3; ops = arithmetic operations per
+// loop iteration of `fn` (all its chains).
+double peak_gops(void (*fn)(long), double ops, long iters, int threads) {
+  double best = 1e30;
+  for (int rep = 0; rep < 3; ++rep)
+    best = std::min(best, run_threads(threads, [&](int) { fn(iters); }));
+  return ops * static_cast<double>(iters) * threads / best / 1e9;
+}
+
 Peak measure_peak(const char* what, void (*fn)(long), double ops, long iters = kPeakIters) {
   Peak p;
   p.what = what;
   p.fn = fn;
   p.ops = ops;
-  for (int t : {1, 2}) {
-    double best = 1e30;
-    for (int rep = 0; rep < 3; ++rep)
-      best = std::min(best, run_threads(t, [&](int) { fn(iters); }));
-    p.g[t] = ops * static_cast<double>(iters) * t / best / 1e9;
-  }
+  for (int t : {1, 2}) p.g[t] = peak_gops(fn, ops, iters, t);
   return p;
 }
 
@@ -465,9 +468,9 @@ int main(int argc, char** argv) {
                                         prefill_opts);
                 best = std::min(best, seconds_since(t0));
               }
-              const double g = peak.fn != nullptr
-                                   ? measure_peak(peak.what, peak.fn, peak.ops, kPeakIters / 4).g[t]
-                                   : 1.0;
+              // the row's thread count only
+              const double g =
+                  peak.fn != nullptr ? peak_gops(peak.fn, peak.ops, kPeakIters / 4, t) : 1.0;
               pairs.push_back({n_prefill / best, g});
             }
             const RatePair mid = median_pair(pairs);
