@@ -2,11 +2,11 @@
 //
 // Decode is a chain of matrix-vector products, so it is memory-bandwidth bound: the honest
 // figure is bytes of weights read per token / time, compared with the machine's read
-// bandwidth measured here at start-up (a plain streaming read of a 512 MiB buffer with 1 and
-// with 2 threads, and memcpy). The shared fixtures are tiny (their weights fit in cache, so they
-// measure overhead, not bandwidth); the synthetic model written to a temp file at start-up
-// (rwkv.cpp .bin, random weights, C = 1024, 6 layers, V = 65536, F16 and Q8_0) is large enough to
-// stream from DRAM.
+// bandwidth measured here at start-up (a 512 MiB buffer read with 1 and with 2 threads, the best
+// of the access patterns of read_probe.h, and memcpy). The shared fixtures are tiny (their weights
+// fit in cache, so they measure overhead, not bandwidth); the synthetic model written to a temp
+// file at start-up (rwkv.cpp .bin, random weights, C = 1024, 6 layers, V = 65536, F16 and Q8_0) is
+// large enough to stream from DRAM.
 //
 // Counters: items_per_second = tokens/s; bytes_per_second = weight bytes read / s;
 // read_bw_ratio = that bandwidth / the read bandwidth measured with the same number of threads
@@ -14,55 +14,29 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "base/half.h"
 #include "core/model/model.h"
 #include "core/model/rwkv7.h"
 #include "core/model/state.h"
+#include "read_probe.h"
 
 namespace {
 
-double g_read_gbps[3] = {0, 0, 0};  // streaming read bandwidth, GB/s, with 1 and 2 threads
-
-// Streaming read of `n` 64-bit words with 4 independent accumulators (no FP-order issue).
-uint64_t read_all(const uint64_t* p, size_t n) {
-  uint64_t a = 0, b = 0, c = 0, d = 0;
-  for (size_t i = 0; i + 4 <= n; i += 4) a ^= p[i], b += p[i + 1], c ^= p[i + 2], d += p[i + 3];
-  return a ^ b ^ c ^ d;
-}
-
-// Best of 5 streaming reads of a 512 MiB buffer split over `threads` threads, in GB/s.
-double read_gbps(const std::vector<uint64_t>& buf, int threads) {
-  double best = 1e30;
-  std::atomic<uint64_t> sink{0};
-  for (int rep = 0; rep < 5; ++rep) {
-    auto t0 = std::chrono::steady_clock::now();
-    std::vector<std::thread> pool;
-    const size_t part = buf.size() / static_cast<size_t>(threads);
-    for (int t = 0; t < threads; ++t) {
-      pool.emplace_back([&, t] { sink += read_all(buf.data() + part * t, part); });
-    }
-    for (auto& th : pool) th.join();
-    best = std::min(best,
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return static_cast<double>(buf.size() * 8) / best / 1e9;
-}
+double g_read_gbps[3] = {0, 0, 0};  // read bandwidth (read_probe.h), GB/s, with 1 and 2 threads
 
 void measure_bandwidth() {
   const size_t bytes = size_t{512} << 20;
   std::vector<uint64_t> buf(bytes / 8, 1), dst(bytes / 8);
-  g_read_gbps[1] = read_gbps(buf, 1);
-  g_read_gbps[2] = read_gbps(buf, 2);
+  g_read_gbps[1] = ai00::bench::read_bandwidth(buf, 1).gbps;
+  g_read_gbps[2] = ai00::bench::read_bandwidth(buf, 2).gbps;
   double best_copy = 1e30;
   for (int rep = 0; rep < 3; ++rep) {
     auto t0 = std::chrono::steady_clock::now();
@@ -71,7 +45,7 @@ void measure_bandwidth() {
         best_copy, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   std::printf(
-      "memory: streaming read %.2f GB/s (1 thread), %.2f GB/s (2 threads); "
+      "memory: read %.2f GB/s (1 thread), %.2f GB/s (2 threads); "
       "memcpy %.2f GB/s (read+write, 1 thread)\n",
       g_read_gbps[1], g_read_gbps[2], 2.0 * bytes / best_copy / 1e9);
 }

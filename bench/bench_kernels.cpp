@@ -1,7 +1,8 @@
 // Kernel benchmarks (docs/layers.md "Tests and benchmarks"): one benchmark per kernel x runnable
 // ISA, single thread, each stated as a ratio to a machine limit measured at start-up in the same
 // run (printed first on stderr as "limits: ...", and used by the counters):
-//   read bandwidth   summing a 256 MiB array, 1 thread (and 2 threads, for reference),
+//   read bandwidth   reading a 256 MiB array, 1 thread (and 2 threads, for reference), the
+//                    best of the access patterns of read_probe.h,
 //   fp32 FMA         peak of one core (12 independent chains), avx2 and avx512,
 //   int8 dot         vpdpbusd (zmm, avx512_vnni; ymm, avx2_vnni) and pmaddubsw + pmaddwd +
 //                    paddd (avx2; 8 chains in assembly, int8_peak.h),
@@ -45,6 +46,7 @@
 #include "base/half.h"
 #include "cpu_kernels/kernels.h"
 #include "int8_peak.h"
+#include "read_probe.h"
 
 namespace {
 
@@ -72,39 +74,11 @@ double thread_seconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-// Best of 5 passes over each thread's share of a 256 MiB array.
+// The best access pattern's best of 5 reads over each thread's share of a 256 MiB array
+// (read_probe.h); bytes/s.
 double measure_read_bw(int threads) {
-  static std::vector<uint64_t> data((256u << 20) / sizeof(uint64_t), 1);
-  double best = 0;
-  for (int rep = 0; rep < 5; ++rep) {
-    std::vector<std::thread> pool;
-    std::vector<uint64_t> sums(static_cast<size_t>(threads));
-    std::vector<double> cpu(static_cast<size_t>(threads));
-    const auto t0 = std::chrono::steady_clock::now();
-    const size_t n = data.size() / static_cast<size_t>(threads);
-    for (int t = 0; t < threads; ++t) {
-      pool.emplace_back([&, t] {
-        const double c0 = thread_seconds();
-        const uint64_t* p = data.data() + n * static_cast<size_t>(t);
-        uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-        for (size_t i = 0; i < n; i += 4) {
-          s0 += p[i];
-          s1 += p[i + 1];
-          s2 += p[i + 2];
-          s3 += p[i + 3];
-        }
-        sums[static_cast<size_t>(t)] = s0 + s1 + s2 + s3;
-        cpu[static_cast<size_t>(t)] = thread_seconds() - c0;
-      });
-    }
-    for (std::thread& th : pool) th.join();
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    benchmark::DoNotOptimize(sums.data());
-    const double secs = threads == 1 ? cpu[0] : wall;
-    best = std::max(best, static_cast<double>(n * threads * sizeof(uint64_t)) / secs);
-  }
-  return best;
+  static const std::vector<uint64_t> data((256u << 20) / sizeof(uint64_t), 1);
+  return ai00::bench::read_bandwidth(data, threads, threads == 1).gbps * 1e9;
 }
 
 #if defined(__x86_64__)

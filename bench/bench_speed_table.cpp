@@ -2,7 +2,11 @@
 // and its share of the DRAM roofline, prefill-512 tokens/s and its share of the matching
 // compute peak, on random models with the real G1 shapes that this program writes itself
 // (bench/model_gen.h). Every limit is measured in the same run:
-//  * read bandwidth: best of 5 streaming reads of 512 MiB, split over 1 or 2 threads;
+//  * read bandwidth: at the start, 512 MiB split over 1 or 2 threads, the best of 5 reads in each
+//    of the access patterns of read_probe.h (one stream; 4 or 8 interleaved streams with
+//    prefetch), printed for the machine; for each decode row, the very bytes that row's decode
+//    reads (decode_weight_spans: every matrix once, in the model's own memory) read the same
+//    ways (read_probe.h read_spans_bandwidth), the roofline of that row;
 //  * fp32 FMA peak: 12 independent vfmadd chains per thread (zmm for the avx512 tables, ymm
 //    for the avx2 ones: the kernel table in use, AI00_FORCE_ISA honoured);
 //  * bf16 dot peak: 12 independent vdpbf16ps chains (the avx512_bf16 table; BF16 weights on
@@ -13,7 +17,8 @@
 //    assembly (int8_peak.h); "n/a" otherwise.
 // The limits are printed once at the start and measured again right before each row (the row
 // prints them), so both sides of a ratio see the same load on a shared machine.
-// Decode ratio = weight bytes read per token x tokens/s / read bandwidth (same thread count).
+// Decode ratio = weight bytes read per token x tokens/s / the read bandwidth of those bytes (same
+// thread count).
 // Prefill ratio = 2 x (multiply-adds per token in the blocks) x tokens/s / peak of the
 // type's arithmetic: fp32 FMA for F32/F16, bf16 dot for BF16, int8 dot for the Q types.
 // The machine may be shared: run it on an idle machine, and read the load it prints.
@@ -62,6 +67,7 @@
 #include "cpu_kernels/kernels.h"
 #include "int8_peak.h"
 #include "model_gen.h"
+#include "read_probe.h"
 
 namespace {
 
@@ -83,43 +89,11 @@ double run_threads(int threads, const std::function<void(int)>& f) {
 
 std::atomic<uint64_t> g_sink{0};
 
-double read_gbps(const std::vector<uint64_t>& buf, int threads) {
-  double best = 1e30;
-  for (int rep = 0; rep < 5; ++rep) {
-    const size_t part = buf.size() / static_cast<size_t>(threads);
-    best = std::min(best, run_threads(threads, [&](int t) {
-                      const uint64_t* p = buf.data() + part * static_cast<size_t>(t);
-                      uint64_t a = 0, b = 0, c = 0, d = 0;
-                      for (size_t i = 0; i + 4 <= part; i += 4) {
-                        a ^= p[i], b += p[i + 1], c ^= p[i + 2], d += p[i + 3];
-                      }
-                      g_sink += a ^ b ^ c ^ d;
-                    }));
-  }
-  return static_cast<double>(buf.size() * 8) / best / 1e9;
-}
-
 // This thread's CPU time in seconds: time the scheduler gave it, not time it waited.
 double thread_cpu_seconds() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
-// The 1-thread read bandwidth on this thread's CPU time (best of 5), the yardstick of the
-// decode-only table's CPU-time ratio.
-double read_gbps_cpu(const std::vector<uint64_t>& buf) {
-  double best = 1e30;
-  for (int rep = 0; rep < 5; ++rep) {
-    const double c0 = thread_cpu_seconds();
-    uint64_t a = 0, b = 0, c = 0, d = 0;
-    for (size_t i = 0; i + 4 <= buf.size(); i += 4) {
-      a ^= buf[i], b += buf[i + 1], c ^= buf[i + 2], d += buf[i + 3];
-    }
-    g_sink += a ^ b ^ c ^ d;
-    best = std::min(best, thread_cpu_seconds() - c0);
-  }
-  return static_cast<double>(buf.size() * 8) / best / 1e9;
 }
 
 constexpr long kPeakIters = 20'000'000;
@@ -343,11 +317,11 @@ int main(int argc, char** argv) {
               std::thread::hardware_concurrency(), kernel_isa().c_str());
 
   // ---- machine limits, measured now ----
-  double bw[3] = {0, 0, 0};
+  ai00::bench::ReadBandwidth bw[3];
   {
     std::vector<uint64_t> buf((size_t{512} << 20) / 8, 1);
-    bw[1] = read_gbps(buf, 1);
-    bw[2] = read_gbps(buf, 2);
+    bw[1] = ai00::bench::read_bandwidth(buf, 1);
+    bw[2] = ai00::bench::read_bandwidth(buf, 2);
   }
   Peak fma, bf16, i8;
 #if defined(__x86_64__)
@@ -368,8 +342,8 @@ int main(int argc, char** argv) {
   else if (isa == "avx2")
     i8 = measure_peak("int8 dot (vpmaddubsw ymm)", maddubs256, ai00::bench::kInt8PeakOpsYmm);
 #endif
-  std::printf("read bandwidth: %.1f GB/s (1 thread), %.1f GB/s (2 threads)\n", bw[1], bw[2]);
-  std::vector<uint64_t> bw_buf((size_t{256} << 20) / 8, 1);
+  std::printf("read bandwidth: %.1f GB/s (1 thread: %s), %.1f GB/s (2 threads: %s)\n", bw[1].gbps,
+              bw[1].pattern, bw[2].gbps, bw[2].pattern);
   for (const Peak* p : {&fma, &bf16, &i8}) {
     std::printf("%-26s %.0f / %.0f G(FL)OP/s (1 / 2 threads)\n", p->what, p->g[1], p->g[2]);
   }
@@ -418,20 +392,24 @@ int main(int argc, char** argv) {
           mp.pack_weights = pack;
           auto model = ai00::internal::Model::load(path, mp);
           const double bytes = static_cast<double>(ai00::internal::decode_weight_bytes(*model));
+          const std::vector<ai00::internal::WeightSpan> spans =
+              ai00::internal::decode_weight_spans(*model);
           std::vector<float> logits(static_cast<size_t>(cfg.vocab));
           ai00::internal::State st(*model);
           uint32_t tok = 1;
           for (int i = 0; i < 4; ++i) ai00::internal::forward(*model, st, &tok, 1, logits.data());
-          // The read bandwidth again right before each repeat, so that both sides of the ratio
-          // see the same load on a shared machine; the row is the repeat of median ratio.
-          // On 1 thread the forward runs on this thread, so its CPU time is the decode's, and
-          // both sides of a CPU-time ratio leave out the time the thread waited for a core.
+          // The read bandwidth of this decode's own bytes right before each repeat, so that both
+          // sides of the ratio see the same load on a shared machine; the row is the repeat of
+          // median ratio. On 1 thread the forward runs on this thread, so its CPU time is the
+          // decode's, and both sides of a CPU-time ratio leave out the time the thread waited for a
+          // core.
           double fj = 0;
           std::vector<RatePair> wall, cpu_time;
           Clock::time_point t0;
           for (int rep = 0; rep < n_repeat; ++rep) {
-            const double bw = read_gbps(bw_buf, t);
-            const double cbw = t == 1 ? read_gbps_cpu(bw_buf) : 0.0;
+            const double bw = ai00::bench::read_spans_bandwidth(spans, t).gbps;
+            const double cbw =
+                t == 1 ? ai00::bench::read_spans_bandwidth(spans, 1, true).gbps : 0.0;
             const uint64_t fj0 = model->fork_join_count();
             t0 = Clock::now();
             const double c0 = thread_cpu_seconds();

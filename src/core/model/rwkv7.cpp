@@ -709,18 +709,27 @@ void forward(const Model& model, State& state, const uint32_t* tokens, size_t n,
   forward_batch(model, {{&state, tokens, n, logits, options.all_logits}}, options);
 }
 
-size_t decode_weight_bytes(const Model& model) {
-  auto bytes = [](const Mat& w) { return w.row_bytes * static_cast<size_t>(w.rows); };
-  size_t total = bytes(model.global().head);
+std::vector<WeightSpan> decode_weight_spans(const Model& model) {
+  std::vector<WeightSpan> spans;
+  auto add = [&](const Mat& w) {
+    spans.push_back({w.data, w.row_bytes * static_cast<size_t>(w.rows)});
+  };
+  add(model.global().head);
   const TensorView& e = *model.global().emb;
-  total += e.nbytes / static_cast<size_t>(model.config().vocab);
+  spans.push_back({e.data, e.nbytes / static_cast<size_t>(model.config().vocab)});
   for (int64_t l = 0; l < model.config().n_layer; ++l) {
     const LayerWeights& w = model.layer(l);
     for (const Mat* m : {&w.w1, &w.w2, &w.a1, &w.a2, &w.v1, &w.v2, &w.g1, &w.g2, &w.receptance,
                          &w.key, &w.value, &w.output, &w.ffn_key, &w.ffn_value}) {
-      total += bytes(*m);
+      add(*m);
     }
   }
+  return spans;
+}
+
+size_t decode_weight_bytes(const Model& model) {
+  size_t total = 0;
+  for (const WeightSpan& s : decode_weight_spans(model)) total += s.bytes;
   return total;
 }
 

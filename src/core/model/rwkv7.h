@@ -66,8 +66,16 @@ struct BatchSegment {
 void forward_batch(const Model& model, const std::vector<BatchSegment>& segments,
                    const ForwardOptions& options = {});
 
-// Bytes of weights one decode step (T = 1, last-token logits) reads: every matrix once, plus
-// one embedding row. Used by the benchmark to report bandwidth.
+// The weights one decode step (T = 1, last-token logits) reads, in the layout and memory the
+// kernels read them from: every matrix once (rows x row_bytes), plus one embedding row (the
+// first). The benchmarks' roofline: bench_speed_table reads these very bytes as fast as it can
+// to get the read bandwidth a decode of this model could reach (bench/read_probe.h).
+struct WeightSpan {
+  const uint8_t* data = nullptr;
+  size_t bytes = 0;
+};
+std::vector<WeightSpan> decode_weight_spans(const Model& model);
+// The sum of decode_weight_spans' bytes.
 size_t decode_weight_bytes(const Model& model);
 
 }  // namespace ai00::internal

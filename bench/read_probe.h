@@ -1,0 +1,216 @@
+// The read bandwidth: the yardstick of every roofline ratio in bench/ (decode tokens/s x weight
+// bytes per token, a streamed kernel's weight bytes/s). Shared by bench_speed_table,
+// bench_kernels and bench_decode.
+//
+// A limit is the most the machine gives, so a probe is the best of several access patterns, not
+// one: one sequential stream of 64-bit words (the only pattern until 30 Nov 2026), and the share
+// split into 4 or 8 contiguous pieces read a 64-byte line of each in turn, each piece asked for a
+// few lines ahead (prefetcht0). On the AVX2-only Zen 3 VM (2 cores) the single stream read
+// 8.8-9.9 GB/s on 1 thread and 15-17 on 2, the interleaved ones 12.4-15.4 and 20-24, and the
+// model's own decode had read 12.8 GB/s on 1 thread (1.5B F32), "134 % of the roofline" against
+// the single stream. read_bandwidth() probes a buffer of the caller's; read_spans_bandwidth()
+// the very bytes a decode reads, since on that VM the rate also depends on the memory read
+// (docs/model.md "The read probe").
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <ctime>
+#include <thread>
+#include <vector>
+
+namespace ai00::bench {
+
+struct ReadBandwidth {
+  double gbps = 0;           // bytes / s / 1e9, the best pattern's best run
+  const char* pattern = "";  // which pattern gave it
+};
+
+namespace read_probe_detail {
+
+inline double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// One sequential stream of words, four independent accumulators.
+inline uint64_t read_sequential(const uint64_t* p, size_t words) {
+  uint64_t a = 0, b = 0, c = 0, d = 0;
+  for (size_t i = 0; i + 4 <= words; i += 4) a ^= p[i], b += p[i + 1], c ^= p[i + 2], d += p[i + 3];
+  return a ^ b ^ c ^ d;
+}
+
+// kStreams contiguous pieces, one 64-byte line of each in turn, each asked for kAhead bytes
+// ahead; every word of every line is read (the last words % (8 * kStreams) words are not).
+template <int kStreams, int kAhead>
+uint64_t read_interleaved(const uint64_t* p, size_t words) {
+  constexpr size_t kLine = 8;  // words per 64-byte line
+  const size_t piece = words / kStreams / kLine * kLine;
+  uint64_t acc[kStreams] = {};
+  for (size_t o = 0; o < piece; o += kLine) {
+    for (int s = 0; s < kStreams; ++s) {
+      const uint64_t* l = p + static_cast<size_t>(s) * piece + o;
+      __builtin_prefetch(l + kAhead / 8, 0, 3);
+      acc[s] ^= (l[0] + l[1]) ^ (l[2] + l[3]) ^ (l[4] + l[5]) ^ (l[6] + l[7]);
+    }
+  }
+  uint64_t r = 0;
+  for (uint64_t a : acc) r ^= a;
+  return r;
+}
+
+// A thread's share of a list of byte ranges, as whole 64-byte lines (a line never crosses a
+// page, so reading a range's first and last lines whole cannot fault).
+struct Lines {
+  const uint64_t* first = nullptr;
+  size_t words = 0;  // 8 per line
+};
+
+template <class Span>
+std::vector<std::vector<Lines>> split_lines(const std::vector<Span>& spans, int threads,
+                                            double& bytes) {
+  bytes = 0;
+  for (const Span& s : spans) bytes += static_cast<double>(s.bytes);
+  std::vector<std::vector<Lines>> out(static_cast<size_t>(threads));
+  const double share = bytes / threads;
+  double done = 0;
+  for (const Span& s : spans) {
+    size_t off = 0;
+    while (off < s.bytes) {
+      const size_t t = std::min(static_cast<size_t>(done / share), out.size() - 1);
+      size_t take = s.bytes - off;  // the last thread takes the rest
+      if (t + 1 < out.size()) {
+        const double room = share * static_cast<double>(t + 1) - done;
+        take = std::min(take, std::max<size_t>(64, static_cast<size_t>(std::max(0.0, room))));
+      }
+      const uintptr_t b = reinterpret_cast<uintptr_t>(s.data + off) & ~uintptr_t{63};
+      const uintptr_t e = (reinterpret_cast<uintptr_t>(s.data + off + take) + 63) & ~uintptr_t{63};
+      out[t].push_back({reinterpret_cast<const uint64_t*>(b), (e - b) / 8});
+      off += take;
+      done += static_cast<double>(take);
+    }
+  }
+  return out;
+}
+
+using Reader = uint64_t (*)(const uint64_t*, size_t);
+
+// Best of 5 runs of `read` over `buf` split among `threads` threads: seconds (wall time, or
+// with cpu_time and one thread this thread's CPU time, which leaves out time spent waiting for a
+// core on a shared machine).
+inline double best_seconds(Reader read, const std::vector<uint64_t>& buf, int threads,
+                           bool cpu_time, uint64_t& sink) {
+  double best = 1e30;
+  const size_t part = buf.size() / static_cast<size_t>(threads);
+  for (int rep = 0; rep < 5; ++rep) {
+    if (threads == 1) {
+      const double c0 = thread_cpu_seconds();
+      const auto t0 = std::chrono::steady_clock::now();
+      sink ^= read(buf.data(), part);
+      const double wall =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      best = std::min(best, cpu_time ? thread_cpu_seconds() - c0 : wall);
+      continue;
+    }
+    std::vector<uint64_t> sums(static_cast<size_t>(threads));
+    std::vector<std::thread> pool;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        sums[static_cast<size_t>(t)] = read(buf.data() + part * static_cast<size_t>(t), part);
+      });
+    }
+    for (std::thread& th : pool) th.join();
+    best = std::min(best,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    for (uint64_t s : sums) sink ^= s;
+  }
+  return best;
+}
+
+}  // namespace read_probe_detail
+
+// The read bandwidth of `buf` (make it far larger than the last-level cache, e.g. 512 MiB)
+// split among `threads` threads: the best pattern's best of 5 runs.
+inline ReadBandwidth read_bandwidth(const std::vector<uint64_t>& buf, int threads,
+                                    bool cpu_time = false) {
+  using namespace read_probe_detail;
+  struct Pattern {
+    const char* name;
+    Reader read;
+  };
+  static constexpr Pattern kPatterns[] = {
+      {"1 stream", read_sequential},
+      {"4 streams, prefetch 1 KB", read_interleaved<4, 1024>},
+      {"8 streams, prefetch 512 B", read_interleaved<8, 512>},
+  };
+  static volatile uint64_t g_sink = 0;  // keeps the reads
+  uint64_t sink = 0;
+  ReadBandwidth out;
+  const double bytes = static_cast<double>(buf.size() / static_cast<size_t>(threads) *
+                                           static_cast<size_t>(threads) * sizeof(uint64_t));
+  for (const Pattern& p : kPatterns) {
+    const double gbps = bytes / best_seconds(p.read, buf, threads, cpu_time, sink) / 1e9;
+    if (gbps > out.gbps) out = {gbps, p.name};
+  }
+  g_sink = g_sink ^ sink;
+  return out;
+}
+
+// The read bandwidth of the bytes of `spans` (any type with `data` and `bytes`, e.g. the
+// weights a decode token reads: core/model/rwkv7.h decode_weight_spans), split among `threads`
+// threads by bytes: each range read as one stream or as 8 interleaved streams with prefetch
+// (ranges under 4 KB as one stream), the better pattern's best of 5. On a VM the read rate
+// depends on where the memory lies (docs/model.md "The read probe"), so a decode's own bytes are
+// the fairest yardstick for that decode. cpu_time with one thread: this thread's CPU time.
+template <class Span>
+ReadBandwidth read_spans_bandwidth(const std::vector<Span>& spans, int threads,
+                                   bool cpu_time = false) {
+  using namespace read_probe_detail;
+  double bytes = 0;
+  const std::vector<std::vector<Lines>> parts = split_lines(spans, threads, bytes);
+  struct Pattern {
+    const char* name;
+    Reader read;
+  };
+  static constexpr Pattern kPatterns[] = {
+      {"1 stream", read_sequential},
+      {"8 streams, prefetch 512 B", read_interleaved<8, 512>},
+  };
+  static volatile uint64_t g_sink = 0;
+  std::vector<uint64_t> sums(static_cast<size_t>(threads));
+  ReadBandwidth out;
+  for (const Pattern& p : kPatterns) {
+    auto run = [&](int t) {
+      uint64_t acc = 0;
+      for (const Lines& l : parts[static_cast<size_t>(t)]) {
+        acc ^= l.words >= 512 ? p.read(l.first, l.words) : read_sequential(l.first, l.words);
+        if (l.words >= 512 && p.read != read_sequential) {  // the words past the streams
+          const size_t done = l.words / 64 * 64;
+          acc ^= read_sequential(l.first + done, l.words - done);
+        }
+      }
+      sums[static_cast<size_t>(t)] ^= acc;
+    };
+    double best = 1e30;
+    for (int rep = 0; rep < 5; ++rep) {
+      std::vector<std::thread> pool;
+      const double c0 = thread_cpu_seconds();
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int t = 1; t < threads; ++t) pool.emplace_back(run, t);
+      run(0);
+      for (std::thread& th : pool) th.join();
+      const double wall =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      best = std::min(best, cpu_time && threads == 1 ? thread_cpu_seconds() - c0 : wall);
+    }
+    if (bytes / best / 1e9 > out.gbps) out = {bytes / best / 1e9, p.name};
+  }
+  for (uint64_t v : sums) g_sink = g_sink ^ v;
+  return out;
+}
+
+}  // namespace ai00::bench
