@@ -98,6 +98,15 @@ std::vector<std::vector<Lines>> split_lines(const std::vector<Span>& spans, int 
 
 using Reader = uint64_t (*)(const uint64_t*, size_t);
 
+struct Pattern {
+  const char* name;
+  Reader read;
+  size_t streams;  // words past the last 8 * streams-word step are not read by `read`
+};
+constexpr Pattern kOneStream{"1 stream", read_sequential, 1};
+constexpr Pattern kFourStreams{"4 streams, prefetch 1 KB", read_interleaved<4, 1024>, 4};
+constexpr Pattern kEightStreams{"8 streams, prefetch 512 B", read_interleaved<8, 512>, 8};
+
 // Best of 5 runs of `read` over `buf` split among `threads` threads: seconds (wall time, or
 // with cpu_time and one thread this thread's CPU time, which leaves out time spent waiting for a
 // core on a shared machine).
@@ -138,21 +147,12 @@ inline double best_seconds(Reader read, const std::vector<uint64_t>& buf, int th
 inline ReadBandwidth read_bandwidth(const std::vector<uint64_t>& buf, int threads,
                                     bool cpu_time = false) {
   using namespace read_probe_detail;
-  struct Pattern {
-    const char* name;
-    Reader read;
-  };
-  static constexpr Pattern kPatterns[] = {
-      {"1 stream", read_sequential},
-      {"4 streams, prefetch 1 KB", read_interleaved<4, 1024>},
-      {"8 streams, prefetch 512 B", read_interleaved<8, 512>},
-  };
   static volatile uint64_t g_sink = 0;  // keeps the reads
   uint64_t sink = 0;
   ReadBandwidth out;
   const double bytes = static_cast<double>(buf.size() / static_cast<size_t>(threads) *
                                            static_cast<size_t>(threads) * sizeof(uint64_t));
-  for (const Pattern& p : kPatterns) {
+  for (const Pattern& p : {kOneStream, kFourStreams, kEightStreams}) {
     const double gbps = bytes / best_seconds(p.read, buf, threads, cpu_time, sink) / 1e9;
     if (gbps > out.gbps) out = {gbps, p.name};
   }
@@ -172,26 +172,19 @@ ReadBandwidth read_spans_bandwidth(const std::vector<Span>& spans, int threads,
   using namespace read_probe_detail;
   double bytes = 0;
   const std::vector<std::vector<Lines>> parts = split_lines(spans, threads, bytes);
-  struct Pattern {
-    const char* name;
-    Reader read;
-  };
-  static constexpr Pattern kPatterns[] = {
-      {"1 stream", read_sequential},
-      {"8 streams, prefetch 512 B", read_interleaved<8, 512>},
-  };
   static volatile uint64_t g_sink = 0;
   std::vector<uint64_t> sums(static_cast<size_t>(threads));
   ReadBandwidth out;
-  for (const Pattern& p : kPatterns) {
+  for (const Pattern& p : {kOneStream, kEightStreams}) {
     auto run = [&](int t) {
       uint64_t acc = 0;
       for (const Lines& l : parts[static_cast<size_t>(t)]) {
-        acc ^= l.words >= 512 ? p.read(l.first, l.words) : read_sequential(l.first, l.words);
-        if (l.words >= 512 && p.read != read_sequential) {  // the words past the streams
-          const size_t done = l.words / 64 * 64;
-          acc ^= read_sequential(l.first + done, l.words - done);
+        if (l.words < 512) {  // under 4 KB: one stream
+          acc ^= read_sequential(l.first, l.words);
+          continue;
         }
+        const size_t done = l.words / (8 * p.streams) * (8 * p.streams);
+        acc ^= p.read(l.first, l.words) ^ read_sequential(l.first + done, l.words - done);
       }
       sums[static_cast<size_t>(t)] ^= acc;
     };
