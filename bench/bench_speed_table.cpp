@@ -398,11 +398,11 @@ int main(int argc, char** argv) {
           ai00::internal::State st(*model);
           uint32_t tok = 1;
           for (int i = 0; i < 4; ++i) ai00::internal::forward(*model, st, &tok, 1, logits.data());
-          // The read bandwidth of this decode's own bytes right before each repeat, so that both
-          // sides of the ratio see the same load on a shared machine; the row is the repeat of
-          // median ratio. On 1 thread the forward runs on this thread, so its CPU time is the
-          // decode's, and both sides of a CPU-time ratio leave out the time the thread waited for a
-          // core.
+          // The read bandwidth of this decode's own bytes right before each repeat, so that
+          // both sides of the ratio see the same load on a shared machine; the row is the
+          // repeat of median ratio. On 1 thread the forward runs on this thread, so its CPU
+          // time is the decode's, and both sides of a CPU-time ratio leave out the time the
+          // thread waited for a core.
           double fj = 0;
           std::vector<RatePair> wall, cpu_time;
           Clock::time_point t0;
