@@ -63,7 +63,8 @@ uint64_t read_interleaved(const uint64_t* p, size_t words) {
 }
 
 // A thread's share of a list of byte ranges, as whole 64-byte lines (a line never crosses a
-// page, so reading a range's first and last lines whole cannot fault).
+// page, so reading a range's first and last lines whole cannot fault; a line split between two
+// threads is read by both).
 struct Lines {
   const uint64_t* first = nullptr;
   size_t words = 0;  // 8 per line
@@ -75,6 +76,7 @@ std::vector<std::vector<Lines>> split_lines(const std::vector<Span>& spans, int 
   bytes = 0;
   for (const Span& s : spans) bytes += static_cast<double>(s.bytes);
   std::vector<std::vector<Lines>> out(static_cast<size_t>(threads));
+  if (bytes == 0) return out;
   const double share = bytes / threads;
   double done = 0;
   for (const Span& s : spans) {
