@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <ctime>
+#include <initializer_list>
 #include <thread>
 #include <vector>
 
@@ -109,79 +110,21 @@ constexpr Pattern kOneStream{"1 stream", read_sequential, 1};
 constexpr Pattern kFourStreams{"4 streams, prefetch 1 KB", read_interleaved<4, 1024>, 4};
 constexpr Pattern kEightStreams{"8 streams, prefetch 512 B", read_interleaved<8, 512>, 8};
 
-// Best of 5 runs of `read` over `buf` split among `threads` threads: seconds (wall time, or
-// with cpu_time and one thread this thread's CPU time, which leaves out time spent waiting for a
-// core on a shared machine).
-inline double best_seconds(Reader read, const std::vector<uint64_t>& buf, int threads,
-                           bool cpu_time, uint64_t& sink) {
-  double best = 1e30;
-  const size_t part = buf.size() / static_cast<size_t>(threads);
-  for (int rep = 0; rep < 5; ++rep) {
-    if (threads == 1) {
-      const double c0 = thread_cpu_seconds();
-      const auto t0 = std::chrono::steady_clock::now();
-      sink ^= read(buf.data(), part);
-      const double wall =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      best = std::min(best, cpu_time ? thread_cpu_seconds() - c0 : wall);
-      continue;
-    }
-    std::vector<uint64_t> sums(static_cast<size_t>(threads));
-    std::vector<std::thread> pool;
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int t = 0; t < threads; ++t) {
-      pool.emplace_back([&, t] {
-        sums[static_cast<size_t>(t)] = read(buf.data() + part * static_cast<size_t>(t), part);
-      });
-    }
-    for (std::thread& th : pool) th.join();
-    best = std::min(best,
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    for (uint64_t s : sums) sink ^= s;
-  }
-  return best;
-}
-
-}  // namespace read_probe_detail
-
-// The read bandwidth of `buf` (make it far larger than the last-level cache, e.g. 512 MiB)
-// split among `threads` threads: the best pattern's best of 5 runs.
-inline ReadBandwidth read_bandwidth(const std::vector<uint64_t>& buf, int threads,
-                                    bool cpu_time = false) {
-  using namespace read_probe_detail;
+// Each pattern's best of 5 runs over the threads' shares (`parts`, `bytes` in all), the best
+// pattern's rate. A share's ranges of under 4 KB are read as one stream. Wall time, or with
+// cpu_time and one thread this thread's CPU time, which leaves out time spent waiting for a core
+// on a shared machine.
+inline ReadBandwidth best_pattern(const std::vector<std::vector<Lines>>& parts, double bytes,
+                                  bool cpu_time, std::initializer_list<Pattern> patterns) {
   static volatile uint64_t g_sink = 0;  // keeps the reads
-  uint64_t sink = 0;
+  const int threads = static_cast<int>(parts.size());
+  std::vector<uint64_t> sums(parts.size());
   ReadBandwidth out;
-  const double bytes = static_cast<double>(buf.size() / static_cast<size_t>(threads) *
-                                           static_cast<size_t>(threads) * sizeof(uint64_t));
-  for (const Pattern& p : {kOneStream, kFourStreams, kEightStreams}) {
-    const double gbps = bytes / best_seconds(p.read, buf, threads, cpu_time, sink) / 1e9;
-    if (gbps > out.gbps) out = {gbps, p.name};
-  }
-  g_sink = g_sink ^ sink;
-  return out;
-}
-
-// The read bandwidth of the bytes of `spans` (any type with `data` and `bytes`, e.g. the
-// weights a decode token reads: core/model/rwkv7.h decode_weight_spans), split among `threads`
-// threads by bytes: each range read as one stream or as 8 interleaved streams with prefetch
-// (ranges under 4 KB as one stream), the better pattern's best of 5. On a VM the read rate
-// depends on where the memory lies (docs/model.md "The read probe"), so a decode's own bytes are
-// the fairest yardstick for that decode. cpu_time with one thread: this thread's CPU time.
-template <class Span>
-ReadBandwidth read_spans_bandwidth(const std::vector<Span>& spans, int threads,
-                                   bool cpu_time = false) {
-  using namespace read_probe_detail;
-  double bytes = 0;
-  const std::vector<std::vector<Lines>> parts = split_lines(spans, threads, bytes);
-  static volatile uint64_t g_sink = 0;
-  std::vector<uint64_t> sums(static_cast<size_t>(threads));
-  ReadBandwidth out;
-  for (const Pattern& p : {kOneStream, kEightStreams}) {
+  for (const Pattern& p : patterns) {
     auto run = [&](int t) {
       uint64_t acc = 0;
       for (const Lines& l : parts[static_cast<size_t>(t)]) {
-        if (l.words < 512) {  // under 4 KB: one stream
+        if (l.words < 512) {
           acc ^= read_sequential(l.first, l.words);
           continue;
         }
@@ -206,6 +149,41 @@ ReadBandwidth read_spans_bandwidth(const std::vector<Span>& spans, int threads,
   }
   for (uint64_t v : sums) g_sink = g_sink ^ v;
   return out;
+}
+
+struct ByteRange {
+  const uint8_t* data;
+  size_t bytes;
+};
+
+}  // namespace read_probe_detail
+
+// The read bandwidth of `buf` (make it far larger than the last-level cache, e.g. 512 MiB)
+// split among `threads` threads: one stream, 4 pieces 1 KB ahead or 8 pieces 512 B ahead, the
+// best pattern's best of 5 runs.
+inline ReadBandwidth read_bandwidth(const std::vector<uint64_t>& buf, int threads,
+                                    bool cpu_time = false) {
+  using namespace read_probe_detail;
+  double bytes = 0;
+  const std::vector<ByteRange> whole{
+      {reinterpret_cast<const uint8_t*>(buf.data()), buf.size() * sizeof(uint64_t)}};
+  const std::vector<std::vector<Lines>> parts = split_lines(whole, threads, bytes);
+  return best_pattern(parts, bytes, cpu_time, {kOneStream, kFourStreams, kEightStreams});
+}
+
+// The read bandwidth of the bytes of `spans` (any type with `data` and `bytes`, e.g. the
+// weights a decode token reads: core/model/rwkv7.h decode_weight_spans), split among `threads`
+// threads by bytes: each range read as one stream or as 8 interleaved streams with prefetch
+// (ranges under 4 KB as one stream), the better pattern's best of 5. On a VM the read rate
+// depends on where the memory lies (docs/model.md "The read probe"), so a decode's own bytes are
+// the fairest yardstick for that decode. cpu_time with one thread: this thread's CPU time.
+template <class Span>
+ReadBandwidth read_spans_bandwidth(const std::vector<Span>& spans, int threads,
+                                   bool cpu_time = false) {
+  using namespace read_probe_detail;
+  double bytes = 0;
+  const std::vector<std::vector<Lines>> parts = split_lines(spans, threads, bytes);
+  return best_pattern(parts, bytes, cpu_time, {kOneStream, kEightStreams});
 }
 
 }  // namespace ai00::bench
