@@ -97,10 +97,15 @@ struct PanelAhead {
 // model but the FFN value) then streamed at 0.4-0.7 of the read bandwidth, and at 0.8-1.0 with
 // prefetcht1 (F16, F32, BF16 and the bf16 dot, 3072 x 768, 1 thread, Zen 4; docs/model.md "Where a
 // decode token's time goes").
-template <class A, class D, int RT, int NT, bool kPrefetch = false, int kAhead = RT>
+//
+// kAheadBytes > 0 (decode in pieces, mm_rows_decode_pieces): the tile's rows are r0, r0 + rstep,
+// ..., and each asks for its own line kAheadBytes further along the row, once per 64-byte line,
+// into L1 instead.
+template <class A, class D, int RT, int NT, bool kPrefetch = false, int kAhead = RT,
+          int kAheadBytes = 0>
 [[gnu::always_inline]] inline void mm_blocks(const MatmulArgs& p, int64_t r0, int64_t t0,
                                              int64_t b0, int64_t b1, TileAcc<A, RT, NT>& out,
-                                             PanelAhead ahead = {}) {
+                                             PanelAhead ahead = {}, int64_t rstep = 1) {
   using B = FB<A>;
   constexpr int L = static_cast<int>(B::size);
   constexpr int kSub = D::kBlock / L;
@@ -114,7 +119,7 @@ template <class A, class D, int RT, int NT, bool kPrefetch = false, int kAhead =
   }
   const uint8_t* w[RT];
   const float* x[NT];
-  for (int r = 0; r < RT; ++r) w[r] = p.w + static_cast<size_t>(r0 + r) * p.w_row_bytes;
+  for (int r = 0; r < RT; ++r) w[r] = p.w + static_cast<size_t>(r0 + r * rstep) * p.w_row_bytes;
   for (int t = 0; t < NT; ++t) x[t] = p.x + (t0 + t) * p.x_stride;
   // Row by row inside a block: only one row's block scales are live at a time (with all RT
   // rows' scales hoisted, 16-register ISAs spill). Activation loads repeat per row from L1.
@@ -125,8 +130,14 @@ template <class A, class D, int RT, int NT, bool kPrefetch = false, int kAhead =
     const int64_t c0 = b * D::kBlock;
     const bool asks = kPrefetch && b == ask;
     if (asks) ask += ahead.shares;
+    // Pieces: a line's first block asks (blocks of 64 bytes or more: every block).
+    const bool line = kAheadBytes > 0 && (D::kBytes >= 64 || (b * D::kBytes) % 64 == 0);
     for (int r = 0; r < RT; ++r) {
       const uint8_t* blk = w[r] + b * D::kBytes;
+      if (line) {  // past the matrix end too: a prefetch never faults
+        __builtin_prefetch(
+            reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(blk) + kAheadBytes), 0, 3);
+      }
       if (asks) {  // integer arithmetic: the address may lie past the matrix
         __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(blk) +
                                                          kAhead * p.w_row_bytes),
@@ -173,19 +184,20 @@ template <class A, int RT, int NT>
 // The reduction of each pair's accumulator, the float types' last < L columns, and the store.
 template <class A, class D, int RT, int NT>
 [[gnu::always_inline]] inline void mm_finish(const MatmulArgs& p, int64_t r0, int64_t t0,
-                                             const TileAcc<A, RT, NT>& acc) {
+                                             const TileAcc<A, RT, NT>& acc, int64_t rstep = 1) {
   const int64_t c = p.cols / D::kBlock * D::kBlock;
   float sums[RT * NT];
   tile_sums<A, RT, NT>(acc, sums);
   for (int r = 0; r < RT; ++r) {
-    const uint8_t* w = p.w + static_cast<size_t>(r0 + r) * p.w_row_bytes;
+    const int64_t row = r0 + r * rstep;
+    const uint8_t* w = p.w + static_cast<size_t>(row) * p.w_row_bytes;
     for (int t = 0; t < NT; ++t) {
       const float* x = p.x + (t0 + t) * p.x_stride;
       float sum = sums[r * NT + t];
       if constexpr (HasFloatTail<D>::value) {
         for (int64_t i = c; i < p.cols; ++i) sum += D::scalar(w, i) * x[i];
       }
-      p.y[(t0 + t) * p.y_stride + r0 + r] = sum;
+      p.y[(t0 + t) * p.y_stride + row] = sum;
     }
   }
 }
@@ -207,6 +219,26 @@ void mm_rows_decode(const MatmulArgs& p, int64_t rb, int64_t re) {
     mm_blocks<A, D, 1, 1>(p, r, 0, 0, nblk, acc);
     mm_finish<A, D, 1, 1>(p, r, 0, acc);
   }
+}
+
+// Decode in pieces (the 16-register x86 tables): the rows [rb, re) split into RT contiguous
+// pieces, and a tile takes the next row of each, so the weights arrive as RT sequential streams
+// far apart, each asking for its own line 256 bytes ahead into L1. On the AVX2-only Zen 3 a small
+// program (1 thread, F32 rows of 768 columns) read tiles of 4 adjacent rows that ask for the next
+// tile at 9.5-12.8 GB/s and 4 pieces at 15.9-21.5, with or without the FMAs; the 0.1B F16 decode
+// went from 30 to 42-56 tokens/s (docs/model.md "Decode in pieces"). A row's chain is the same in
+// any tile, so no bit changes. The last (re - rb) % RT rows run as mm_rows_decode's.
+template <class A, class D, int RT>
+void mm_rows_decode_pieces(const MatmulArgs& p, int64_t rb, int64_t re) {
+  const int64_t nblk = p.cols / D::kBlock;
+  const int64_t per = (re - rb) / RT;
+  for (int64_t j = 0; j < per; ++j) {
+    TileAcc<A, RT, 1> acc;
+    acc.zero();
+    mm_blocks<A, D, RT, 1, false, RT, 256>(p, rb + j, 0, 0, nblk, acc, {}, per);
+    mm_finish<A, D, RT, 1>(p, rb + j, 0, acc, per);
+  }
+  mm_rows_decode<A, D, RT>(p, rb + per * RT, re);
 }
 
 // Prefill geometry: a panel of kPanelRows weight rows is swept by tiles of NT tokens, one
@@ -304,7 +336,11 @@ void matmul_typed(const MatmulArgs& p) {
   if (p.T == 1) {
     // 8 rows (8 FMA chains) where 32 registers hold their accumulators and block scales;
     // with 16 registers, 4 rows: more would spill the per-row scales every block.
-    mm_rows_decode<A, D, (FB<A>::size >= 16 ? 8 : 4)>(p, p.row_begin, p.row_end);
+    if constexpr (PrefillTile<A, D>::k16Registers) {
+      mm_rows_decode_pieces<A, D, 4>(p, p.row_begin, p.row_end);
+    } else {
+      mm_rows_decode<A, D, (FB<A>::size >= 16 ? 8 : 4)>(p, p.row_begin, p.row_end);
+    }
     return;
   }
   constexpr int RT = PrefillTile<A, D>::kRows, NT = PrefillTile<A, D>::kTokens;

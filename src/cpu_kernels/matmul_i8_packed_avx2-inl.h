@@ -212,15 +212,19 @@ inline __m256i p8_mask(int64_t row0, int64_t rb, int64_t re) {
   return _mm256_and_si256(ge, lt);
 }
 
-// Groups [g0, g0 + RH / 2) x tokens [t0, t0 + NT), all blocks (RH halves: 2 per group).
+// Groups g0, g0 + gstep, ... (RH / 2 of them) x tokens [t0, t0 + NT), all blocks (RH halves: 2
+// per group). gstep > 1 only in decode (PackedWalk::decode_pieces): each group then asks for its
+// own stream kPieceAhead bytes ahead instead of the next tile's groups.
+constexpr size_t kPieceAhead = 256;
 template <DType kT, int RH, int NT>
-void p8_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t re) {
+void p8_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t re,
+             int64_t gstep = 1) {
   using P = Pk8<kT>;
   static_assert(RH % 2 == 0, "whole groups");
   const int64_t nblk = p.cols / quant::kQBlock;
   const size_t gbytes = kQ8PackRows * p.w_row_bytes;
   const uint8_t* w[RH / 2];
-  for (int g = 0; g < RH / 2; ++g) w[g] = p.w + static_cast<size_t>(g0 + g) * gbytes;
+  for (int g = 0; g < RH / 2; ++g) w[g] = p.w + static_cast<size_t>(g0 + g * gstep) * gbytes;
   const BlockQ8* x[NT];
   for (int t = 0; t < NT; ++t) x[t] = p.x + (t0 + t) * p.x_stride;
   __m256 acc[RH][NT], accm[RH][NT];
@@ -244,6 +248,13 @@ void p8_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
     // tile's share of the next group tile, into L2 (pk_ahead).
     if (p.T > 1) {
       ahead.step<1>(shares.next(), 0);
+    } else if (gstep > 1) {
+      for (int g = 0; g < RH / 2; ++g) {
+        const uintptr_t a = reinterpret_cast<uintptr_t>(w[g] + off) + kPieceAhead;
+        for (uintptr_t l = a & ~uintptr_t{63}; l < a + P::kGroupBlk; l += 64) {
+          __builtin_prefetch(reinterpret_cast<const void*>(l));  // never faults, past the end too
+        }
+      }
     } else {
       for (int g = 0; g < RH / 2; ++g) {
         const uint8_t* next = w[g] + (RH / 2) * gbytes + off;
@@ -278,7 +289,7 @@ void p8_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
     }
   }
   for (int h = 0; h < RH; ++h) {
-    const int64_t row0 = g0 * kQ8PackRows + 8 * h;
+    const int64_t row0 = (g0 + (h / 2) * gstep) * kQ8PackRows + 8 * (h % 2);
     const bool whole = row0 >= rb && row0 + 8 <= re;
     const __m256i mask = p8_mask(row0, rb, re);
     for (int t = 0; t < NT; ++t) {
@@ -307,9 +318,11 @@ constexpr int kP8Halves = 2, kP8Toks = kPkToks, kP8DecodeHalves = 4;
 struct P8Tile {
   static constexpr int kPerGroup = 2, kParts = kP8Halves, kToks = kP8Toks,
                        kDecodeParts = kP8DecodeHalves;
+  static constexpr bool kDecodePieces = true;  // PackedWalk::decode_pieces
   template <DType kT, int R, int NT>
-  static void run(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t re) {
-    p8_tile<kT, R, NT>(p, g0, t0, rb, re);
+  static void run(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t re,
+                  int64_t gstep = 1) {
+    p8_tile<kT, R, NT>(p, g0, t0, rb, re, gstep);
   }
 };
 

@@ -89,6 +89,12 @@ inline PkAhead pk_ahead(const MatmulQ8Args& p, uintptr_t next, size_t bytes, int
   return a;
 }
 
+template <class Tile, class = void>
+struct HasDecodePieces : std::false_type {};
+template <class Tile>
+struct HasDecodePieces<Tile, std::void_t<decltype(Tile::kDecodePieces)>>
+    : std::bool_constant<Tile::kDecodePieces> {};
+
 template <class Tile>
 struct PackedWalk {
   // Tokens [t, T) of groups from g, fewer than NT: one tile of them all. A pair's chain is the
@@ -125,6 +131,20 @@ struct PackedWalk {
     }
   }
 
+  // Decode in pieces (Tile::kDecodePieces): the groups [gb, ge) split into R / kPerGroup
+  // contiguous pieces, a tile taking the next group of each, so the weights arrive as that many
+  // sequential streams far apart, each asking for its own lines ahead (matmul-inl.h
+  // mm_rows_decode_pieces says why). The leftover groups run one at a time.
+  template <DType kT, int R>
+  static void decode_pieces(const MatmulQ8Args& p, int64_t gb, int64_t ge, int64_t rb, int64_t re) {
+    constexpr int kG = R / Tile::kPerGroup;
+    const int64_t per = (ge - gb) / kG;
+    for (int64_t j = 0; j < per; ++j) Tile::template run<kT, R, 1>(p, gb + j, 0, rb, re, per);
+    for (int64_t g = gb + per * kG; g < ge; ++g) {
+      Tile::template run<kT, Tile::kPerGroup, 1>(p, g, 0, rb, re);
+    }
+  }
+
   // Rows [row_begin, row_end): the packed ones by groups (partial groups masked at the store),
   // the plain rest with the plain kernel.
   template <DType kT>
@@ -133,7 +153,11 @@ struct PackedWalk {
     if (p.row_begin < pe) {
       const int64_t gb = p.row_begin / kQ8PackRows, ge = (pe + kQ8PackRows - 1) / kQ8PackRows;
       if (p.T == 1) {
-        groups<kT, Tile::kDecodeParts, 1>(p, gb, ge, p.row_begin, pe);
+        if constexpr (HasDecodePieces<Tile>::value) {
+          decode_pieces<kT, Tile::kDecodeParts>(p, gb, ge, p.row_begin, pe);
+        } else {
+          groups<kT, Tile::kDecodeParts, 1>(p, gb, ge, p.row_begin, pe);
+        }
       } else {
         groups<kT, Tile::kParts, Tile::kToks>(p, gb, ge, p.row_begin, pe);
       }
