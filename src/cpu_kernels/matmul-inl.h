@@ -130,8 +130,10 @@ template <class A, class D, int RT, int NT, bool kPrefetch = false, int kAhead =
     const int64_t c0 = b * D::kBlock;
     const bool asks = kPrefetch && b == ask;
     if (asks) ask += ahead.shares;
-    // Pieces: a line's first block asks (blocks of 64 bytes or more: every block).
-    const bool line = kAheadBytes > 0 && (D::kBytes >= 64 || (b * D::kBytes) % 64 == 0);
+    // Pieces: the block that reaches a new 64-byte line of the row asks, once per line (the
+    // quantized blocks of the exact path are 18 to 34 bytes: a line may start inside one).
+    const uint64_t at = static_cast<uint64_t>(b) * D::kBytes % 64;
+    const bool line = kAheadBytes > 0 && (at == 0 || at + D::kBytes > 64);
     for (int r = 0; r < RT; ++r) {
       const uint8_t* blk = w[r] + b * D::kBytes;
       if (line) {  // past the matrix end too: a prefetch never faults
