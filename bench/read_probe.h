@@ -110,7 +110,7 @@ constexpr Pattern kOneStream{"1 stream", read_sequential, 1};
 constexpr Pattern kFourStreams{"4 streams, prefetch 1 KB", read_interleaved<4, 1024>, 4};
 constexpr Pattern kEightStreams{"8 streams, prefetch 512 B", read_interleaved<8, 512>, 8};
 // The decode kernels' own order on the 16-register x86 tables (docs/model.md "Decode in
-// pieces"), which read faster than the two above on the AVX2-only Zen 3.
+// pieces"): a limit must read at least as well as the kernels it measures.
 constexpr Pattern kFourNear{"4 streams, prefetch 256 B", read_interleaved<4, 256>, 4};
 
 // Each pattern's best of 5 runs over the threads' shares (`parts`, `bytes` in all), the best
