@@ -33,6 +33,7 @@
 #include "core/model/rwkv7.h"
 #include "core/model/state.h"
 #include "model_gen.h"
+#include "thread_time.h"
 
 namespace {
 
@@ -44,11 +45,7 @@ double seconds_since(Clock::time_point t0) {
 
 // This thread's CPU time: with one thread the whole forward runs on it, so a ratio of CPU times
 // does not count the time other processes held the core (it still counts memory stalls).
-double thread_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
+using ai00::bench::thread_cpu_seconds;
 
 // The random model of `size` in `type`, written on first use (same path as bench_speed_table).
 std::string model_path(const std::string& size, const std::string& type) {
@@ -93,18 +90,18 @@ void BM_batch(benchmark::State& bs, std::string size, std::string type, int thre
   for (size_t i = 0; i < N; ++i) segs.push_back({&batched[i], &tok[i], 1, logits.data() + i * V});
   const auto one_by_one = [&] {
     const auto t0 = Clock::now();
-    const double c0 = thread_seconds();
+    const double c0 = thread_cpu_seconds();
     for (size_t i = 0; i < N; ++i) {
       ai00::internal::forward(*model, alone[i], &tok[i], 1, logits.data() + i * V);
     }
-    c_alone += thread_seconds() - c0;
+    c_alone += thread_cpu_seconds() - c0;
     return seconds_since(t0);
   };
   const auto together = [&] {
     const auto t0 = Clock::now();
-    const double c0 = thread_seconds();
+    const double c0 = thread_cpu_seconds();
     ai00::internal::forward_batch(*model, segs);
-    c_batched += thread_seconds() - c0;
+    c_batched += thread_cpu_seconds() - c0;
     return seconds_since(t0);
   };
   // AI00_BENCH_BATCH_ONLY=1: time only the batched step (for profiling it with perf).
@@ -154,9 +151,9 @@ void BM_prefill(benchmark::State& bs, std::string size, std::string type, int th
   for (auto _ : bs) {
     ai00::internal::State st(*model);
     const auto t0 = Clock::now();
-    const double c0 = thread_seconds();
+    const double c0 = thread_cpu_seconds();
     ai00::internal::forward(*model, st, prompt.data(), prompt.size(), logits.data());
-    cpu += thread_seconds() - c0;
+    cpu += thread_cpu_seconds() - c0;
     wall += seconds_since(t0);
     bs.SetIterationTime(seconds_since(t0));
   }

@@ -16,6 +16,7 @@
 #include "grammar/json_schema.h"
 #include "grammar/matcher.h"
 #include "test_token_mask_vocab.h"
+#include "thread_time.h"
 
 namespace {
 
@@ -118,11 +119,7 @@ double us_since(Clock::time_point t0) {
 }
 
 // Thread CPU time: excludes time the thread was preempted (the 2-core machine is shared).
-double thread_cpu_us() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
+double thread_cpu_us() { return 1e6 * ai00::bench::thread_cpu_seconds(); }
 
 struct Times {
   std::vector<double> wall, cpu;

@@ -47,6 +47,7 @@
 #include "cpu_kernels/kernels.h"
 #include "int8_peak.h"
 #include "read_probe.h"
+#include "thread_time.h"
 
 namespace {
 
@@ -68,11 +69,7 @@ Limits g_limits;
 
 // Single-thread limits use this thread's CPU time, like the benchmarks' counters, so a ratio
 // stays meaningful on a machine shared with other work; the 2-thread bandwidth uses wall time.
-double thread_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
+using ai00::bench::thread_cpu_seconds;
 
 // The best access pattern's best of 5 reads over each thread's share of a 256 MiB array
 // (read_probe.h); bytes/s.
@@ -83,18 +80,18 @@ double measure_read_bw(int threads) {
 
 #if defined(__x86_64__)
 // 12 independent chains of one instruction; best of 5 runs of 2e5 rounds; returns ops/s.
-#define AI00_PEAK(V, INIT, STEP, OPS_PER_INSTR)                                       \
-  V acc[12];                                                                          \
-  for (int i = 0; i < 12; ++i) acc[i] = INIT;                                         \
-  double best = 0;                                                                    \
-  for (int rep = 0; rep < 5; ++rep) {                                                 \
-    const double t0 = thread_seconds();                                               \
-    for (int k = 0; k < 200000; ++k) {                                                \
-      for (int i = 0; i < 12; ++i) acc[i] = STEP;                                     \
-    }                                                                                 \
-    for (int i = 0; i < 12; ++i) benchmark::DoNotOptimize(acc[i]);                    \
-    best = std::max(best, 12.0 * 200000 * (OPS_PER_INSTR) / (thread_seconds() - t0)); \
-  }                                                                                   \
+#define AI00_PEAK(V, INIT, STEP, OPS_PER_INSTR)                                           \
+  V acc[12];                                                                              \
+  for (int i = 0; i < 12; ++i) acc[i] = INIT;                                             \
+  double best = 0;                                                                        \
+  for (int rep = 0; rep < 5; ++rep) {                                                     \
+    const double t0 = thread_cpu_seconds();                                               \
+    for (int k = 0; k < 200000; ++k) {                                                    \
+      for (int i = 0; i < 12; ++i) acc[i] = STEP;                                         \
+    }                                                                                     \
+    for (int i = 0; i < 12; ++i) benchmark::DoNotOptimize(acc[i]);                        \
+    best = std::max(best, 12.0 * 200000 * (OPS_PER_INSTR) / (thread_cpu_seconds() - t0)); \
+  }                                                                                       \
   return best
 
 __attribute__((target("avx2,fma"))) double peak_fma_avx2() {
@@ -111,9 +108,9 @@ __attribute__((target("avx512f"))) double peak_fma_avx512() {
 double peak_i8_avx2(bool sign = false) {
   double best = 0;
   for (int rep = 0; rep < 5; ++rep) {
-    const double t0 = thread_seconds();
+    const double t0 = thread_cpu_seconds();
     ai00::bench::int8_peak_ymm(200000, sign);
-    best = std::max(best, 200000 * ai00::bench::kInt8PeakOpsYmm / (thread_seconds() - t0));
+    best = std::max(best, 200000 * ai00::bench::kInt8PeakOpsYmm / (thread_cpu_seconds() - t0));
   }
   return best;
 }

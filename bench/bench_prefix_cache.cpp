@@ -38,6 +38,7 @@
 #include "core/tokenizer/tokenizer.h"
 #include "format/format.h"
 #include "model_gen.h"
+#include "thread_time.h"
 
 namespace {
 
@@ -66,11 +67,7 @@ std::vector<uint32_t> tokens(size_t n, uint32_t salt) {
   return t;
 }
 
-double cpu_ms() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return 1e3 * static_cast<double>(ts.tv_sec) + 1e-6 * static_cast<double>(ts.tv_nsec);
-}
+double cpu_ms() { return 1e3 * ai00::bench::thread_cpu_seconds(); }
 
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();

@@ -68,6 +68,7 @@
 #include "int8_peak.h"
 #include "model_gen.h"
 #include "read_probe.h"
+#include "thread_time.h"
 
 namespace {
 
@@ -89,12 +90,7 @@ double run_threads(int threads, const std::function<void(int)>& f) {
 
 std::atomic<uint64_t> g_sink{0};
 
-// This thread's CPU time in seconds: time the scheduler gave it, not time it waited.
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
+using ai00::bench::thread_cpu_seconds;
 
 constexpr long kPeakIters = 20'000'000;
 

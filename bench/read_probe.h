@@ -17,10 +17,11 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <ctime>
 #include <initializer_list>
 #include <thread>
 #include <vector>
+
+#include "thread_time.h"
 
 namespace ai00::bench {
 
@@ -30,12 +31,6 @@ struct ReadBandwidth {
 };
 
 namespace read_probe_detail {
-
-inline double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
 
 // One sequential stream of words, four independent accumulators.
 inline uint64_t read_sequential(const uint64_t* p, size_t words) {
