@@ -333,6 +333,76 @@ struct PrefillTile {
   static constexpr int kTokens = k16Registers && kFloat ? 3 : 4;
 };
 
+// The token tiles of a T > 1 product: f(t0, std::integral_constant<int, n>{}, ahead) for each tile
+// of n tokens, full tiles of NT sharing the hint `ahead` (mm_panel), the last T % NT tokens as one
+// tile, told {0, 1} when it is the only one and {-1, 1} (ask for nothing) otherwise. With 3-token
+// tiles a last lone token (a 64-row prefill chunk, a batch of 7 or 10) would run 4 FMA chains on
+// its own, at about a third of the tile's rate, so the last 4 tokens run as 2 + 2 instead of 3 + 1.
+template <int NT, class F>
+[[gnu::always_inline]] inline void token_tiles(int64_t T, F&& f) {
+  const bool two_pairs = NT == 3 && T > NT && T % NT == 1;
+  const int64_t full = T / NT - (two_pairs ? 1 : 0);
+  int64_t t = 0;
+  for (; t < full * NT; t += NT) f(t, std::integral_constant<int, NT>{}, PanelAhead{t / NT, full});
+  if (two_pairs) {
+    f(t, std::integral_constant<int, 2>{}, t == 0 ? PanelAhead{0, 1} : PanelAhead{-1, 1});
+    t += 2;
+  }
+  const PanelAhead tail = t == 0 ? PanelAhead{0, 1} : PanelAhead{-1, 1};
+  switch (T - t) {
+    case 3:
+      f(t, std::integral_constant<int, 3>{}, tail);
+      break;
+    case 2:
+      f(t, std::integral_constant<int, 2>{}, tail);
+      break;
+    case 1:
+      f(t, std::integral_constant<int, 1>{}, tail);
+      break;
+    default:
+      break;
+  }
+}
+
+// Small batches in pieces (the 16-register x86 tables, 1 < T <= kPiecesMaxT): the rows split into
+// RT contiguous pieces as in decode (mm_rows_decode_pieces), and each tile of one row per piece
+// runs every token tile over the whole rows before the next: the first token tile reads them
+// from DRAM as RT sequential streams, each asking for its line 256 bytes ahead into L1, and the
+// later ones re-read them from L1 or L2. Panels of adjacent rows (mm_panel) stream a batched step
+// the way adjacent-row decode did; in pieces the 0.1B F32 step of 4 States on 1 thread went from
+// 43 to 66 tokens/s and of 8 from 74 to 86, while 16 moved within the noise (F32 +6 %, F16 -3 %,
+// Q8_0's LoRAs -6 %) and 32 fell (120 to 113): larger batches keep the panels (docs/batching.md
+// "Small batches in pieces").
+constexpr int64_t kPiecesMaxT = 12;
+
+template <class A, class D, int RT, int NT>
+void mm_pieces_tokens(const MatmulArgs& p, int64_t rb, int64_t re) {
+  const int64_t nblk = p.cols / D::kBlock;
+  const int64_t per = (re - rb) / RT;
+  for (int64_t j = 0; j < per; ++j) {
+    token_tiles<NT>(p.T, [&](int64_t t0, auto nt, PanelAhead) {
+      constexpr int n = decltype(nt)::value;
+      TileAcc<A, RT, n> acc;
+      acc.zero();
+      if (t0 == 0) {
+        mm_blocks<A, D, RT, n, false, RT, 256>(p, rb + j, t0, 0, nblk, acc, {}, per);
+      } else {
+        mm_blocks<A, D, RT, n>(p, rb + j, t0, 0, nblk, acc, {}, per);
+      }
+      mm_finish<A, D, RT, n>(p, rb + j, t0, acc, per);
+    });
+  }
+  for (int64_t r = rb + per * RT; r < re; ++r) {  // the last (re - rb) % RT rows, one at a time
+    token_tiles<NT>(p.T, [&](int64_t t0, auto nt, PanelAhead) {
+      constexpr int n = decltype(nt)::value;
+      TileAcc<A, 1, n> acc;
+      acc.zero();
+      mm_blocks<A, D, 1, n>(p, r, t0, 0, nblk, acc);
+      mm_finish<A, D, 1, n>(p, r, t0, acc);
+    });
+  }
+}
+
 template <class A, class D>
 void matmul_typed(const MatmulArgs& p) {
   if (p.T == 1) {
@@ -346,35 +416,18 @@ void matmul_typed(const MatmulArgs& p) {
     return;
   }
   constexpr int RT = PrefillTile<A, D>::kRows, NT = PrefillTile<A, D>::kTokens;
+  if constexpr (PrefillTile<A, D>::k16Registers) {
+    if (p.T <= kPiecesMaxT) {
+      mm_pieces_tokens<A, D, RT, NT>(p, p.row_begin, p.row_end);
+      return;
+    }
+  }
   constexpr int64_t kPanel = RT * (kPanelRows / RT);  // whole tiles only
-  // Full token tiles share the hint. With 3-token tiles a last lone token (a 64-row prefill
-  // chunk, a batch of 7 or 10) would run 4 FMA chains on its own, at about a third of the tile's
-  // rate, so the last 4 tokens run as 2 + 2 instead of 3 + 1.
-  const bool two_pairs = NT == 3 && p.T > NT && p.T % NT == 1;
-  const int64_t full = p.T / NT - (two_pairs ? 1 : 0);
   for (int64_t pr = p.row_begin; pr < p.row_end; pr += kPanel) {
     const int64_t pe = std::min(pr + kPanel, p.row_end);
-    int64_t t = 0;
-    for (; t < full * NT; t += NT) mm_panel<A, D, RT, NT>(p, pr, pe, t, {t / NT, full});
-    if (two_pairs) {
-      mm_panel<A, D, RT, 2>(p, pr, pe, t, t == 0 ? PanelAhead{0, 1} : PanelAhead{-1, 1});
-      t += 2;
-    }
-    // The last T - t < NT tokens; when T < NT they are the panel's only token tile.
-    const PanelAhead tail = t == 0 ? PanelAhead{0, 1} : PanelAhead{-1, 1};
-    switch (p.T - t) {
-      case 3:
-        mm_panel<A, D, RT, 3>(p, pr, pe, t, tail);
-        break;
-      case 2:
-        mm_panel<A, D, RT, 2>(p, pr, pe, t, tail);
-        break;
-      case 1:
-        mm_panel<A, D, RT, 1>(p, pr, pe, t, tail);
-        break;
-      default:
-        break;
-    }
+    token_tiles<NT>(p.T, [&](int64_t t0, auto nt, PanelAhead ahead) {
+      mm_panel<A, D, RT, decltype(nt)::value>(p, pr, pe, t0, ahead);
+    });
   }
 }
 

@@ -219,7 +219,9 @@ TEST_CASE("matmul matches scalar on every ISA for every weight type",
   for (const KernelTable* k : ai00::test::simd_tables()) {
     for (DType t : kAllTypes) {
       for (int64_t cols : cols_for(t)) {
-        for (int64_t T : {1, 3, 4, 7}) {  // 4 and 7: tails of 2 + 2 (3-token tiles)
+        // 4 and 7: tails of 2 + 2 (3-token tiles); up to 12 the 16-register tables read the
+        // rows in pieces, 13 and 20 in panels (matmul-inl.h kPiecesMaxT).
+        for (int64_t T : {1, 3, 4, 7, 12, 13, 20}) {
           const Matrix m = make_matrix(t, 13, cols, rng);
           const Acts a = make_acts(T, cols, rng);
           std::vector<float> y = fresh_y(m, a);
@@ -239,7 +241,7 @@ TEST_CASE("matmul rows split into ranges (or T = 1) are bit-identical to one cal
   for (const KernelTable* k : ai00::test::runnable_tables()) {
     for (DType t : kAllTypes) {
       const int64_t cols = cols_for(t).back();
-      for (int64_t T : {1, 3, 4, 7}) {
+      for (int64_t T : {1, 3, 4, 7, 12, 13, 20}) {  // pieces up to 12, then panels
         const Matrix m = make_matrix(t, 37, cols, rng);
         const Acts a = make_acts(T, cols, rng);
         std::vector<float> whole = fresh_y(m, a), split = fresh_y(m, a), part = fresh_y(m, a);
