@@ -10,7 +10,8 @@
 // (decode 4 or 8, prefill 12 or 16) hide the FMA latency.
 //
 // Prefill (T > 1) adds cache blocking over rows and columns (mm_panel); decode (T = 1) streams
-// each row once (mm_rows_decode).
+// each row once (mm_rows_decode); on the 16-register x86 tables both decode and batches of up to
+// kPiecesMaxT tokens read the rows in contiguous pieces (mm_rows_decode_pieces, mm_pieces_tokens).
 
 // Float weight types: a "block" is one sub-batch; a row may end in < L columns (tail).
 template <class A>
