@@ -16,7 +16,8 @@
 // Q8_0 runs twice: `Q8_0` with ModelParams::pack_weights (the default, packed int8 layout where
 // the table has one) and `Q8_0-plain` with it off, so the packed kernel's gain shows per N.
 // AI00_BENCH_TYPES chooses the types (default F32,Q8_0,Q8_0-plain; any type the GGUF writer has,
-// e.g. BF16 for the bf16 dot path, plus `<type>-plain`), AI00_BENCH_MIN_TIME the seconds of
+// e.g. BF16 for the bf16 dot path, plus `<type>-plain` and `<type>-exact` for fp32 activations),
+// AI00_BENCH_MIN_TIME the seconds of
 // batched steps per case (default 0.5).
 #include <benchmark/benchmark.h>
 #include <unistd.h>
@@ -63,17 +64,24 @@ std::string model_path(const std::string& size, const std::string& type) {
   return path;
 }
 
-// The model of `type`, where a `-plain` suffix turns ModelParams::pack_weights off.
+// Removes `suffix` from the end of `type`; true if it was there.
+bool strip_suffix(std::string& type, const std::string& suffix) {
+  if (type.size() <= suffix.size() ||
+      type.compare(type.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    return false;
+  }
+  type.resize(type.size() - suffix.size());
+  return true;
+}
+
+// The model of `type`, where a `-plain` suffix turns ModelParams::pack_weights off and `-exact`
+// turns ModelParams::fp32_activations on (quantized weights through the fp32 path).
 std::shared_ptr<const ai00::internal::Model> load_model(const std::string& size, std::string type,
                                                         int threads) {
   ai00::internal::ModelParams mp;
   mp.n_threads = threads;
-  const std::string plain = "-plain";
-  if (type.size() > plain.size() &&
-      type.compare(type.size() - plain.size(), plain.size(), plain) == 0) {
-    type.resize(type.size() - plain.size());
-    mp.pack_weights = false;
-  }
+  if (strip_suffix(type, "-exact")) mp.fp32_activations = true;
+  if (strip_suffix(type, "-plain")) mp.pack_weights = false;
   return ai00::internal::Model::load(model_path(size, type), mp);
 }
 

@@ -10,8 +10,9 @@
 // (decode 4 or 8, prefill 12 or 16) hide the FMA latency.
 //
 // Prefill (T > 1) adds cache blocking over rows and columns (mm_panel); decode (T = 1) streams
-// each row once (mm_rows_decode); on the 16-register x86 tables both decode and batches of up to
-// kPiecesMaxT tokens read the rows in contiguous pieces (mm_rows_decode_pieces, mm_pieces_tokens).
+// each row once (mm_rows_decode); on the 16-register x86 tables decode and (float weights) batches
+// of up to kPiecesMaxT tokens read the rows in contiguous pieces (mm_rows_decode_pieces,
+// mm_pieces_tokens).
 
 // Float weight types: a "block" is one sub-batch; a row may end in < L columns (tail).
 template <class A>
@@ -365,15 +366,17 @@ template <int NT, class F>
   }
 }
 
-// Small batches in pieces (the 16-register x86 tables, 1 < T <= kPiecesMaxT): the rows split into
-// RT contiguous pieces as in decode (mm_rows_decode_pieces), and each tile of one row per piece
-// runs every token tile over the whole rows before the next: the first token tile reads them
-// from DRAM as RT sequential streams, each asking for its line 256 bytes ahead into L1, and the
-// later ones re-read them from L1 or L2. Panels of adjacent rows (mm_panel) stream a batched step
-// the way adjacent-row decode did; in pieces the 0.1B F32 step of 4 States on 1 thread went from
-// 43 to 66 tokens/s and of 8 from 74 to 86, while 16 moved within the noise (F32 +6 %, F16 -3 %,
-// Q8_0's LoRAs -6 %) and 32 fell (120 to 113): larger batches keep the panels (docs/batching.md
-// "Small batches in pieces").
+// Small batches in pieces (float weights on the 16-register x86 tables, 1 < T <= kPiecesMaxT):
+// the rows split into RT contiguous pieces as in decode (mm_rows_decode_pieces), and each tile of
+// one row per piece runs every token tile over the whole rows before the next: the first token
+// tile reads them from DRAM as RT sequential streams, each asking for its line 256 bytes ahead
+// into L1, and the later ones re-read them from L1 or L2. Panels of adjacent rows (mm_panel) stream
+// a batched step the way adjacent-row decode did; in pieces the 0.1B F32 step of 4 States on 1
+// thread went from 43 to 66 tokens/s and of 8 from 74 to 86, while 16 moved within the noise (F32
+// +6 %, F16 -3 %, Q8_0's LoRAs -6 %) and 32 fell (120 to 113): larger batches keep the panels
+// (docs/batching.md "Small batches in pieces"). Quantized weights on the fp32 path
+// (fp32_activations) keep the panels: their 3 x 4 tile in 3 pieces stepped 8 States of 0.1B Q8_0
+// at 23.3 against 29.6 tokens/s (Q4_0 46.0 against 39.4).
 constexpr int64_t kPiecesMaxT = 12;
 
 template <class A, class D, int RT, int NT>
@@ -417,7 +420,7 @@ void matmul_typed(const MatmulArgs& p) {
     return;
   }
   constexpr int RT = PrefillTile<A, D>::kRows, NT = PrefillTile<A, D>::kTokens;
-  if constexpr (PrefillTile<A, D>::k16Registers) {
+  if constexpr (PrefillTile<A, D>::k16Registers && PrefillTile<A, D>::kFloat) {
     if (p.T <= kPiecesMaxT) {
       mm_pieces_tokens<A, D, RT, NT>(p, p.row_begin, p.row_end);
       return;

@@ -219,7 +219,7 @@ TEST_CASE("matmul matches scalar on every ISA for every weight type",
   for (const KernelTable* k : ai00::test::simd_tables()) {
     for (DType t : kAllTypes) {
       for (int64_t cols : cols_for(t)) {
-        // 4 and 7: tails of 2 + 2 (3-token tiles); up to 12 the 16-register tables read the
+        // 4 and 7: tails of 2 + 2 (3-token tiles); up to 12 the 16-register tables read float
         // rows in pieces, 13 and 20 in panels (matmul-inl.h kPiecesMaxT).
         for (int64_t T : {1, 3, 4, 7, 12, 13, 20}) {
           const Matrix m = make_matrix(t, 13, cols, rng);
