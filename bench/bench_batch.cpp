@@ -16,9 +16,8 @@
 // Q8_0 runs twice: `Q8_0` with ModelParams::pack_weights (the default, packed int8 layout where
 // the table has one) and `Q8_0-plain` with it off, so the packed kernel's gain shows per N.
 // AI00_BENCH_TYPES chooses the types (default F32,Q8_0,Q8_0-plain; any type the GGUF writer has,
-// e.g. BF16 for the bf16 dot path, plus `<type>-plain` and `<type>-exact` for fp32 activations),
-// AI00_BENCH_MIN_TIME the seconds of
-// batched steps per case (default 0.5).
+// e.g. BF16 for the bf16 dot path, plus `<type>-plain`, `<type>-exact` for fp32 activations and
+// `<type>-plain-exact`), AI00_BENCH_MIN_TIME the seconds of batched steps per case (default 0.5).
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 

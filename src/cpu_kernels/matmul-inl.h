@@ -396,15 +396,10 @@ void mm_pieces_tokens(const MatmulArgs& p, int64_t rb, int64_t re) {
       mm_finish<A, D, RT, n>(p, rb + j, t0, acc, per);
     });
   }
-  for (int64_t r = rb + per * RT; r < re; ++r) {  // the last (re - rb) % RT rows, one at a time
-    token_tiles<NT>(p.T, [&](int64_t t0, auto nt, PanelAhead) {
-      constexpr int n = decltype(nt)::value;
-      TileAcc<A, 1, n> acc;
-      acc.zero();
-      mm_blocks<A, D, 1, n>(p, r, t0, 0, nblk, acc);
-      mm_finish<A, D, 1, n>(p, r, t0, acc);
-    });
-  }
+  // The last (re - rb) % RT rows: a panel of fewer rows than a tile runs them one at a time.
+  token_tiles<NT>(p.T, [&](int64_t t0, auto nt, PanelAhead) {
+    mm_panel<A, D, RT, decltype(nt)::value>(p, rb + per * RT, re, t0, {-1, 1});
+  });
 }
 
 template <class A, class D>
