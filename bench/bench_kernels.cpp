@@ -24,7 +24,7 @@
 //   (i8pk, bf16dot, and f32act for F32, F16 and BF16), same counters.
 // gemm/<isa>/<F32|F16>/f32act/64x64/T64 and 64x768/T64: the LoRA shapes of a 0.1B prefill chunk
 //   (one head's up-projection rows as stored, a down-projection), same counters.
-// lora_up/<isa>/<F32|F16|BF16>/64x64/T<M> (M = 1, 8, 64): one head's up-projection as the
+// lora_up/<isa>/<F32|F16|BF16>/64x64/T<M> (M = 1, 2, 3, 8, 64): one head's up-projection as the
 //   forward runs it, matmul_t over the transposed matrix; counter "peak" against fp32 FMA.
 // Run: build/bench/bin/bench_kernels --benchmark_min_time=0.2 [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
@@ -354,18 +354,19 @@ void gemm(benchmark::State& state, const KernelTable* k, DType t, Path path, int
   }
 }
 
-// One head's LoRA up-projection as the forward pass runs it (matmul_t over the transposed
-// matrix): 64 outputs of a [64][768] matrix (D 64 inputs, a 0.1B model's C 768) for T tokens.
+// One head's LoRA up-projection as the forward pass runs it (matmul_t over the matrix
+// transposed head by head, Mat::t_block): the head's contiguous [D][64] block (D 64 inputs) for
+// T tokens, its 64 outputs in a row of a 0.1B model's C 768.
 void lora_up(benchmark::State& state, const KernelTable* k, DType t, int64_t T) {
-  constexpr int64_t D = 64, C = 768;
+  constexpr int64_t D = 64, N = 64, C = 768;
   std::mt19937 rng(4);
-  const std::vector<uint8_t> w = make_weights(t, D, C, rng);
+  const std::vector<uint8_t> w = make_weights(t, D, N, rng);
   const std::vector<float> x = random_floats(T * D, rng);
   std::vector<float> y(static_cast<size_t>(T * C));
   ai00::internal::cpu::MatmulTArgs a;
-  a.w = w.data(), a.wtype = t, a.w_row_bytes = ai00::internal::dtype_row_bytes(t, C), a.D = D;
-  a.x = x.data(), a.x_stride = D, a.y = y.data(), a.y_stride = C, a.T = T;
-  a.col_begin = 128, a.col_end = 192;  // head 2
+  a.w = w.data(), a.wtype = t, a.w_row_bytes = ai00::internal::dtype_row_bytes(t, N), a.D = D;
+  a.x = x.data(), a.x_stride = D, a.y = y.data() + 128, a.y_stride = C, a.T = T;  // head 2
+  a.col_begin = 0, a.col_end = N;
   for (auto _ : state) {
     k->matmul_t(a);
     benchmark::ClobberMemory();
@@ -528,7 +529,7 @@ void register_all() {
     }
     if (isa != "scalar") {
       for (DType t : {DType::F32, DType::F16, DType::BF16}) {
-        for (int64_t T : {1, 8, 64}) {
+        for (int64_t T : {1, 2, 3, 8, 64}) {
           benchmark::RegisterBenchmark(
               ("lora_up/" + isa + "/" + wtype_name(t) + "/64x64/T" + std::to_string(T)).c_str(),
               lora_up, k, t, T);

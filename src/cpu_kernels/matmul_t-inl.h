@@ -100,13 +100,32 @@ void mt_tail(const MatmulTArgs& p, int64_t t0, int64_t c, int64_t n) {
   }
 }
 
+// Output registers of a tile of NT tokens. AVX-512: 4 (64 outputs, one head). 16 registers of
+// 8 lanes (avx2): enough independent chains to cover the FMA latency (4 cycles, 2 a cycle: 8
+// chains), as long as the NT * CT accumulators, a widened weight and a broadcast fit. One token
+// takes the head's whole row of 64 outputs (8 chains instead of 2, the block read straight
+// through), two tokens 4 registers, three 4 for F32 but 2 for F16 and BF16 (their widening
+// temporaries spilled with 12 accumulators: F16 T3 0.56 -> 0.41). bench_kernels
+// lora_up/avx2/*/64x64, share of the FMA peak, medians of three in alternation, 2 registers
+// -> these: T1 F32 0.26 -> 0.46, F16 0.22 -> 0.50, BF16 0.21 -> 0.27 (its widening bounds
+// it); T2 0.39 -> 0.58, 0.44 -> 0.67, 0.38 -> 0.49; T3 F32 0.58 -> 0.78. The 0.1B Q4_0 decode
+// spent 7 % of its time in matmul_t instead of 12 % (perf), `ai00 generate` of 500 tokens on 1
+// thread 6.85 -> 6.26 s (medians of five in alternation). Other tables: 2.
+template <class A, DType kT, int NT>
+constexpr int mt_regs() {
+  constexpr size_t L = FB<A>::size;
+  if constexpr (L >= 16) return 4;
+  if constexpr (L != 8) return 2;
+  if constexpr (NT == 1) return 8;
+  if constexpr (NT == 2 || (NT == 3 && kT == DType::F32)) return 4;
+  return 2;
+}
+
 // Tokens [t0, t0 + NT) over the call's outputs: CT registers at a time, then one, then the tail.
 template <class A, DType kT, int NT>
 void mt_tokens(const MatmulTArgs& p, int64_t t0) {
   constexpr int64_t L = static_cast<int64_t>(FB<A>::size);
-  // 4 registers (64 outputs on AVX-512: one head) with 32 registers, else 2 (NT * CT
-  // accumulators, CT weights and a broadcast must fit).
-  constexpr int CT = FB<A>::size >= 16 ? 4 : 2;
+  constexpr int CT = mt_regs<A, kT, NT>();
   int64_t c = p.col_begin;
   for (; c + CT * L <= p.col_end; c += CT * L) mt_tile<A, kT, NT, CT>(p, t0, c);
   for (; c + L <= p.col_end; c += L) mt_tile<A, kT, NT, 1>(p, t0, c);
