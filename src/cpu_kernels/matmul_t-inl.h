@@ -79,6 +79,54 @@ template <class A, DType kT, int NT, int CT>
   }
 }
 
+#if defined(__AVX2__) && !defined(__AVX512F__)
+// BF16 on the avx2 table, tokens [t0, t0 + NT) x outputs [c, c + 8 CT): one 32-byte load holds
+// 16 outputs' weights, and a bf16 is the top half of its float, so the odd outputs are the load
+// with the low halves cleared and the even ones the load shifted left by 16: two in-lane
+// operations per 16 weights, where load_bf16 widened 8 with a lane-crossing vpmovzxwd and a
+// shift (bench_kernels lora_up/avx2/BF16/64x64/T1 ran at 0.27 of the FMA peak against F16's
+// 0.50). The even and odd accumulators are interleaved back once, at the store; each output is
+// still its own chain over d, so the bits are load_bf16's. Same benchmark, medians of three in
+// alternation: T1 0.28 -> 0.52, T2 0.53 -> 0.70, T8 0.61 -> 0.71, T3 0.63 -> 0.60 (noise).
+// In decode the LoRA weights come from memory and the 0.1B BF16 token's 2 % in matmul_t did
+// not move; the gain is the batched steps' and prefill's.
+template <int NT, int CT>
+[[gnu::always_inline]] inline void mt_tile_bf16_pairs(const MatmulTArgs& p, int64_t t0,
+                                                      int64_t c) {
+  static_assert(CT % 2 == 0, "whole pairs of registers");
+  constexpr int P = CT / 2;
+  __m256 ev[NT][P], od[NT][P];
+  for (int t = 0; t < NT; ++t) {
+    for (int j = 0; j < P; ++j) ev[t][j] = od[t][j] = _mm256_setzero_ps();
+  }
+  const float* x[NT];
+  for (int t = 0; t < NT; ++t) x[t] = p.x + (t0 + t) * p.x_stride;
+  const __m256i high = _mm256_set1_epi32(static_cast<int>(0xffff0000u));
+  const uint8_t* w = p.w + static_cast<size_t>(c) * 2;
+  for (int64_t d = 0; d < p.D; ++d, w += p.w_row_bytes) {
+    for (int j = 0; j < P; ++j) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * j));
+      const __m256 e = _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
+      const __m256 o = _mm256_castsi256_ps(_mm256_and_si256(v, high));
+      for (int t = 0; t < NT; ++t) {
+        const __m256 xb = _mm256_set1_ps(x[t][d]);
+        ev[t][j] = _mm256_fmadd_ps(xb, e, ev[t][j]);
+        od[t][j] = _mm256_fmadd_ps(xb, o, od[t][j]);
+      }
+    }
+  }
+  for (int t = 0; t < NT; ++t) {
+    float* y = p.y + (t0 + t) * p.y_stride + c;
+    for (int j = 0; j < P; ++j) {
+      const __m256 lo = _mm256_unpacklo_ps(ev[t][j], od[t][j]);  // outputs 0-3 | 8-11
+      const __m256 hi = _mm256_unpackhi_ps(ev[t][j], od[t][j]);  // 4-7 | 12-15
+      _mm256_storeu_ps(y + 16 * j, _mm256_permute2f128_ps(lo, hi, 0x20));
+      _mm256_storeu_ps(y + 16 * j + 8, _mm256_permute2f128_ps(lo, hi, 0x31));
+    }
+  }
+}
+#endif
+
 // Tokens [t0, t0 + NT) x the last n < L outputs from c, through a zero-padded register.
 template <class A, DType kT, int NT>
 void mt_tail(const MatmulTArgs& p, int64_t t0, int64_t c, int64_t n) {
@@ -107,10 +155,11 @@ void mt_tail(const MatmulTArgs& p, int64_t t0, int64_t c, int64_t n) {
 // through), two tokens 4 registers, three 4 for F32 but 2 for F16 and BF16 (their widening
 // temporaries spilled with 12 accumulators: F16 T3 0.56 -> 0.41). bench_kernels
 // lora_up/avx2/*/64x64, share of the FMA peak, medians of three in alternation, 2 registers
-// -> these: T1 F32 0.26 -> 0.46, F16 0.22 -> 0.50, BF16 0.21 -> 0.27 (its widening bounds
-// it); T2 0.39 -> 0.58, 0.44 -> 0.67, 0.38 -> 0.49; T3 F32 0.58 -> 0.78. The 0.1B Q4_0 decode
-// spent 7 % of its time in matmul_t instead of 12 % (perf), `ai00 generate` of 500 tokens on 1
-// thread 6.85 -> 6.26 s (medians of five in alternation). Other tables: 2.
+// -> these: T1 F32 0.26 -> 0.46, F16 0.22 -> 0.50, BF16 0.21 -> 0.27 (its widening bounded
+// it: mt_tile_bf16_pairs); T2 0.39 -> 0.58, 0.44 -> 0.67, 0.38 -> 0.49; T3 F32 0.58 -> 0.78.
+// The 0.1B Q4_0 decode spent 7 % of its time in matmul_t instead of 12 % (perf), `ai00
+// generate` of 500 tokens on 1 thread 6.85 -> 6.26 s (medians of five in alternation). Other
+// tables: 2.
 template <class A, DType kT, int NT>
 constexpr int mt_regs() {
   constexpr size_t L = FB<A>::size;
@@ -127,6 +176,11 @@ void mt_tokens(const MatmulTArgs& p, int64_t t0) {
   constexpr int64_t L = static_cast<int64_t>(FB<A>::size);
   constexpr int CT = mt_regs<A, kT, NT>();
   int64_t c = p.col_begin;
+#if defined(__AVX2__) && !defined(__AVX512F__)
+  if constexpr (kT == DType::BF16 && L == 8 && CT % 2 == 0) {
+    for (; c + CT * L <= p.col_end; c += CT * L) mt_tile_bf16_pairs<NT, CT>(p, t0, c);
+  }
+#endif
   for (; c + CT * L <= p.col_end; c += CT * L) mt_tile<A, kT, NT, CT>(p, t0, c);
   for (; c + L <= p.col_end; c += L) mt_tile<A, kT, NT, 1>(p, t0, c);
   if (c < p.col_end) mt_tail<A, kT, NT>(p, t0, c, p.col_end - c);
