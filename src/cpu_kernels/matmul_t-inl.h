@@ -91,8 +91,7 @@ template <class A, DType kT, int NT, int CT>
 // In decode the LoRA weights come from memory and the 0.1B BF16 token's 2 % in matmul_t did
 // not move; the gain is the batched steps' and prefill's.
 template <int NT, int CT>
-[[gnu::always_inline]] inline void mt_tile_bf16_pairs(const MatmulTArgs& p, int64_t t0,
-                                                      int64_t c) {
+[[gnu::always_inline]] inline void mt_tile_bf16_pairs(const MatmulTArgs& p, int64_t t0, int64_t c) {
   static_assert(CT % 2 == 0, "whole pairs of registers");
   constexpr int P = CT / 2;
   __m256 ev[NT][P], od[NT][P];
