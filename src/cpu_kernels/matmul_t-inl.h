@@ -103,14 +103,15 @@ template <int NT, int CT>
   const __m256i high = _mm256_set1_epi32(static_cast<int>(0xffff0000u));
   const uint8_t* w = p.w + static_cast<size_t>(c) * 2;
   for (int64_t d = 0; d < p.D; ++d, w += p.w_row_bytes) {
+    __m256 xb[NT];
+    for (int t = 0; t < NT; ++t) xb[t] = _mm256_set1_ps(x[t][d]);
     for (int j = 0; j < P; ++j) {
       const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * j));
       const __m256 e = _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
       const __m256 o = _mm256_castsi256_ps(_mm256_and_si256(v, high));
       for (int t = 0; t < NT; ++t) {
-        const __m256 xb = _mm256_set1_ps(x[t][d]);
-        ev[t][j] = _mm256_fmadd_ps(xb, e, ev[t][j]);
-        od[t][j] = _mm256_fmadd_ps(xb, o, od[t][j]);
+        ev[t][j] = _mm256_fmadd_ps(xb[t], e, ev[t][j]);
+        od[t][j] = _mm256_fmadd_ps(xb[t], o, od[t][j]);
       }
     }
   }
