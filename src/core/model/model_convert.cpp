@@ -10,6 +10,7 @@
 
 #include "base/dequant.h"
 #include "base/error.h"
+#include "base/strings.h"
 #include "core/model/model.h"
 #include "core/tokenizer/tokenizer.h"
 
@@ -50,11 +51,6 @@ const std::vector<std::pair<const char*, const char*>>& gguf_block_names() {
       {"ffn.value.weight", "channel_mix_value.weight"},
   };
   return v;
-}
-
-bool ends_with(const std::string& s, const char* suffix) {
-  const size_t n = std::strlen(suffix);
-  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
 }
 
 bool is_lora(const std::string& name) {

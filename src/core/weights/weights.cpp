@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "base/error.h"
+#include "base/strings.h"
 #include "core/weights/weights_internal.h"
 
 namespace ai00::internal {
@@ -123,11 +124,6 @@ const uint8_t* Reader::bytes(uint64_t n, const char* what) {
 }
 
 namespace {
-
-bool ends_with(const std::string& s, const char* suffix) {
-  size_t n = std::strlen(suffix);
-  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
-}
 
 bool is_float(DType t) { return t == DType::F32 || t == DType::F16 || t == DType::BF16; }
 
