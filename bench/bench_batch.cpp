@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "base/strings.h"
 #include "core/model/model.h"
 #include "core/model/rwkv7.h"
 #include "core/model/state.h"
@@ -65,8 +66,7 @@ std::string model_path(const std::string& size, const std::string& type) {
 
 // Removes `suffix` from the end of `type`; true if it was there.
 bool strip_suffix(std::string& type, const std::string& suffix) {
-  if (type.size() <= suffix.size() ||
-      type.compare(type.size() - suffix.size(), suffix.size(), suffix) != 0) {
+  if (type.size() <= suffix.size() || !ai00::internal::ends_with(type, suffix)) {
     return false;
   }
   type.resize(type.size() - suffix.size());

@@ -472,7 +472,7 @@ int main(int argc, char** argv) {
             continue;
           }
           // A 2-thread probe at about the 1-thread peak means the VM took its second core
-          // away during the row (30 Nov 2026: every 2-thread row of a 0.1B run, Q4_0 decoding
+          // away during the row (30 Nov 2026: seven of a 0.1B run's eight, Q4_0 decoding
           // slower on 2 threads than on 1); the ratios are then fair but not 2-thread figures.
           const bool one_core = t == 2 && row_peak > 0 && row_peak < 1.3 * peak.g[1];
           std::printf(

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/strings.h"
 #include "core/weights/weights_internal.h"
 
 namespace ai00::internal::weights_detail {
@@ -367,7 +368,7 @@ void load_gguf(WeightFile& wf) {
   place_tensors(wf, infos, data_start);
   std::vector<TensorView> stored;
   for (Info& in : infos) {
-    if (in.t.name.size() > 4 && in.t.name.compare(in.t.name.size() - 4, 4, ".r_k") == 0) {
+    if (ends_with(in.t.name, ".r_k")) {
       reshape_r_k(wf, in.t);
     }
     stored.push_back(std::move(in.t));
