@@ -10,6 +10,9 @@
 // With 1 thread also batched_cpu_tok_s and speedup_cpu, the same from this thread's CPU time,
 // which holds better on a loaded machine. prefill512/<size>/<type>/threads:<n>: a 512-token
 // prompt into a fresh State, tokens/s and (1 thread) the same from CPU time.
+// ceiling = the speed-up no N can pass: the compute peak of the step's arithmetic, probed in the
+// same run, over (multiply-adds of a token x 2) x alone_tok_s (set_ceiling); of_peak = the share
+// of that peak the batched step used; peak_G = the peak (G(FL)OP/s, this thread count).
 // Issue 12's goal: speedup >= 5 at N = 8 and >= 12 at N = 32 (stated, never asserted).
 //
 // Run: build/bench/bin/bench_batch [--benchmark_filter=0.1b]   (AI00_BENCH_SIZES=0.1b,0.4b)
@@ -21,6 +24,7 @@
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +34,7 @@
 #include <vector>
 
 #include "base/strings.h"
+#include "compute_peak.h"
 #include "core/model/model.h"
 #include "core/model/rwkv7.h"
 #include "core/model/state.h"
@@ -82,6 +87,32 @@ std::shared_ptr<const ai00::internal::Model> load_model(const std::string& size,
   if (strip_suffix(type, "-exact")) mp.fp32_activations = true;
   if (strip_suffix(type, "-plain")) mp.pack_weights = false;
   return ai00::internal::Model::load(model_path(size, type), mp);
+}
+
+// The compute peaks of the kernel table, probed once at the first case (compute_peak.h).
+const ai00::bench::TablePeaks& table_peaks() {
+  static const ai00::bench::TablePeaks peaks = ai00::bench::measure_table_peaks();
+  return peaks;
+}
+
+// The speed-up no N can pass on this machine, and how much of the compute peak the batched step
+// used. A batched step of N tokens does at least N x (the multiply-adds of every matrix and of
+// the head) x 2 operations, so batched tokens/s <= peak / ops_per_token and the speed-up <= peak
+// / (ops_per_token x alone tokens/s), whatever N. The peak is the fastest arithmetic the step
+// uses (the int8 dot for a quantized model, though its LoRAs run on fp32 FMA), the larger of the
+// probe at the first case and one right after this case (a probe that lost its core reads
+// low): both choices can only raise the ceiling, so a ceiling below a goal is a bound on it.
+void set_ceiling(benchmark::State& bs, const ai00::internal::Model& model, int threads,
+                 double alone_tok_s, double batched_tok_s) {
+  const ai00::bench::Peak& peak =
+      ai00::bench::peak_for(table_peaks(), model.layer(0).key.type, model.fp32_activations());
+  if (peak.fn == nullptr) return;
+  const double g =
+      std::max(peak.g[threads], ai00::bench::peak_gops(peak, threads, ai00::bench::kPeakIters / 4));
+  const double ops = 2.0 * (ai00::bench::block_macs(model) + ai00::bench::head_macs(model));
+  bs.counters["peak_G"] = g;
+  bs.counters["ceiling"] = g * 1e9 / (ops * alone_tok_s);
+  bs.counters["of_peak"] = batched_tok_s * ops / (g * 1e9);
 }
 
 void BM_batch(benchmark::State& bs, std::string size, std::string type, int threads, int n) {
@@ -141,6 +172,7 @@ void BM_batch(benchmark::State& bs, std::string size, std::string type, int thre
   bs.counters["batched_tok_s"] = tokens / t_batched;
   bs.counters["alone_tok_s"] = tokens / t_alone;
   bs.counters["speedup"] = t_alone / t_batched;
+  if (!batch_only) set_ceiling(bs, *model, threads, tokens / t_alone, tokens / t_batched);
   if (threads == 1 && !batch_only) {  // CPU-time ratios (the other threads' time is not seen)
     bs.counters["batched_cpu_tok_s"] = tokens / c_batched;
     bs.counters["speedup_cpu"] = c_alone / c_batched;

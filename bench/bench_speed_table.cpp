@@ -7,14 +7,8 @@
 //    prefetch), printed for the machine; for each decode row, the very bytes that row's decode
 //    reads (decode_weight_spans: every matrix once, in the model's own memory) read the same
 //    ways (read_probe.h read_spans_bandwidth), the roofline of that row;
-//  * fp32 FMA peak: 12 independent vfmadd chains per thread (zmm for the avx512 tables, ymm
-//    for the avx2 ones: the kernel table in use, AI00_FORCE_ISA honoured);
-//  * bf16 dot peak: 12 independent vdpbf16ps chains (the avx512_bf16 table; BF16 weights on
-//    other tables run through fp32 FMA and are compared with its peak);
-//  * int8 dot peak: independent chains of the int8 dot of the kernel table in use
-//    (AI00_FORCE_ISA honoured): 12 of vpdpbusd zmm (avx512_vnni, avx512_bf16) or ymm
-//    (avx2_vnni); 8 of vpmaddubsw + vpmaddwd + vpaddd on zmm (avx512) or ymm (avx2), in
-//    assembly (int8_peak.h); "n/a" otherwise.
+//  * the compute peaks of the kernel table in use (compute_peak.h: fp32 FMA, bf16 dot, int8 dot,
+//    and on avx2 the bound of Q8_0's step; AI00_FORCE_ISA honoured).
 // The limits are printed once at the start and measured again right before each row (the row
 // prints them), so both sides of a ratio see the same load on a shared machine.
 // Decode ratio = weight bytes read per token x tokens/s / the read bandwidth of those bytes (same
@@ -59,15 +53,11 @@
 #include <thread>
 #include <vector>
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
-
+#include "compute_peak.h"
 #include "core/model/model.h"
 #include "core/model/rwkv7.h"
 #include "core/model/state.h"
 #include "cpu_kernels/kernels.h"
-#include "int8_peak.h"
 #include "model_gen.h"
 #include "read_probe.h"
 #include "thread_time.h"
@@ -75,127 +65,15 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using ai00::bench::block_macs;
+using ai00::bench::kernel_isa;
+using ai00::bench::Peak;
+using ai00::bench::TablePeaks;
+using ai00::bench::thread_cpu_seconds;
 using ai00::internal::DType;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-// Runs f(thread index) on `threads` threads at once; returns the wall time.
-double run_threads(int threads, const std::function<void(int)>& f) {
-  const auto t0 = Clock::now();
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) pool.emplace_back(f, t);
-  for (auto& th : pool) th.join();
-  return seconds_since(t0);
-}
-
-std::atomic<uint64_t> g_sink{0};
-
-using ai00::bench::thread_cpu_seconds;
-
-constexpr long kPeakIters = 20'000'000;
-
-#if defined(__x86_64__)
-__attribute__((target("avx512f"))) void fma512(long n) {
-  __m512 a[12], x = _mm512_set1_ps(1.0000001f), y = _mm512_set1_ps(0.9999999f);
-  for (auto& v : a) v = _mm512_set1_ps(0.5f);
-  for (long i = 0; i < n; ++i) {
-    for (auto& v : a) v = _mm512_fmadd_ps(v, x, y);
-  }
-  alignas(64) float buf[16];
-  float s = 0;
-  for (auto& v : a) {
-    _mm512_store_ps(buf, v);
-    for (float f : buf) s += f;
-  }
-  g_sink += static_cast<uint64_t>(s);
-}
-__attribute__((target("avx2,fma"))) void fma256(long n) {
-  __m256 a[12], x = _mm256_set1_ps(1.0000001f), y = _mm256_set1_ps(0.9999999f);
-  for (auto& v : a) v = _mm256_set1_ps(0.5f);
-  for (long i = 0; i < n; ++i) {
-    for (auto& v : a) v = _mm256_fmadd_ps(v, x, y);
-  }
-  float buf[8], s = 0;
-  for (auto& v : a) {
-    _mm256_storeu_ps(buf, v);
-    for (float f : buf) s += f;
-  }
-  g_sink += static_cast<uint64_t>(s);
-}
-__attribute__((target("avx512f,avx512bf16"))) void bf16dot(long n) {
-  __m512 a[12];
-  for (auto& v : a) v = _mm512_set1_ps(0.0f);
-  const __m512bh x = (__m512bh)_mm512_set1_epi16(0x3f80), y = (__m512bh)_mm512_set1_epi16(0x3c00);
-  for (long i = 0; i < n; ++i) {
-    for (auto& v : a) v = _mm512_dpbf16_ps(v, x, y);
-  }
-  alignas(64) float buf[16];
-  float s = 0;
-  for (auto& v : a) {
-    _mm512_store_ps(buf, v);
-    for (float f : buf) s += f;
-  }
-  g_sink += static_cast<uint64_t>(s);
-}
-__attribute__((target("avx512f,avx512vnni"))) void vnni512(long n) {
-  __m512i a[12], x = _mm512_set1_epi8(3), y = _mm512_set1_epi8(-2);
-  for (auto& v : a) v = _mm512_setzero_si512();
-  for (long i = 0; i < n; ++i) {
-    for (auto& v : a) v = _mm512_dpbusd_epi32(v, x, y);
-  }
-  alignas(64) int buf[16];
-  long long s = 0;
-  for (auto& v : a) {
-    _mm512_store_si512(buf, v);
-    for (int q : buf) s += q;
-  }
-  g_sink += static_cast<uint64_t>(s);
-}
-__attribute__((target("avx2,avxvnni"))) void vnni256(long n) {
-  __m256i a[12], x = _mm256_set1_epi8(3), y = _mm256_set1_epi8(-2);
-  for (auto& v : a) v = _mm256_setzero_si256();
-  for (long i = 0; i < n; ++i) {
-    for (auto& v : a) v = _mm256_dpbusd_avx_epi32(v, x, y);
-  }
-  int buf[8];
-  long long s = 0;
-  for (auto& v : a) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(buf), v);
-    for (int q : buf) s += q;
-  }
-  g_sink += static_cast<uint64_t>(s);
-}
-// The plain int8 dot (int8_peak.h: in assembly, the C++ form lost its multiplies).
-void maddubs256(long n) { ai00::bench::int8_peak_ymm(n); }
-void maddubs256_sign(long n) { ai00::bench::int8_peak_ymm(n, true); }
-void maddubs512(long n) { ai00::bench::int8_peak_zmm(n); }
-#endif
-
-struct Peak {
-  const char* what = "n/a";
-  double g[3] = {0, 0, 0};  // G(FL)OP/s with 1 and 2 threads
-  void (*fn)(long) = nullptr;
-  double ops = 0;
-};
-
-// G(FL)OP/s of `fn` run on `threads` threads at once, best of 3; ops = arithmetic operations per
-// loop iteration of `fn` (all its chains).
-double peak_gops(void (*fn)(long), double ops, long iters, int threads) {
-  double best = 1e30;
-  for (int rep = 0; rep < 3; ++rep)
-    best = std::min(best, run_threads(threads, [&](int) { fn(iters); }));
-  return ops * static_cast<double>(iters) * threads / best / 1e9;
-}
-
-Peak measure_peak(const char* what, void (*fn)(long), double ops, long iters = kPeakIters) {
-  Peak p;
-  p.what = what;
-  p.fn = fn;
-  p.ops = ops;
-  for (int t : {1, 2}) p.g[t] = peak_gops(fn, ops, iters, t);
-  return p;
 }
 
 std::vector<std::string> split(const std::string& s) {
@@ -207,27 +85,6 @@ std::vector<std::string> split(const std::string& s) {
     p = q + 1;
   }
   return v;
-}
-
-// Multiply-adds per token in the blocks (every matrix of every layer): the prefill work.
-double block_macs(const ai00::internal::Model& m) {
-  double macs = 0;
-  for (int64_t l = 0; l < m.config().n_layer; ++l) {
-    const ai00::internal::LayerWeights& w = m.layer(l);
-    for (const ai00::internal::Mat* x :
-         {&w.w1, &w.w2, &w.a1, &w.a2, &w.v1, &w.v2, &w.g1, &w.g2, &w.receptance, &w.key, &w.value,
-          &w.output, &w.ffn_key, &w.ffn_value}) {
-      macs += static_cast<double>(x->rows) * static_cast<double>(x->cols);
-    }
-  }
-  return macs;
-}
-
-// The kernel table a model load chooses here (AI00_FORCE_ISA honoured).
-std::string kernel_isa() {
-  std::string err;
-  const ai00::internal::cpu::KernelTable* k = ai00::internal::cpu::select_kernels("", &err);
-  return k != nullptr ? k->name : "none (" + err + ")";
 }
 
 std::string load_avg() {
@@ -321,38 +178,17 @@ int main(int argc, char** argv) {
     bw[1] = ai00::bench::read_bandwidth(buf, 1);
     bw[2] = ai00::bench::read_bandwidth(buf, 2);
   }
-  Peak fma, bf16, i8;
-#if defined(__x86_64__)
-  // The peaks of the kernel table the models will use (AI00_FORCE_ISA honoured).
-  const std::string isa = kernel_isa();
-  if (isa.rfind("avx512", 0) == 0)
-    fma = measure_peak("fp32 FMA (AVX-512)", fma512, 12 * 16 * 2);
-  else if (isa.rfind("avx2", 0) == 0)
-    fma = measure_peak("fp32 FMA (AVX2)", fma256, 12 * 8 * 2);
-  if (isa == "avx512_bf16")  // elsewhere BF16 weights run through fp32 FMA
-    bf16 = measure_peak("bf16 dot (vdpbf16ps)", bf16dot, 12 * 16 * 4);
-  if (isa == "avx512_vnni" || isa == "avx512_bf16")
-    i8 = measure_peak("int8 dot (vpdpbusd zmm)", vnni512, 12 * 16 * 8);
-  else if (isa == "avx2_vnni")
-    i8 = measure_peak("int8 dot (vpdpbusd ymm)", vnni256, 12 * 8 * 8);
-  else if (isa == "avx512")
-    i8 = measure_peak("int8 dot (vpmaddubsw zmm)", maddubs512, ai00::bench::kInt8PeakOpsZmm);
-  else if (isa == "avx2")
-    i8 = measure_peak("int8 dot (vpmaddubsw ymm)", maddubs256, ai00::bench::kInt8PeakOpsYmm);
-#endif
+  const TablePeaks peaks = ai00::bench::measure_table_peaks();
+  const Peak &fma = peaks.fma, &bf16 = peaks.bf16, &i8 = peaks.i8;
   std::printf("read bandwidth: %.1f GB/s (1 thread: %s), %.1f GB/s (2 threads: %s)\n", bw[1].gbps,
               bw[1].pattern, bw[2].gbps, bw[2].pattern);
   for (const Peak* p : {&fma, &bf16, &i8}) {
     std::printf("%-26s %.0f / %.0f G(FL)OP/s (1 / 2 threads)\n", p->what, p->g[1], p->g[2]);
   }
-#if defined(__x86_64__)
-  if (isa == "avx2") {  // a bound on the Q8_0 rows' ratio, not a peak (int8_peak.h)
-    const Peak q8 =
-        measure_peak("Q8_0 step (+ vpsignb)", maddubs256_sign, ai00::bench::kInt8PeakOpsYmm);
+  if (const Peak& q8 = peaks.q8_step; q8.fn != nullptr) {  // a bound on Q8_0's ratio, not a peak
     std::printf("%-26s %.0f / %.0f GOP/s: at most %.0f %% of the int8 dot peak for Q8_0\n", q8.what,
                 q8.g[1], q8.g[2], 100.0 * q8.g[1] / i8.g[1]);
   }
-#endif
 
   for (const std::string& size : sizes) {
     const ai00::internal::ModelConfig cfg = ai00::bench::g1_config(size);
@@ -426,9 +262,7 @@ int main(int argc, char** argv) {
           // Prefill: each repeat is the best of two prefills and the peak probed right after
           // them; the row is the repeat of median ratio (a probe that reads low in one repeat,
           // as the 2-thread probes do when the VM's second CPU is busy, no longer sets the row).
-          const bool fp = *type == DType::F32 || *type == DType::F16 ||
-                          (*type == DType::BF16 && bf16.fn == nullptr);
-          const Peak& peak = fp ? fma : *type == DType::BF16 ? bf16 : i8;
+          const Peak& peak = ai00::bench::peak_for(peaks, *type, false);
           double prefill_tps = 0, row_peak = 0;
           if (n_prefill > 0) {
             std::vector<uint32_t> prompt(static_cast<size_t>(n_prefill));
@@ -445,8 +279,9 @@ int main(int argc, char** argv) {
                 best = std::min(best, seconds_since(t0));
               }
               // the row's thread count only
-              const double g =
-                  peak.fn != nullptr ? peak_gops(peak.fn, peak.ops, kPeakIters / 4, t) : 1.0;
+              const double g = peak.fn != nullptr
+                                   ? ai00::bench::peak_gops(peak, t, ai00::bench::kPeakIters / 4)
+                                   : 1.0;
               pairs.push_back({n_prefill / best, g});
             }
             const RatePair mid = median_pair(pairs);
