@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "compute_peak.h"
 #include "core/model/model.h"
 #include "core/model/prefix_cache.h"
 #include "core/model/rwkv7.h"
@@ -197,12 +198,7 @@ void BM_ScoreVsPrefill(benchmark::State& bs) {
   bs.counters["prefill40_cpu_ms"] = prefill_cpu / n;
   bs.counters["score_over_prefill_cpu"] = score_cpu / prefill_cpu;
   // Multiply-adds of a row of the blocks (every matrix of every layer) and of the head.
-  const ai00::internal::ModelConfig& c = m->config();
-  const double C = static_cast<double>(c.n_embd), L = static_cast<double>(c.n_layer);
-  const double lora = static_cast<double>(c.d_w + c.d_a + c.d_g);
-  const double blocks = L * (4 * C * C + 2 * C * static_cast<double>(c.ffn_size) + 2 * C * lora) +
-                        (L - 1) * 2 * C * static_cast<double>(c.d_v);
-  const double head = static_cast<double>(c.vocab) * C;
+  const double blocks = ai00::bench::block_macs(*m), head = ai00::bench::head_macs(*m);
   bs.counters["floor"] = 36 * (blocks + head) / (40 * blocks + head);
 }
 

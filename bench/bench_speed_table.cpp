@@ -41,13 +41,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <functional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -57,7 +55,6 @@
 #include "core/model/model.h"
 #include "core/model/rwkv7.h"
 #include "core/model/state.h"
-#include "cpu_kernels/kernels.h"
 #include "model_gen.h"
 #include "read_probe.h"
 #include "thread_time.h"

@@ -1,5 +1,6 @@
 // The compute peaks of the kernel table in use, measured on this machine now: the limits that
-// bench_speed_table's prefill ratios and bench_batch's speed-up ceilings divide by.
+// bench_speed_table's prefill ratios and bench_batch's speed-up ceilings divide by. Also the
+// multiply-adds a token costs (block_macs, head_macs), which bench_prefix_cache's floor uses.
 //
 //  * fp32 FMA: 12 independent vfmadd chains per thread (zmm for the avx512 tables, ymm for the
 //    avx2 ones);
