@@ -513,7 +513,8 @@ TEST_CASE("matmul_q8 on pack_q8's row-interleaved layout matches scalar, same bi
   for (const KernelTable* k : ai00::test::runnable_tables()) {
     if (k->pack_q8 == nullptr) continue;
     for (DType t : kI8Types) {
-      for (int64_t rows : {37, 64, 7}) {
+      // 80 rows: 5 groups, two decode pieces of 2 and one group left over
+      for (int64_t rows : {37, 64, 7, 80}) {
         for (int64_t cols : {32, 96, 512, 2080}) {
           const Matrix m = make_matrix(t, rows, cols, rng);
           std::vector<uint8_t> packed(m.store.size() + 128);  // one byte past a 64-byte boundary
