@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -22,11 +23,14 @@ namespace {
 // Keeps each probe's chains alive: the sum of their lanes is added here.
 std::atomic<uint64_t> g_sink{0};
 
-// Adds the n lanes at p to g_sink, so that no chain of a probe is dead code.
-template <class T>
-void sink(const T* p, int n) {
+// Adds the lanes of a probe's chains to g_sink, so that no chain is dead code. Lane is the
+// element type of the vectors V; only their bytes are read, so this needs no target.
+template <class Lane, class V, size_t N>
+void sink(const V (&chains)[N]) {
+  Lane lanes[N * sizeof(V) / sizeof(Lane)];
+  std::memcpy(lanes, chains, sizeof(chains));
   double s = 0;
-  for (int i = 0; i < n; ++i) s += static_cast<double>(p[i]);
+  for (Lane x : lanes) s += static_cast<double>(x);
   g_sink += static_cast<uint64_t>(s);
 }
 
@@ -37,9 +41,7 @@ __attribute__((target("avx512f"))) void fma512(long n) {
   for (long i = 0; i < n; ++i) {
     for (auto& v : a) v = _mm512_fmadd_ps(v, x, y);
   }
-  float buf[12 * 16];
-  for (int i = 0; i < 12; ++i) _mm512_storeu_ps(buf + 16 * i, a[i]);
-  sink(buf, 12 * 16);
+  sink<float>(a);
 }
 __attribute__((target("avx2,fma"))) void fma256(long n) {
   __m256 a[12], x = _mm256_set1_ps(1.0000001f), y = _mm256_set1_ps(0.9999999f);
@@ -47,9 +49,7 @@ __attribute__((target("avx2,fma"))) void fma256(long n) {
   for (long i = 0; i < n; ++i) {
     for (auto& v : a) v = _mm256_fmadd_ps(v, x, y);
   }
-  float buf[12 * 8];
-  for (int i = 0; i < 12; ++i) _mm256_storeu_ps(buf + 8 * i, a[i]);
-  sink(buf, 12 * 8);
+  sink<float>(a);
 }
 __attribute__((target("avx512f,avx512bf16"))) void bf16dot(long n) {
   __m512 a[12];
@@ -58,9 +58,7 @@ __attribute__((target("avx512f,avx512bf16"))) void bf16dot(long n) {
   for (long i = 0; i < n; ++i) {
     for (auto& v : a) v = _mm512_dpbf16_ps(v, x, y);
   }
-  float buf[12 * 16];
-  for (int i = 0; i < 12; ++i) _mm512_storeu_ps(buf + 16 * i, a[i]);
-  sink(buf, 12 * 16);
+  sink<float>(a);
 }
 __attribute__((target("avx512f,avx512vnni"))) void vnni512(long n) {
   __m512i a[12], x = _mm512_set1_epi8(3), y = _mm512_set1_epi8(-2);
@@ -68,9 +66,7 @@ __attribute__((target("avx512f,avx512vnni"))) void vnni512(long n) {
   for (long i = 0; i < n; ++i) {
     for (auto& v : a) v = _mm512_dpbusd_epi32(v, x, y);
   }
-  int buf[12 * 16];
-  for (int i = 0; i < 12; ++i) _mm512_storeu_si512(buf + 16 * i, a[i]);
-  sink(buf, 12 * 16);
+  sink<int32_t>(a);
 }
 __attribute__((target("avx2,avxvnni"))) void vnni256(long n) {
   __m256i a[12], x = _mm256_set1_epi8(3), y = _mm256_set1_epi8(-2);
@@ -78,9 +74,7 @@ __attribute__((target("avx2,avxvnni"))) void vnni256(long n) {
   for (long i = 0; i < n; ++i) {
     for (auto& v : a) v = _mm256_dpbusd_avx_epi32(v, x, y);
   }
-  int buf[12 * 8];
-  for (int i = 0; i < 12; ++i) _mm256_storeu_si256(reinterpret_cast<__m256i*>(buf + 8 * i), a[i]);
-  sink(buf, 12 * 8);
+  sink<int32_t>(a);
 }
 // The plain int8 dot (int8_peak.h: in assembly, the C++ form lost its multiplies).
 void maddubs256(long n) { int8_peak_ymm(n); }
