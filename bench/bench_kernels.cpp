@@ -484,8 +484,8 @@ void register_all() {
                                      int64_t{4096}, int64_t{4096})
             ->Unit(benchmark::kMillisecond);
         if (isa == "scalar") continue;  // minutes per iteration
-        // The decode shapes of a 0.1B model (docs/model.md "Where a decode token's time goes"):
-        // rows of 768 columns (r/k/v/o, FFN key, the head) and of 3072 (FFN value).
+        // The decode shapes of a 0.1B model (docs/decode-speed.md "Where a decode token's time
+        // goes"): rows of 768 columns (r/k/v/o, FFN key, the head) and of 3072 (FFN value).
         for (const auto& [rows, cols] :
              {std::pair<int64_t, int64_t>{768, 768}, {3072, 768}, {768, 3072}, {65536, 768}}) {
           benchmark::RegisterBenchmark(

@@ -1,5 +1,5 @@
 // Memory of a loaded Model with and without packed int8 weights (ModelParams::pack_weights,
-// docs/model.md "Packed weights in the model"): loads one weight file, runs one decode token
+// docs/dot-products.md "Packed weights in the model"): loads one weight file, runs one decode token
 // (so every matrix of the pass has been read), and prints the load time and /proc/self/status
 // VmHWM (peak resident), VmRSS, RssAnon (private pages: packed matrices, fp32 copies, scratch)
 // and RssFile (pages of the mapped file). Run once per setting, each in its own process, so the

@@ -10,7 +10,7 @@
 // model's own decode had read 12.8 GB/s on 1 thread (1.5B F32), "134 % of the roofline" against
 // the single stream. read_bandwidth() probes a buffer of the caller's; read_spans_bandwidth()
 // the very bytes a decode reads, since on that VM the rate also depends on the memory read
-// (docs/model.md "The read probe").
+// (docs/decode-speed.md "The read probe").
 #pragma once
 
 #include <algorithm>
@@ -104,7 +104,7 @@ struct Pattern {
 constexpr Pattern kOneStream{"1 stream", read_sequential, 1};
 constexpr Pattern kFourStreams{"4 streams, prefetch 1 KB", read_interleaved<4, 1024>, 4};
 constexpr Pattern kEightStreams{"8 streams, prefetch 512 B", read_interleaved<8, 512>, 8};
-// The decode kernels' own order on the 16-register x86 tables (docs/model.md "Decode in
+// The decode kernels' own order on the 16-register x86 tables (docs/decode-speed.md "Decode in
 // pieces"): a limit must read at least as well as the kernels it measures.
 constexpr Pattern kFourNear{"4 streams, prefetch 256 B", read_interleaved<4, 256>, 4};
 
@@ -173,8 +173,8 @@ inline ReadBandwidth read_bandwidth(const std::vector<uint64_t>& buf, int thread
 // weights a decode token reads: core/model/rwkv7.h decode_weight_spans), split among `threads`
 // threads by bytes: each range read as one stream or as 4 or 8 interleaved streams with
 // prefetch (ranges under 4 KB as one stream), the best pattern's best of 5. On a VM the read rate
-// depends on where the memory lies (docs/model.md "The read probe"), so a decode's own bytes are
-// the fairest yardstick for that decode. cpu_time with one thread: this thread's CPU time.
+// depends on where the memory lies (docs/decode-speed.md "The read probe"), so a decode's own bytes
+// are the fairest yardstick for that decode. cpu_time with one thread: this thread's CPU time.
 template <class Span>
 ReadBandwidth read_spans_bandwidth(const std::vector<Span>& spans, int threads,
                                    bool cpu_time = false) {

@@ -77,9 +77,10 @@ struct NormArgs {
   float eps = 1e-5f;
 };
 
-// ---- int8 path (docs/model.md "Integer and BF16 dot products") ------------------------------
-// Activations quantized to int8 in blocks of 32 (the weight block of Q4_0/Q4_1/Q5_0/Q5_1/Q8_0),
-// once per token per input vector, then dotted with the weight codes in integers.
+// ---- int8 path (docs/dot-products.md "Integer and BF16 dot products")
+// ------------------------------ Activations quantized to int8 in blocks of 32 (the weight block of
+// Q4_0/Q4_1/Q5_0/Q5_1/Q8_0), once per token per input vector, then dotted with the weight codes in
+// integers.
 //
 // quantize_q8 (the same bits on every ISA): per block of 32 floats, amax = max |x|,
 //   d = amax / 127, q[e] = nearbyint(x[e] * (127 / amax)) (0 when amax = 0),
@@ -102,9 +103,9 @@ static_assert(sizeof(BlockQ8) == 76, "BlockQ8 is packed by construction");
 //   Q8_0:  (dw * d) * float(sum_e c[e] * q[e])           (c signed)
 //   Q4_0:  (dw * d) * float(sum_e (c[e] - 8) * q[e])     Q5_0: offset 16
 //   Q4_1/Q5_1: (dw * d) * float(sum_e c[e] * q[e]) + m * s
-// The integer sums are exact. Accuracy against fp32 activations: docs/model.md "Integer and BF16
-// dot products". As for matmul, a (row, token) pair gets the same bits whatever row range, T or
-// tile it runs in, so callers may split rows among threads freely; the same holds for
+// The integer sums are exact. Accuracy against fp32 activations: docs/dot-products.md "Integer and
+// BF16 dot products". As for matmul, a (row, token) pair gets the same bits whatever row range, T
+// or tile it runs in, so callers may split rows among threads freely; the same holds for
 // matmul_bf16. Usage: quantize each of the T input rows once (quantize_q8), then call
 // matmul_q8 per row range with the same blocks.
 struct MatmulQ8Args {
@@ -180,9 +181,9 @@ constexpr bool matmul_q8_supports(DType t) {
 // BF16 weights times activations rounded once to bf16 (round-to-nearest-even): one vdpbf16ps
 // per 32 columns of a (row, token) pair, products and sums in fp32. Rounding keeps 8 mantissa
 // bits of each activation, so, like the int8 path, it is a documented approximation of the
-// fp32-activation product (docs/model.md "Integer and BF16 dot products"). round_bf16 writes,
-// per token row, bf16(x[c]) for the whole groups of 32 columns; the last cols % 32 columns are
-// multiplied in fp32 from xf.
+// fp32-activation product (docs/dot-products.md "Integer and BF16 dot products"). round_bf16
+// writes, per token row, bf16(x[c]) for the whole groups of 32 columns; the last cols % 32 columns
+// are multiplied in fp32 from xf.
 struct MatmulBf16Args {
   const uint8_t* w = nullptr;  // [rows][cols] BF16
   size_t w_row_bytes = 0;
@@ -200,7 +201,7 @@ struct MatmulBf16Args {
 
 // Y[t][c] = sum_d X[t][d] * W[d][c]  for t in [0, T), c in [col_begin, col_end), over a matrix
 // stored transposed: row d holds input d's weight for every output. The LoRA up-projections
-// (C outputs from 32 to 256 inputs) take this layout at load (docs/model.md "LoRA
+// (C outputs from 32 to 256 inputs) take this layout at load (docs/dot-products.md "LoRA
 // up-projections"): a product over a 64-wide input then needs no horizontal sum, each output a
 // lane. Every output is one chain from +0.0f over d ascending, one fused multiply-add per term
 // (std::fma), so a result does not depend on T, the column range or the tile, and every table

@@ -97,8 +97,8 @@ struct PanelAhead {
 // goes to L2 (prefetcht1): into L1 (prefetcht0) each one holds an L1 miss buffer for the whole DRAM
 // latency, and with RT rows in flight those run out; rows of 768 columns (every matrix of a 0.1B
 // model but the FFN value) then streamed at 0.4-0.7 of the read bandwidth, and at 0.8-1.0 with
-// prefetcht1 (F16, F32, BF16 and the bf16 dot, 3072 x 768, 1 thread, Zen 4; docs/model.md "Where a
-// decode token's time goes").
+// prefetcht1 (F16, F32, BF16 and the bf16 dot, 3072 x 768, 1 thread, Zen 4; docs/decode-speed.md
+// "Where a decode token's time goes").
 //
 // kAheadBytes > 0 (decode in pieces, mm_rows_decode_pieces): the tile's rows are r0, r0 + rstep,
 // ..., and each asks for its own line kAheadBytes further along the row, once per 64-byte line,
@@ -230,8 +230,8 @@ void mm_rows_decode(const MatmulArgs& p, int64_t rb, int64_t re) {
 // far apart, each asking for its own line 256 bytes ahead into L1. On the AVX2-only Zen 3 a small
 // program (1 thread, F32 rows of 768 columns) read tiles of 4 adjacent rows that ask for the next
 // tile at 9.5-12.8 GB/s and 4 pieces at 15.9-21.5, with or without the FMAs; the 0.1B F16 decode
-// went from 30 to 42-56 tokens/s (docs/model.md "Decode in pieces"). A row's chain is the same in
-// any tile, so no bit changes. The last (re - rb) % RT rows run as mm_rows_decode's.
+// went from 30 to 42-56 tokens/s (docs/decode-speed.md "Decode in pieces"). A row's chain is the
+// same in any tile, so no bit changes. The last (re - rb) % RT rows run as mm_rows_decode's.
 template <class A, class D, int RT>
 void mm_rows_decode_pieces(const MatmulArgs& p, int64_t rb, int64_t re) {
   const int64_t nblk = p.cols / D::kBlock;

@@ -1,4 +1,4 @@
-// BF16 weights with vdpbf16ps (kernels.h MatmulBf16Args; docs/model.md "Integer and BF16 dot
+// BF16 weights with vdpbf16ps (kernels.h MatmulBf16Args; docs/dot-products.md "Integer and BF16 dot
 // products"). Only for TUs built with -mavx512bf16 (the avx512_bf16 table); included after
 // simd_load-inl.h and reduce-inl.h inside that ISA's namespace.
 //

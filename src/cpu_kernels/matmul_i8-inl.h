@@ -1,4 +1,4 @@
-// The int8 path (kernels.h BlockQ8, MatmulQ8Args; docs/model.md "Integer and BF16 dot
+// The int8 path (kernels.h BlockQ8, MatmulQ8Args; docs/dot-products.md "Integer and BF16 dot
 // products"): activations quantized per 32-block, weights' integer codes dotted with them in
 // integers, one float multiply-add per block. Never compiled alone; included after
 // simd_load-inl.h (read_u16, half_to_float) inside a per-ISA namespace.

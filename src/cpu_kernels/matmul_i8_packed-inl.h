@@ -1,4 +1,4 @@
-// The int8 path on row-interleaved weights (kernels.h "pack_q8", docs/model.md "Integer and
+// The int8 path on row-interleaved weights (kernels.h "pack_q8", docs/dot-products.md "Integer and
 // BF16 dot products"): AVX-512 VNNI only. Never compiled alone; included after
 // matmul_i8-inl.h (i8_typed for the plain rows) inside a per-ISA namespace.
 //

@@ -254,7 +254,7 @@ void p8_tile(const MatmulQ8Args& p, int64_t g0, int64_t t0, int64_t rb, int64_t 
         // A fixed count of lines, one more than a block spans, unrolled (a prefetch never
         // faults, past the end too). With the loop from a's own line (9 or 10 trips for a Q8_0
         // block, by alignment) a Q8_0 decode with its weights in L3 took 0.149-0.184 ms where it
-        // takes 0.113-0.139 (docs/model.md "Decode in pieces"); from DRAM no change shows.
+        // takes 0.113-0.139 (docs/decode-speed.md "Decode in pieces"); from DRAM no change shows.
 #pragma GCC unroll 16
         for (size_t l = 0; l < P::kGroupBlk + 64; l += 64) {
           __builtin_prefetch(reinterpret_cast<const void*>(a + l));

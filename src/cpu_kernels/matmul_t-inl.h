@@ -6,9 +6,9 @@
 // weight registers are loaded (widened from F16 or BF16) once and used by the NT tokens, whose
 // x[t][d] is broadcast once each, so NT * CT fused multiply-adds cost CT + NT loads and no
 // horizontal sum (the row-major product of a 64-wide input spent as much on its reductions as on
-// its multiply-adds: docs/model.md "Small products"). Each (token, output) result is the chain
-// of its own lane over d ascending from +0.0f, so it has the same bits in any tile, T or column
-// range; the columns past the last whole register run through a zero-padded copy of the same
+// its multiply-adds: docs/dot-products.md "Small products"). Each (token, output) result is the
+// chain of its own lane over d ascending from +0.0f, so it has the same bits in any tile, T or
+// column range; the columns past the last whole register run through a zero-padded copy of the same
 // registers, never a scalar loop, for the same reason.
 
 // One fused multiply-add, x * y + z rounded once. xsimd 8 (Debian's) has no AVX-512 fma and

@@ -636,7 +636,7 @@ TEST_CASE("unpack_q8 gives back the bytes pack_q8 rearranged, for any row range"
 
 TEST_CASE("the int8 path stays close to fp32 activations", "[cpu_kernels][matmul_q8]") {
   // Per-block int8 activations add at most d/2 = amax/254 error per element: the result stays
-  // within 1% of sum |w x| for random data (docs/model.md "Integer and BF16 dot products").
+  // within 1% of sum |w x| for random data (docs/dot-products.md "Integer and BF16 dot products").
   std::mt19937 rng(3004);
   const KernelTable& s = ai00::test::scalar_table();
   for (DType t : kI8Types) {

@@ -14,8 +14,8 @@ extern "C" {
  * Model
  * ========================================================================================== */
 
-/* Activations of the matrix products (ai00_model_params.activations; docs/model.md "Integer and
- * BF16 dot products"). Only quantized (Q4_0/Q4_1/Q5_0/Q5_1/Q8_0) and BF16 weights differ; F32
+/* Activations of the matrix products (ai00_model_params.activations; docs/dot-products.md "Integer
+ * and BF16 dot products"). Only quantized (Q4_0/Q4_1/Q5_0/Q5_1/Q8_0) and BF16 weights differ; F32
  * and F16 weights always multiply fp32 activations. */
 typedef enum ai00_activations {
   /* The default. Quantized weights multiply activations quantized per 32-block to int8 (int8
@@ -25,7 +25,7 @@ typedef enum ai00_activations {
   AI00_ACTIVATIONS_DOT = 0,
   /* fp32 activations everywhere, the weights widened in registers: the logits of the reference
    * computation (up to float rounding), for greedy output identical to it. Slower on quantized
-   * and BF16 weights, mostly in prefill (docs/model.md "Integer and BF16 dot products"). */
+   * and BF16 weights, mostly in prefill (docs/dot-products.md "Integer and BF16 dot products"). */
   AI00_ACTIVATIONS_EXACT = 1
 } ai00_activations;
 

@@ -254,8 +254,8 @@ void transpose_blocks(const uint8_t* src, int64_t rows, int64_t cols, int64_t n,
 
 // Rearranges, in place, every matrix the forward multiplies through matmul_q8 (pass 1's
 // projections and LoRA down-projections, the FFN, the head) into the table's packed layout
-// (docs/model.md "Packed weights in the model"), and transposes the F32/F16/BF16 LoRA
-// up-projections w2/a2/g2/v2 head by head for matmul_t (Mat::t_block; docs/model.md "LoRA
+// (docs/dot-products.md "Packed weights in the model"), and transposes the F32/F16/BF16 LoRA
+// up-projections w2/a2/g2/v2 head by head for matmul_t (Mat::t_block; docs/dot-products.md "LoRA
 // up-projections"). A matrix in the read-only private file mapping gets its pages made writable
 // for the change and read-only again after: copy-on-write turns exactly those pages into private
 // anonymous pages of the same size (resident memory unchanged; the file's pages stay in the page

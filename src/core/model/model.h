@@ -54,15 +54,15 @@ struct ModelParams {
   // the projections, the LoRA down-projections, the FFN and the head) into the kernel table's
   // row-interleaved layout (kernels.h pack_q8) at load, where the table has one (avx512_vnni,
   // avx512_bf16, avx2, avx2_vnni, neon64_dotprod): same memory, 1.7 to 3x the int8 GEMM
-  // throughput (docs/model.md "Packed weights in the model"); and stores the F32/F16/BF16 LoRA
-  // up-projections (w2, a2, g2, v2) transposed, on every table (docs/model.md "LoRA
+  // throughput (docs/dot-products.md "Packed weights in the model"); and stores the F32/F16/BF16
+  // LoRA up-projections (w2, a2, g2, v2) transposed, on every table (docs/dot-products.md "LoRA
   // up-projections"). Off: the stored bytes stay as they are, e.g. for convert_model, which
   // reads the raw tensors. Results do not depend on it (fp32 activations included).
   bool pack_weights = true;
   // Keeps activations fp32 in every matrix product of every forward on this Model (forward(),
   // forward_batch, scoring, generators, batches), as ForwardOptions::fp32_activations does per
   // call: the exact path, for callers who need the reference's greedy tokens. Off: int8 / bf16
-  // dot products where the weights allow (docs/model.md "Integer and BF16 dot products").
+  // dot products where the weights allow (docs/dot-products.md "Integer and BF16 dot products").
   bool fp32_activations = false;
 };
 

@@ -98,7 +98,7 @@ constexpr int64_t kRowsPerTask = 4;
 // body(t0, t1) over the T rows in fixed blocks of kRowsPerTask: in parallel when the step costs
 // more than a fork-join (`per_row`: its multiply-add equivalents a row), which at T = 1 and for
 // a small batch it does not. At T = 64 these steps, run on the calling thread, left the other
-// thread idle for 7 % of a 2-thread prefill (docs/model.md "Where a prefill's time goes").
+// thread idle for 7 % of a 2-thread prefill (docs/dot-products.md "Where a prefill's time goes").
 void run_rows(const Pass& p, double per_row, const std::function<void(int64_t, int64_t)>& body) {
   const int64_t n = (p.T + kRowsPerTask - 1) / kRowsPerTask;
   run_items(p, per_row * static_cast<double>(p.T), n,
@@ -128,8 +128,8 @@ void matmul_rows(const Pass& p, const Mat& W, const float* x, float* y, int64_t 
 }
 
 // Rows [c0, c1) of a LoRA up-projection W [C][D] (y[t][c] = sum_d x[t][d] W[c][d], x [T][D],
-// y [T][C]) through matmul_t (docs/model.md "LoRA up-projections"): a W transposed head by head
-// (Mat::t_block) is read as it lies, block by block; a stored one has its rows [c0, c1)
+// y [T][C]) through matmul_t (docs/dot-products.md "LoRA up-projections"): a W transposed head by
+// head (Mat::t_block) is read as it lies, block by block; a stored one has its rows [c0, c1)
 // transposed into per-thread scratch first, which gives the same bits (each output is its own
 // chain over d). Quantized LoRAs (rwkv.cpp files) take the row kernel.
 void lora_up(const Pass& p, const Mat& W, const float* x, float* y, int64_t c0, int64_t c1) {
@@ -160,8 +160,8 @@ void lora_up(const Pass& p, const Mat& W, const float* x, float* y, int64_t c0, 
 }
 
 // How a pass multiplies one matrix: quantized weights take the int8 dot and BF16 weights the
-// bf16 dot where the table has it (docs/model.md "Integer and BF16 dot products"), unless the
-// caller asked for fp32 activations.
+// bf16 dot where the table has it (docs/dot-products.md "Integer and BF16 dot products"), unless
+// the caller asked for fp32 activations.
 enum class DotPath { fp32, int8, bf16 };
 
 DotPath dot_path(const Pass& p, const Mat& W) {
@@ -233,8 +233,8 @@ struct MatJob {
 // (fp32 FMA has a quarter of the vpdpbusd rate per multiply-add) and half next to bf16 dot
 // products: the tasks then cost about the same, and a pass that mixes the int8 block matrices
 // with a quantized file's F16 LoRA down-projections no longer leaves one thread with all of the
-// slow rows (docs/model.md "Where a prefill's time goes"). Decode (T = 1) keeps equal blocks.
-// A row's result does not depend on its block, so the split changes no bits.
+// slow rows (docs/dot-products.md "Where a prefill's time goes"). Decode (T = 1) keeps equal
+// blocks. A row's result does not depend on its block, so the split changes no bits.
 int64_t block_rows(const Pass& p, DotPath path, DotPath fastest) {
   if (p.T == 1 || path != DotPath::fp32) return kRowBlock;
   if (fastest == DotPath::int8) return kRowBlock / 4;
@@ -359,7 +359,7 @@ void prefetch_rows(const Mat& W, int64_t r0, int64_t r1) {
 // before they are used (their WKV states: StatePump, below). Each slice is a few KB, too short
 // for the hardware prefetchers and for the matvec's own prefetch (one tile of rows ahead), so
 // without this the up-projections ran at a third of the read bandwidth and every WKV state
-// came from L3 at full latency (docs/model.md "Where a decode token's time goes").
+// came from L3 at full latency (docs/decode-speed.md "Where a decode token's time goes").
 void prefetch_lora_slices(const Pass& p, const LayerWeights& w, int64_t h0, int64_t h1) {
   for (const Mat* m : {&w.w2, &w.a2, &w.g2, &w.v2}) prefetch_rows(*m, h0 * p.N, h1 * p.N);
 }

@@ -30,8 +30,8 @@ struct ForwardOptions {
   // Q4_0/Q4_1/Q5_0/Q5_1/Q8_0 weights multiply activations quantized per 32-block to int8
   // (logits within 0.1 of fp32 activations), BF16 weights (where the kernel table has a BF16
   // dot) activations rounded once to bf16 (the same rule); true keeps fp32 activations for
-  // every type, the exact path the reference comparisons use (docs/model.md "Integer and BF16
-  // dot products"). A Model loaded with ModelParams::fp32_activations is exact whatever this
+  // every type, the exact path the reference comparisons use (docs/dot-products.md "Integer and
+  // BF16 dot products"). A Model loaded with ModelParams::fp32_activations is exact whatever this
   // says (the two are OR-ed in forward_batch).
   bool fp32_activations = false;
 };

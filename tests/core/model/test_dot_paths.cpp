@@ -1,4 +1,4 @@
-// The int8 and BF16 dot paths against fp32 activations over a generation (docs/model.md
+// The int8 and BF16 dot paths against fp32 activations over a generation (docs/dot-products.md
 // "Integer and BF16 dot products", issue 11's accuracy rule): the same greedy tokens for 64
 // steps. The model is random (bench/model_gen.h) with the per-block shapes of the real 0.1B
 // (C 768, N 64, LoRA ranks 64/64/32/128, F 3072) but 2 blocks and a 4096-token vocabulary
@@ -81,7 +81,7 @@ TEST_CASE("the bf16 dot path gives fp32 activations' greedy tokens for 64 steps"
   const cpu::KernelTable* const* all = cpu::all_kernel_tables(&n);
   // BF16 is checked; Q8_0 and Q4_0 (the int8 path, unchanged here) are measured only: on this
   // random model their generations part from fp32 activations' within the 64 steps (see
-  // docs/model.md "Integer and BF16 dot products", "Accuracy over a generation").
+  // docs/dot-products.md "Integer and BF16 dot products", "Accuracy over a generation").
   for (DType t : {DType::BF16, DType::Q8_0, DType::Q4_0}) {
     const std::string path = dir + "/g1-small-" + dtype_name(t) + ".gguf";
     ai00::bench::write_random_model(path, c, 11, t);

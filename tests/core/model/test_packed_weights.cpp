@@ -1,4 +1,4 @@
-// Packed int8 weights in the model (docs/model.md "Packed weights in the model"): a Model
+// Packed int8 weights in the model (docs/dot-products.md "Packed weights in the model"): a Model
 // loaded with ModelParams::pack_weights (the default) rearranges its int8-path matrices into
 // the table's row-interleaved layout where the table has pack_q8. Its fp32-activation results
 // are bitwise the unpacked Model's, its int8 results differ only by the kernels' fp32
@@ -115,7 +115,7 @@ TEST_CASE("a packed model gives the unpacked model's results", "[core][rwkv7][pe
       WARN(isa << ": " << file << " packed vs plain int8 path, max |diff| = " << d);
       // Measured 4.8e-7 to 1.2e-6 on these files (avx512_vnni, avx512_bf16), where no int8 code
       // of a later activation differs. A rounding-level difference can move one code by one
-      // (docs/model.md "Packed weights in the model"), and on avx2 it does: Q5_1 8.8e-5, and
+      // (docs/dot-products.md "Packed weights in the model"), and on avx2 it does: Q5_1 8.8e-5, and
       // Q4_0 0.032 since the LoRA up-projections sum in another order (matmul_t).
       CHECK(d <= 0.05);
       CHECK(ai00::test::max_abs_diff(pq.logits.data(), ue.logits.data(), ue.logits.size()) <= 0.1);

@@ -79,7 +79,7 @@ TEST_CASE("every supported ISA reproduces the fixtures", "[core][rwkv7][per_isa]
 
 TEST_CASE("the BF16 dot path stays within 0.1 of fp32 activations where the ISA has it",
           "[core][rwkv7][per_isa]") {
-  // docs/model.md "Integer and BF16 dot products": activations rounded once to bf16, the
+  // docs/dot-products.md "Integer and BF16 dot products": activations rounded once to bf16, the
   // accuracy rule of the int8 path (logits within 0.1 of the fp32-activation result).
   const std::vector<uint32_t> tokens = {0x22, 0x69, 0x6E, 0x20, 0x74, 0x68, 0x65};
   for (const std::string& isa : supported_isas()) {
@@ -98,7 +98,7 @@ TEST_CASE("the BF16 dot path stays within 0.1 of fp32 activations where the ISA 
 
 TEST_CASE("the int8 path on every supported ISA stays within 0.1 of fp32 activations",
           "[core][rwkv7][per_isa]") {
-  // docs/model.md "Integer and BF16 dot products": logits within 0.1 of the fp32-activation
+  // docs/dot-products.md "Integer and BF16 dot products": logits within 0.1 of the fp32-activation
   // result, on the quantized fixtures, on every ISA (each ISA's own int8 kernels).
   const test::RandFixture fx = test::load_rand_fixture();
   const std::vector<uint32_t> tiny_tokens = {0x22, 0x69, 0x6E, 0x20, 0x74, 0x68, 0x65};
