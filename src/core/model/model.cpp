@@ -343,14 +343,14 @@ void Model::parallel_blocks(int64_t n, int64_t block,
     return;
   }
   if (!arena_ || n_blocks == 1) {
-    for (int64_t b = 0; b < n_blocks; ++b) run(b);
+    body(0, n);
     return;
   }
   fork_joins_.fetch_add(1, std::memory_order_relaxed);
   tbb::parallel_for(
       tbb::blocked_range<int64_t>(0, n_blocks, 1),
       [&](const tbb::blocked_range<int64_t>& r) {
-        for (int64_t b = r.begin(); b < r.end(); ++b) run(b);
+        body(r.begin() * block, std::min(n, r.end() * block));
       },
       tbb::static_partitioner());
 }

@@ -171,9 +171,11 @@ class Model {
 
   // Runs f inside the Model's arena (inline when n_threads == 1).
   void execute(const std::function<void()>& f) const;
-  // Calls body(begin, end) for the fixed blocks [0, n) split every `block` items, in parallel
-  // when called inside execute() with n_threads > 1. Block boundaries depend only on n and
-  // block, never on the thread count.
+  // Calls body(begin, end) over the fixed blocks [0, n) split every `block` items, in parallel
+  // when called inside execute() with n_threads > 1. Each call gets a run of whole consecutive
+  // blocks (all of them on one thread; a thread's share with n_threads > 1), so `body` must give
+  // every item the same result whatever run it is in. Block boundaries depend only on n and
+  // block, never on the thread count; the runs do.
   void parallel_blocks(int64_t n, int64_t block,
                        const std::function<void(int64_t, int64_t)>& body) const;
   // Fork-joins so far: parallel_blocks calls that handed blocks to other threads (the arena's,

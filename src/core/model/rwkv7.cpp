@@ -242,6 +242,19 @@ int64_t block_rows(const Pass& p, DotPath path, DotPath fastest) {
   return kRowBlock;
 }
 
+// Whether a thread runs its consecutive blocks of one matrix as one kernel call. In decode
+// (T = 1) it does: the decode kernels read a call's rows as a few contiguous pieces, each a
+// sequential stream the hardware prefetchers follow (docs/decode-speed.md "Decode in pieces"),
+// and a call of one 64-row block cut those streams into 13-48 KB runs, each starting cold. One
+// call per thread's share: 0.1B on 1 thread, Q8_0 57-67 % of the roofline -> 66-76 %, Q4_0
+// 52-59 % -> 65-71 % (docs/decode-speed.md "One call per run of blocks"). Not on the fp32 path
+// of packed rows (ForwardOptions::fp32_activations on a packed model), which unpacks a call's
+// rows into scratch first: one call could then unpack a whole head. A row's result does not
+// depend on its call's rows, so no bit changes.
+bool merges(const Pass& p, DotPath path, const Mat& W) {
+  return p.T == 1 && (path != DotPath::fp32 || W.packed_rows == 0);
+}
+
 // Every job's rows in fixed blocks (block_rows), all in one parallel pass.
 void run_pass(const Pass& p, const std::vector<MatJob>& jobs) {
   struct Task {
@@ -273,10 +286,14 @@ void run_pass(const Pass& p, const std::vector<MatJob>& jobs) {
   }
   run_items(p, macs, static_cast<int64_t>(tasks.size()), [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
-      const Task& task = tasks[static_cast<size_t>(i)];
-      const size_t j = task.job;
+      const size_t j = tasks[static_cast<size_t>(i)].job;
       const MatJob& job = jobs[j];
-      const int64_t r0 = task.r0, r1 = task.r1;
+      const int64_t r0 = tasks[static_cast<size_t>(i)].r0;
+      int64_t r1 = tasks[static_cast<size_t>(i)].r1;
+      while (i + 1 < end && merges(p, paths[j], *job.W) &&
+             tasks[static_cast<size_t>(i + 1)].job == j) {
+        r1 = tasks[static_cast<size_t>(++i)].r1;
+      }
       job_rows(p, j, paths[j], *job.W, job.x, job.y, r0, r1);
       if (job.post) job.post(r0, r1);
     }
